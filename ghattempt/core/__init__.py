@@ -1,0 +1,68 @@
+"""The pure journal core: every rule of the wire contract journal-v1, no I/O.
+
+Stdlib only; imports nothing else from the package. The reader bundle
+(``readers/business-attempt.pyz``) is built from this package alone.
+"""
+
+from ._c14n import canonical, digest
+from ._codes import FAILURE_CODES, Failure, JournalInvalid
+from ._journal import (
+    AttemptState,
+    JournalState,
+    PhaseState,
+    Verdict,
+    find_blocking,
+    find_history,
+    read_journal,
+)
+from ._records import (
+    ActionsWriter,
+    AppWriter,
+    Attempt,
+    CliWriter,
+    Event,
+    Generation,
+    Intent,
+    Material,
+    Record,
+    Writer,
+    parse_body,
+)
+from ._rules import (
+    ATTEMPT_STATUSES,
+    PHASES,
+    AttemptStatus,
+    blocks_fresh_attempt,
+    recovery_for,
+)
+
+__all__ = [
+    "ATTEMPT_STATUSES",
+    "FAILURE_CODES",
+    "PHASES",
+    "ActionsWriter",
+    "AppWriter",
+    "Attempt",
+    "AttemptState",
+    "AttemptStatus",
+    "CliWriter",
+    "Event",
+    "Failure",
+    "Generation",
+    "Intent",
+    "JournalInvalid",
+    "JournalState",
+    "Material",
+    "PhaseState",
+    "Record",
+    "Verdict",
+    "Writer",
+    "blocks_fresh_attempt",
+    "canonical",
+    "digest",
+    "find_blocking",
+    "find_history",
+    "parse_body",
+    "read_journal",
+    "recovery_for",
+]

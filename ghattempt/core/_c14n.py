@@ -1,0 +1,97 @@
+"""Canonical JSON and digests, c14n v1 (spec journal-v1, section 3).
+
+The canonical form of a value is the UTF-8 of
+``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``.
+Allowed values are objects with ASCII keys, strings, integers in
+[-(2**53-1), 2**53-1], ``true``, ``false``, ``null`` and arrays; on that subset the form
+equals RFC 8785 (JCS). ``digest(x)`` is ``"sha256:"`` + lowercase hex SHA-256 of it.
+"""
+
+from __future__ import annotations
+
+import json
+from hashlib import sha256
+from typing import Any
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Largest integer magnitude an allowed value may have (section 3)."""
+
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True
+).encode
+
+
+def canonical_text(value: Any) -> str:
+    """Return the canonical form of ``value`` as text (not yet UTF-8 encoded).
+
+    Raises:
+        TypeError: ``value`` holds something JSON cannot express.
+    """
+    return _encode(value)
+
+
+def canonical(value: Any) -> bytes:
+    """Return the canonical bytes of ``value`` (section 3).
+
+    Raises:
+        ValueError: ``value`` is outside the allowed subset (see ``check_allowed``)
+            or holds a string that is not valid Unicode (a lone surrogate).
+        TypeError: ``value`` holds something JSON cannot express.
+    """
+    problem = allowed_problem(value)
+    if problem is not None:
+        raise ValueError(f"not an allowed c14n v1 value: {problem}")
+    try:
+        return _encode(value).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("a string holds a lone surrogate; it has no UTF-8 form") from exc
+
+
+def digest_text(text: str) -> str:
+    """Return ``"sha256:"`` + hex SHA-256 of the UTF-8 of an already canonical text.
+
+    Raises:
+        UnicodeEncodeError: ``text`` holds a lone surrogate.
+    """
+    return "sha256:" + sha256(text.encode("utf-8")).hexdigest()
+
+
+def digest(value: Any) -> str:
+    """Return the digest of ``value``: ``"sha256:"`` + 64 lowercase hex digits (section 3).
+
+    Raises:
+        ValueError: ``value`` is outside the allowed subset.
+    """
+    return "sha256:" + sha256(canonical(value)).hexdigest()
+
+
+def allowed_problem(value: Any) -> str | None:
+    """Return why ``value`` is outside the allowed c14n v1 subset, or None when inside.
+
+    Floats (``1.0``, ``1e3``), non-ASCII object keys, integers beyond 2**53-1 in
+    magnitude, and any type other than dict/list/str/int/bool/None are refused
+    (section 3).
+    """
+    stack: list[Any] = [value]
+    pop = stack.pop
+    push = stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return f"integer {item} is beyond 2**53-1"
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or not key.isascii():
+                    return f"object key {key!r} is not ASCII"
+            push(item.values())
+        elif kind is list:
+            push(item)
+        elif kind is float:
+            return f"number {item!r} is not an integer"
+        else:
+            return f"{kind.__name__} is not a JSON value"
+    return None
