@@ -32,7 +32,7 @@ def app_key() -> tuple[str, object]:
 
 
 def iso(delta: dt.timedelta) -> str:
-    return (dt.datetime.now(dt.timezone.utc) + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return (dt.datetime.now(dt.UTC) + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_token_from_env():
@@ -90,7 +90,7 @@ def test_app_installation_token_flow_and_refresh_before_expiry(make_provider, ro
     claims = jwt.decode(bearer.removeprefix("Bearer "), public, algorithms=["RS256"])
     assert claims["iss"] == "4242"
     assert claims["exp"] - claims["iat"] == 600
-    assert claims["iat"] <= dt.datetime.now(dt.timezone.utc).timestamp() - 55
+    assert claims["iat"] <= dt.datetime.now(dt.UTC).timestamp() - 55
 
 
 def test_app_exchange_refused_is_auth_failed_and_nothing_sent(make_provider, router, app_key):

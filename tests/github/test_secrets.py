@@ -107,7 +107,7 @@ def test_token_never_leaks(make_provider, router, caplog, failure):
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_app_credentials_never_leak(make_provider, router, caplog, failure):
     caplog.set_level(logging.DEBUG)
-    expiry = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)).strftime(
+    expiry = (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).strftime(
         "%Y-%m-%dT%H:%M:%SZ")
     router.post("/app/installations/7/access_tokens").mock(return_value=httpx.Response(
         201, json={"token": INSTALLATION_TOKEN, "expires_at": expiry}))
