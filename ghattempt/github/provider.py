@@ -102,6 +102,12 @@ class GitHubProvider:
         """Requests and points spent so far, in total and by operation."""
         return self._transport.usage
 
+    @property
+    def last_server_time(self) -> float | None:
+        """GitHub's clock at the last answer, POSIX seconds from its ``Date`` header (a
+        lease is timed by GitHub's clock, not ours); None before any answer."""
+        return self._transport.last_date
+
     def _query(self, name: str, variables: Mapping[str, Any]) -> dict[str, Any]:
         return self._transport.graphql(document(name), variables)
 

@@ -32,7 +32,7 @@ from ._redact import redact
 from .config import AppAuth, ProviderConfig, TokenAuth
 from .documents import Document
 from .errors import GitHubError, InputError
-from .retry import NOT_JSON, Answer, Decision, Request, decide
+from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
 __all__ = ["Transport"]
@@ -88,6 +88,7 @@ class Transport:
             # a cache of our own: the App JWT and installation token live here, not in
             # githubkit's process-wide default
             cache_strategy=MemCacheStrategy(),
+            event_hooks={"response": [self._remember]},
         )
         self._client_open = False
         try:
@@ -97,6 +98,8 @@ class Transport:
             pass
         self._meter = UsageMeter()
         self._last_mutation: float | None = None
+        self._last_raw: httpx.Response | None = None
+        self._last_date: float | None = None
 
     def __repr__(self) -> str:
         return f"Transport(base_url={self._config.base_url!r})"
@@ -109,6 +112,17 @@ class Transport:
     @property
     def usage(self) -> Usage:
         return self._meter.snapshot()
+
+    @property
+    def last_date(self) -> float | None:
+        """GitHub's clock (POSIX seconds, from ``Date``) at the last answer; None before."""
+        return self._last_date
+
+    def _remember(self, response: httpx.Response) -> None:
+        # httpx response hook: keeps our own request's raw answer, in case githubkit's
+        # check of it fails (e.g. a retry-after it cannot parse)
+        if not response.request.url.path.endswith("/access_tokens"):
+            self._last_raw = response
 
     # -- public calls -----------------------------------------------------------------
 
@@ -210,6 +224,7 @@ class Transport:
 
     def _send_once(self, request: Request, method: str, url: str) -> Answer:
         raw: httpx.Response | None = None
+        self._last_raw = None
         try:
             response = self._github.request(
                 method, url, content=request.body,
@@ -230,9 +245,13 @@ class Transport:
         except AuthCredentialError:
             raise InputError(f"{request.operation}: the auth configuration is incomplete",
                              operation=request.operation) from None
-        except GitHubException as exc:  # pragma: no cover - githubkit's other errors
-            log.debug("%s: unexpected githubkit error %s", request.operation, type(exc).__name__)
-            return self._no_answer(request, "after_send")
+        except (GitHubException, ValueError) as exc:
+            # githubkit could not read an answer it got (e.g. a retry-after HTTP date)
+            log.debug("%s: githubkit could not check the answer (%s)", request.operation,
+                      type(exc).__name__)
+            if self._last_raw is None:
+                return self._no_answer(request, "after_send")
+            raw = self._last_raw
         return self._answer(request, raw)
 
     def _classify_request_error(self, request: Request, inner: BaseException) -> Answer:
@@ -272,6 +291,8 @@ class Transport:
 
     def _answer(self, request: Request, raw: httpx.Response) -> Answer:
         headers = {k.lower(): v for k, v in raw.headers.items()}
+        if "date" in headers:
+            self._last_date = server_time(headers, self._config.wall_clock())
         try:
             payload = json.loads(raw.content)
         except (ValueError, UnicodeDecodeError):

@@ -387,3 +387,19 @@ def test_timeouts_are_always_set(make_provider, router):
     router.post("/graphql").mock(side_effect=answer)
     make_provider(timeout=12.5, connect_timeout=3.0).repository("octo", "app")
     assert seen == {"connect": 3.0, "read": 12.5, "write": 12.5, "pool": 12.5}
+
+
+def test_unparseable_retry_after_still_classified(make_provider, router, fake_clock):
+    limited = httpx.Response(429, json={"message": "secondary rate limit"},
+                             headers={"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"})
+    route = router.post("/graphql").mock(side_effect=[limited, ok(REPO)])
+    make_provider().repository("octo", "app")
+    assert route.call_count == 2 and fake_clock.sleeps == [60.0]
+
+
+def test_last_server_time_comes_from_date_header(make_provider, router):
+    router.post("/graphql").mock(return_value=ok(REPO, date="Wed, 21 Oct 2026 07:28:00 GMT"))
+    p = make_provider()
+    assert p.last_server_time is None
+    p.repository("octo", "app")
+    assert p.last_server_time == 1792567680.0
