@@ -117,6 +117,7 @@ class Request:
     mutation: bool
     variables: Mapping[str, Any]
     body: bytes
+    graphql: bool = True
 
 
 def _header_int(headers: Mapping[str, str], name: str) -> int | None:
@@ -314,6 +315,10 @@ def decide(
             operation=op, status=status, errors=errors))
 
     # -- 2xx (or 4xx with a GraphQL errors list) -------------------------------------
+    if not request.graphql and 200 <= status < 300:
+        if payload is NOT_JSON:
+            return transient(f"unreadable answer (HTTP {status})")
+        return Decision("ok")
     if payload is NOT_JSON or not isinstance(payload, dict) or (
         payload.get("data") is None and not errors
     ):

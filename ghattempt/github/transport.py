@@ -150,7 +150,7 @@ class Transport:
             json_body: the JSON body.
         """
         body = json.dumps(dict(json_body), separators=(",", ":"), ensure_ascii=False).encode()
-        request = Request(route, method.upper() != "GET", dict(json_body), body)
+        request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False)
         return self._run(request, method.upper(), path)
 
     # -- the loop ---------------------------------------------------------------------
