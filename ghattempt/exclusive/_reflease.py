@@ -224,6 +224,10 @@ class RefLease:
                     return RefOwner(self, scope, name, current, snap.oid,
                                     snap.server_time, snap_sent, [])
 
+            # A write that expected another head can never land now (heads never return
+            # to an old commit): forget it.
+            pending = [p for p in pending if p.expected == snap.oid]
+
             if current is not None and snap.server_time < current.expires_at:
                 # Held (or released but quiet) and not expired by GitHub's clock: wait.
                 streak = 0
