@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_CONFIG_PATH",
     "GITHUB_SERVER_BOUND",
     "PHASES",
+    "SCHEMA",
     "AppSettings",
     "AttemptSettings",
     "Channel",
@@ -105,6 +106,20 @@ _SAMPLE_REPOSITORY_ID: Final = "R_kgDOAbCdEf"
 _SAMPLE_REPOSITORY: Final = "octo-org/octo-repo"
 _SAMPLE_PULL_REQUEST: Final = 1
 _SAMPLE_BASE_REF: Final = "main"
+
+# Every key of the file, by table ("" is the top level; "channels.*" is each channel,
+# "app.jobs[]" each [[app.jobs]] entry). The builders accept exactly these.
+SCHEMA: Final[Mapping[str, tuple[str, ...]]] = {
+    "": ("journal", "writer", "attempt", "channels", "lease", "pacing", "app"),
+    "journal": ("category", "title"),
+    "writer": ("login", "database_id"),
+    "attempt": ("request_key", "default_channel", "expires_after"),
+    "channels.*": ("plan",),
+    "lease": ("length", "request_timeout", "clock_skew", "acquire_timeout"),
+    "pacing": ("write_interval",),
+    "app": ("jobs",),
+    "app.jobs[]": ("workflow", "job", "phase"),
+}
 
 _REQUEST_KEY_FIELDS: Final = ("repository_id", "pull_request", "base_ref", "channel")
 _TITLE_FIELDS: Final = ("repository", "repository_id", "pull_request", "base_ref")
@@ -548,7 +563,7 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
             ``pacing``, ``app``.
     """
     r = _Reader(path)
-    r.known(doc, "", ("journal", "writer", "attempt", "channels", "lease", "pacing", "app"))
+    r.known(doc, "", SCHEMA[""])
     journal = build_journal(r.table(doc, "journal"), path=path)
     writer = build_writer(r.table(doc, "writer"), path=path)
     channels = build_channels(r.table(doc, "channels") if "channels" in doc else None, path=path)
@@ -571,7 +586,7 @@ def build_journal(t: Mapping[str, object], *, path: str) -> JournalSettings:
     """Build ``[journal]``: ``category``, ``title``."""
     r = _Reader(path)
     d = JournalSettings()
-    r.known(t, "journal", ("category", "title"))
+    r.known(t, "journal", SCHEMA["journal"])
     category = r.string(t, "journal.category", d.category, max_len=100)
     if category != category.strip():
         r.fail("journal.category", f"{_q(category)} has surrounding spaces", "remove them")
@@ -597,7 +612,7 @@ def build_writer(t: Mapping[str, object], *, path: str) -> WriterSettings:
     """Build ``[writer]``: ``login``, ``database_id``."""
     r = _Reader(path)
     d = WriterSettings()
-    r.known(t, "writer", ("login", "database_id"))
+    r.known(t, "writer", SCHEMA["writer"])
     login = r.string(t, "writer.login", d.login)
     if login.endswith("[bot]"):
         r.fail(
@@ -655,7 +670,7 @@ def build_channels(t: Mapping[str, object] | None, *, path: str) -> tuple[Channe
                 f"expected a table, got {_kind(value)}",
                 f'write [channels.{name}] with plan = ["admission", ...]',
             )
-        r.known(value, key, ("plan",))
+        r.known(value, key, SCHEMA["channels.*"])
         if "plan" not in value:
             r.fail(
                 f"{key}.plan",
@@ -675,7 +690,7 @@ def build_attempt(
     """
     r = _Reader(path)
     d = AttemptSettings()
-    r.known(t, "attempt", ("request_key", "default_channel", "expires_after"))
+    r.known(t, "attempt", SCHEMA["attempt"])
     request_key = r.template(t, "attempt.request_key", d.request_key, _REQUEST_KEY_FIELDS)
     for channel in channels:
         sample = request_key.format_map(
@@ -724,7 +739,7 @@ def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """
     r = _Reader(path)
     d = LeaseSettings()
-    r.known(t, "lease", ("length", "request_timeout", "clock_skew", "acquire_timeout"))
+    r.known(t, "lease", SCHEMA["lease"])
     lease = LeaseSettings(
         length=r.seconds(t, "lease.length", d.length),
         request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout),
@@ -747,7 +762,7 @@ def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
     """Build ``[pacing]``: ``write_interval``."""
     r = _Reader(path)
     d = PacingSettings()
-    r.known(t, "pacing", ("write_interval",))
+    r.known(t, "pacing", SCHEMA["pacing"])
     return PacingSettings(
         write_interval=r.seconds(t, "pacing.write_interval", d.write_interval, allow_zero=True)
     )
@@ -759,7 +774,7 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
     Each phase must be in some channel's plan; each (workflow, job) appears once.
     """
     r = _Reader(path)
-    r.known(t, "app", ("jobs",))
+    r.known(t, "app", SCHEMA["app"])
     raw = t.get("jobs", [])
     if not isinstance(raw, list):
         r.fail(
@@ -775,7 +790,7 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
         key = f"app.jobs[{i}]"
         if not isinstance(item, dict):
             r.fail(key, f"expected a table, got {_kind(item)}", "write it as a [[app.jobs]] table")
-        r.known(item, key, ("workflow", "job", "phase"))
+        r.known(item, key, SCHEMA["app.jobs[]"])
         for name in ("workflow", "job", "phase"):
             if name not in item:
                 r.fail(f"{key}.{name}", "missing", f'add {name} = "..." to this [[app.jobs]]')
