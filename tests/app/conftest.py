@@ -150,9 +150,20 @@ class Server:
         self.logs.append(log)
         with log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ghattempt.app", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port)],
-                env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                [
+                    sys.executable,
+                    "-m",
+                    "ghattempt.app",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
             )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -210,9 +221,7 @@ class Server:
 
 
 @pytest.fixture
-def server_factory(
-    tmp_path: Path, rsa_pem: tuple[Path, str]
-) -> Iterator[Callable[..., Server]]:
+def server_factory(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Callable[..., Server]]:
     """``server_factory(**env)``: a configured (not yet started) server; stopped at the end."""
     made: list[Server] = []
 
@@ -221,9 +230,7 @@ def server_factory(
         work.mkdir()
         phases = work / "phases.toml"
         phases.write_text(PHASES_TOML)
-        base = {
-            k: v for k, v in os.environ.items() if not k.startswith("GHATTEMPT_APP")
-        }
+        base = {k: v for k, v in os.environ.items() if not k.startswith("GHATTEMPT_APP")}
         base.update(
             GHATTEMPT_APP_ID="12345",
             GHATTEMPT_APP_PRIVATE_KEY_FILE=str(rsa_pem[0]),

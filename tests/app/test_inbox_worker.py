@@ -64,8 +64,9 @@ def test_worker_sends_the_plan_and_a_second_run_has_no_second_effect(tmp_path, e
     (effect,) = read_effects(rec)
     assert effect["method"] == "open_intent" and effect["key"] == "gh:d1:open"
     # the head index now knows the pull request's head
-    (intent,) = inbox.lookup_heads(effect["request"]["intent"]["repository_id"],
-                                   effect["request"]["generation"]["head_sha"])
+    (intent,) = inbox.lookup_heads(
+        effect["request"]["intent"]["repository_id"], effect["request"]["generation"]["head_sha"]
+    )
     assert intent.pull_request == 2
     # as after a crash between the effect and the done mark: the redo is a no-op
     inbox._conn().execute("UPDATE deliveries SET state = 'pending'")
@@ -95,8 +96,9 @@ def test_unavailable_sink_is_retried_with_backoff_then_failed(tmp_path, example)
 
     always = RecordingSink(tmp_path / "rec2.sqlite", unavailable=100)
     inbox2 = Inbox(tmp_path / "inbox2.sqlite")
-    worker2 = Worker(inbox2, always, app_id=7, phase_map=PhaseMap(), clock=clock,
-                     retry_base=1, max_tries=3)
+    worker2 = Worker(
+        inbox2, always, app_id=7, phase_map=PhaseMap(), clock=clock, retry_base=1, max_tries=3
+    )
     inbox2.accept("d9", "pull_request", "opened", encode(example("pull_request", "opened")))
     for _ in range(3):
         clock.now += 100

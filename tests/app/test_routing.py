@@ -62,7 +62,10 @@ def test_opened_admits_the_generation(example):
     assert isinstance(req, OpenIntent)
     assert req.intent == INTENT
     assert (req.generation.head_sha, req.generation.base_ref, req.generation.base_sha) == (
-        HEAD, "master", BASE_SHA)
+        HEAD,
+        "master",
+        BASE_SHA,
+    )
     assert req.request_key == "pull/2"
     assert req.installation_id == 1
     assert req.writer.as_record() == {"kind": "app", "app_id": 7, "delivery": DELIVERY}
@@ -137,7 +140,11 @@ def _run(examples, *, listed: bool) -> dict[str, Any]:
     """A completed, concluded workflow_run example with (or without) listed PRs."""
     for p in examples["workflow_run"]:
         run = p["workflow_run"]
-        if p["action"] == "completed" and run["conclusion"] and bool(run["pull_requests"]) == listed:
+        if (
+            p["action"] == "completed"
+            and run["conclusion"]
+            and bool(run["pull_requests"]) == listed
+        ):
             return copy.deepcopy(p)
     raise LookupError("no such workflow_run example")
 
@@ -196,8 +203,13 @@ def test_unmapped_workflow_and_unconcluded_runs_record_nothing(example, examples
 
 @pytest.mark.parametrize(
     ("conclusion", "status"),
-    [("success", "succeeded"), ("failure", "failed"), ("cancelled", "cancelled"),
-     ("timed_out", "failed"), ("action_required", "waiting")],
+    [
+        ("success", "succeeded"),
+        ("failure", "failed"),
+        ("cancelled", "cancelled"),
+        ("timed_out", "failed"),
+        ("action_required", "waiting"),
+    ],
 )
 def test_job_conclusions_map_to_statuses(example, conclusion, status):
     job = example("workflow_job", "completed", workflow_job__conclusion="failure")
@@ -295,9 +307,15 @@ def test_make_key_refuses_what_the_spec_refuses():
 
 
 def test_phase_map_file_is_checked():
-    m = parse_phase_map({"merged_phase": "", "workflows": [
-        {"workflow": "release", "phase": "build"},
-        {"workflow": "release", "job": "sign", "phase": "warrant"}]})
+    m = parse_phase_map(
+        {
+            "merged_phase": "",
+            "workflows": [
+                {"workflow": "release", "phase": "build"},
+                {"workflow": "release", "job": "sign", "phase": "warrant"},
+            ],
+        }
+    )
     assert m.merged_phase is None
     assert m.phase_for_run("release", None) == "build"
     assert m.phase_for_run(None, "release") == "build"

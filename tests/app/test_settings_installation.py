@@ -34,7 +34,9 @@ def test_settings_load_and_hide_their_secrets(tmp_path, rsa_pem):
     assert settings.api_url == "https://api.github.com/"
     assert settings.max_body == 25 * 1024 * 1024
     assert settings.webhook_secret.reveal() == SECRET
-    shown = repr(settings) + str(settings) + repr(settings.private_key) + str(settings.webhook_secret)
+    shown = (
+        repr(settings) + str(settings) + repr(settings.private_key) + str(settings.webhook_secret)
+    )
     assert SECRET not in shown
     assert "PRIVATE KEY" not in shown and pem.splitlines()[1] not in shown
 
@@ -76,7 +78,9 @@ def test_bad_environment_is_named(tmp_path, rsa_pem, change, message):
 
 def test_a_non_key_file_is_refused_without_echoing_it(tmp_path, rsa_pem):
     bogus = tmp_path / "bogus.pem"
-    bogus.write_text("-----BEGIN RSA PRIVATE KEY-----\nTOPSECRETMATERIAL\n-----END RSA PRIVATE KEY-----\n")
+    bogus.write_text(
+        "-----BEGIN RSA PRIVATE KEY-----\nTOPSECRETMATERIAL\n-----END RSA PRIVATE KEY-----\n"
+    )
     with pytest.raises(ConfigurationError, match="not an unencrypted PEM") as info:
         load_settings(env_for(tmp_path, bogus))
     assert "TOPSECRETMATERIAL" not in str(info.value)
@@ -103,15 +107,26 @@ def test_installation_client_signs_the_app_jwt_and_uses_the_token(rsa_pem):
         seen.append(request)
         if request.url.path == "/api/v3/app/installations/42/access_tokens":
             return httpx.Response(
-                201, json={"token": "ghs_installation_token", "expires_at": "2099-01-01T00:00:00Z",
-                           "permissions": {}, "repository_selection": "all"},
+                201,
+                json={
+                    "token": "ghs_installation_token",
+                    "expires_at": "2099-01-01T00:00:00Z",
+                    "permissions": {},
+                    "repository_selection": "all",
+                },
             )
         if request.url.path == "/api/v3/repos/octo/repo":
-            return httpx.Response(200, json={"id": 1, "node_id": "R_kgDO", "full_name": "octo/repo"})
+            return httpx.Response(
+                200, json={"id": 1, "node_id": "R_kgDO", "full_name": "octo/repo"}
+            )
         return httpx.Response(404, json={"message": "Not Found"})
 
     github = installation_github(
-        12345, Secret(pem), 42, base_url="https://ghes.example/api/v3/", timeout=7.5,
+        12345,
+        Secret(pem),
+        42,
+        base_url="https://ghes.example/api/v3/",
+        timeout=7.5,
         transport=httpx.MockTransport(handler),
     )
     assert github.config.timeout.read == 7.5
