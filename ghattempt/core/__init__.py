@@ -4,6 +4,18 @@ Stdlib only; imports nothing else from the package. The reader bundle
 (``readers/business-attempt.pyz``) is built from this package alone.
 """
 
+from ._build import (
+    build_attempt,
+    build_event,
+    build_generation,
+    build_intent,
+    build_material,
+    check_attempt,
+    check_event,
+    next_event,
+    record_block,
+    render_body,
+)
 from ._c14n import canonical, digest
 from ._codes import FAILURE_CODES, Failure, JournalInvalid
 from ._journal import (
@@ -58,6 +70,16 @@ __all__ = [
     "Verdict",
     "Writer",
     "blocks_fresh_attempt",
+    "build_attempt",
+    "build_event",
+    "build_generation",
+    "build_intent",
+    "build_material",
+    "check_attempt",
+    "check_event",
+    "next_event",
+    "record_block",
+    "render_body",
     "canonical",
     "digest",
     "find_blocking",
