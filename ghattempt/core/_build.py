@@ -17,7 +17,6 @@ from ._c14n import canonical_text, digest_text
 from ._codes import Failure, JournalInvalid
 from ._journal import AttemptState, JournalState, _across, _attempt_state, _Context, chain
 from ._records import (
-    _MARKER,
     MAX_BODY_CHARS,
     Attempt,
     Event,
@@ -27,6 +26,7 @@ from ._records import (
     Record,
     Writer,
     find_block,
+    markers,
     parse_line,
 )
 from ._rules import ReplayState
@@ -38,7 +38,7 @@ def _seal(wire: dict[str, Any], kind: type[R]) -> R:
     """Digest ``wire`` (without ``digest``), parse it back as the reader would."""
     wire["digest"] = digest_text(canonical_text(wire))
     line = canonical_text(wire)
-    if _MARKER.search(line):
+    if markers(line):
         raise ValueError("a value of the record holds a record marker <!-- ghattempt:vN -->")
     try:
         record = parse_line(line)
@@ -253,7 +253,7 @@ def render_body(record: Record, summary: str | None = None) -> str:
             GitHub's 65,536 characters, or would not read back as ``record``.
     """
     human = _summary(record) if summary is None else summary
-    if _MARKER.search(human):
+    if markers(human):
         raise ValueError("the summary holds a record marker <!-- ghattempt:vN -->")
     body = human.rstrip("\n") + "\n\n" + record_block(record)
     if len(body) > MAX_BODY_CHARS:

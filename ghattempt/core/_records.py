@@ -15,7 +15,6 @@ order of section 3: marker and fence, JSON syntax, canonical form, allowed value
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
@@ -36,13 +35,47 @@ RecordType = Literal["intent", "attempt", "event"]
 MAX_BODY_CHARS = 65536
 """GitHub's limit on a comment or discussion body, in characters."""
 
-# Value shapes, section 3. Each pattern matches the whole string (fullmatch), ASCII only.
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}").fullmatch
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
-_KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}").fullmatch
-_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
-_REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}").fullmatch
-_MARKER = re.compile(r"<!-- ghattempt:v([0-9]+) -->")
+# Value shapes, section 3: each pattern matches the whole string, ASCII only. Checked
+# with str methods (no regular expressions to compile at start-up): ``s.strip(chars)``
+# is empty exactly when every character of ``s`` is one of ``chars``.
+_HEX = "0123456789abcdef"
+_DIGITS = "0123456789"
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS = _ALNUM + "._:/@+=-"
+_REPO_CHARS = _ALNUM + "_.-"
+MARKER_PREFIX = "<!-- ghattempt:v"
+
+
+def _digest_shape(s: str) -> bool:
+    # sha256:[0-9a-f]{64}
+    return len(s) == 71 and s.startswith("sha256:") and not s[7:].strip(_HEX)
+
+
+def _key_shape(s: str) -> bool:
+    # [A-Za-z0-9._:/@+=-]{1,128}
+    return 0 < len(s) <= 128 and not s.strip(_KEY_CHARS)
+
+
+def _time_shape(s: str) -> bool:
+    # [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z
+    return (len(s) == 20 and s[4] == "-" and s[7] == "-" and s[10] == "T" and s[13] == ":"
+            and s[16] == ":" and s[19] == "Z"
+            and not (s[:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]).strip(_DIGITS))
+
+
+def markers(body: str) -> list[str]:
+    """The version digit strings N of every marker ``<!-- ghattempt:vN -->`` in ``body``."""
+    found = []
+    at = body.find(MARKER_PREFIX)
+    while at >= 0:
+        start = end = at + len(MARKER_PREFIX)
+        while end < len(body) and body[end] in _DIGITS:
+            end += 1
+        if end > start and body.startswith(" -->", end):
+            found.append(body[start:end])
+        at = body.find(MARKER_PREFIX, end)
+    return found
+
 
 MATERIAL_KINDS = ("artifact", "checkpoint", "receipt", "passport", "readback")
 """Kinds of material (section 4, material)."""
@@ -53,27 +86,31 @@ REASON_REQUIRED = frozenset({"waiting", "failed", "cancelled", "superseded", "ex
 
 def is_oid(value: object) -> bool:
     """True for a Git object id: 40 or 64 lowercase hex digits (section 3, *oid*)."""
-    return type(value) is str and _OID(value) is not None
+    return type(value) is str and len(value) in (40, 64) and not value.strip(_HEX)
 
 
 def is_digest(value: object) -> bool:
     """True for ``sha256:`` + 64 lowercase hex digits (section 3, *digest*)."""
-    return type(value) is str and len(value) == 71 and _DIGEST(value) is not None
+    return type(value) is str and _digest_shape(value)
 
 
 def is_key(value: object) -> bool:
     """True for ``[A-Za-z0-9._:/@+=-]{1,128}`` (section 3, *key*)."""
-    return type(value) is str and _KEY(value) is not None
+    return type(value) is str and _key_shape(value)
 
 
 def is_time(value: object) -> bool:
     """True for a UTC time ``YYYY-MM-DDTHH:MM:SSZ`` (section 3, *time*)."""
-    return type(value) is str and len(value) == 20 and _TIME(value) is not None
+    return type(value) is str and _time_shape(value)
 
 
 def is_repo(value: object) -> bool:
     """True for ``owner/name`` (section 3, *repo*)."""
-    return type(value) is str and _REPO(value) is not None
+    if type(value) is not str:
+        return False
+    owner, slash, name = value.partition("/")
+    return (bool(slash) and 0 < len(owner) <= 100 and 0 < len(name) <= 100
+            and not owner.strip(_REPO_CHARS) and not name.strip(_REPO_CHARS))
 
 
 def is_name(value: object) -> bool:
@@ -439,7 +476,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
     if r.keys() != _EVENT_FIELDS:
         _keys(r, _EVENT_FIELDS, "event record")
-    digest_ = _DIGEST
+    digest_ = _digest_shape
     intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
     if not (type(intent) is str and digest_(intent) and type(attempt) is str
             and digest_(attempt) and type(generation) is str and digest_(generation)):
@@ -451,7 +488,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     if type(prev) is not str or not digest_(prev):
         raise _bad("event prev is not a digest")
     key = r["key"]
-    if type(key) is not str or not _KEY(key):
+    if type(key) is not str or not _key_shape(key):
         raise _bad("event key is not a key")
     phase = r["phase"]
     if phase is not None and type(phase) is not str:
@@ -474,7 +511,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     reader, at = r["reader"], r["at"]
     if type(reader) is not str or not digest_(reader):
         raise _bad("event reader is not a digest")
-    if type(at) is not str or not _TIME(at):
+    if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
     return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,
                  materials, writer, reader, at, dg)
@@ -494,20 +531,15 @@ def find_block(body: str) -> str | None:
     Raises:
         JournalInvalid: ``bad_record`` or ``unknown_version``.
     """
-    count = body.count("<!-- ghattempt:v")
-    if count == 0:
+    if MARKER_PREFIX not in body:
         return None
-    if count == 1:
-        match = _MARKER.match(body, body.index("<!-- ghattempt:v"))
-        markers = [match.group(1)] if match else []
-    else:
-        markers = _MARKER.findall(body)
-    if not markers:
+    found = markers(body)
+    if not found:
         return None
-    if len(markers) > 1:
-        raise _bad(f"the body holds {len(markers)} record markers; exactly one is allowed")
-    if markers[0] != "1":
-        raise JournalInvalid("unknown_version", f"marker version v{markers[0]} is not v1")
+    if len(found) > 1:
+        raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
+    if found[0] != "1":
+        raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
     marker = "<!-- ghattempt:v1 -->\n```json\n"
@@ -559,7 +591,7 @@ def parse_line(line: str) -> Record:
     if parser is None:
         raise _bad(f"record type {kind!r} is not intent, attempt or event")
     dg = obj.pop("digest", None)
-    if type(dg) is not str or len(dg) != 71 or _DIGEST(dg) is None:
+    if type(dg) is not str or not _digest_shape(dg):
         raise _bad("the record's digest is missing or not a digest")
     record = parser(obj, dg)
     if digest_text(covered) != dg:
