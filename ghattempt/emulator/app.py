@@ -329,7 +329,7 @@ class Emulator:
             ("x-github-media-type", "github.v4; format=json"),
         ]
         if req.token is not None and resource is not None:
-            budget = self._budget(req.token)
+            budget = self._budget(req.token, resource)
             limit = int(req.token["rate_limit"])
             out += [
                 ("x-ratelimit-limit", str(limit)),
@@ -355,8 +355,9 @@ class Emulator:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         return Reply(status, self._headers(req, extra, resource), raw)
 
-    def _budget(self, token: Any) -> _Budget:
-        key = str(token["token"])
+    def _budget(self, token: Any, resource: str = "graphql") -> _Budget:
+        """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
+        key = f"{resource}:{token['token']}"
         now = self.clock.now()
         budget = self._budgets.get(key)
         if budget is None or now >= budget.window_start + 3600:
@@ -640,7 +641,7 @@ class Emulator:
 
     def _rest_op(self, req: _Request, name: str, run: Any) -> Reply:
         names = frozenset({"rest", name})
-        budget = self._budget(req.token)
+        budget = self._budget(req.token, "core")
         refused = self._pre_faults(req, names, max(0, int(req.token["rate_limit"]) - budget.used))
         if refused is not None:
             if refused.status == 200:  # a primary limit on REST is a 403
@@ -785,15 +786,19 @@ class Emulator:
         return 201, self._commit_json(repo, row)
 
     def _rate_limit_rest(self, req: _Request) -> Reply:
-        budget = self._budget(req.token)
+        """``GET /rate_limit``: both windows; the request itself costs nothing."""
         limit = int(req.token["rate_limit"])
-        graphql = {
-            "limit": limit,
-            "used": budget.used,
-            "remaining": max(0, limit - budget.used),
-            "reset": int(budget.window_start + 3600),
-        }
-        body = {"resources": {"core": graphql, "graphql": graphql}, "rate": graphql}
+        resources = {}
+        for resource in ("core", "graphql"):
+            budget = self._budget(req.token, resource)
+            resources[resource] = {
+                "limit": limit,
+                "used": budget.used,
+                "remaining": max(0, limit - budget.used),
+                "reset": int(budget.window_start + 3600),
+                "resource": resource,
+            }
+        body = {"resources": resources, "rate": resources["core"]}
         return self._json(req, 200, body, resource="core")
 
     # ------------------------------------------------------------------ admin
