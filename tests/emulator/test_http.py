@@ -24,6 +24,9 @@ WRITERS = 8
 
 FIXTURE_TOML = (
     """
+[limits]
+content_per_minute = 1000
+
 [[actors]]
 login = "github-actions"
 kind = "Bot"
