@@ -22,6 +22,7 @@ from __future__ import annotations
 import email.utils
 import itertools
 import json
+import logging
 import re
 import threading
 import time
@@ -64,6 +65,7 @@ from .resolvers import (
 )
 from .state import Clock, State, iso
 
+logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
 
@@ -356,13 +358,18 @@ class Emulator:
             if route.startswith(prefix + "/"):
                 route = route[len(prefix) :]
                 break
-        if route.startswith("/_emulator/"):
-            return self._admin(req, route)
-        if route == "/graphql":
-            if req.method != "POST":
-                return self._json(req, 404, gh.rest_body("Not Found", 404))
-            return self._graphql(req)
-        return self._rest(req, route)
+        try:
+            if route.startswith("/_emulator/"):
+                return self._admin(req, route)
+            if route == "/graphql":
+                if req.method != "POST":
+                    return self._json(req, 404, gh.rest_body("Not Found", 404))
+                return self._graphql(req)
+            return self._rest(req, route)
+        except Exception as exc:  # a defect in the emulator: answer like GitHub's 500
+            logger.exception("emulator defect while answering %s %s", req.method, req.path)
+            defect = {"message": "Server Error", "emulator": f"{type(exc).__name__}: {exc}"}
+            return self._log_request(req, self._json(req, 500, defect), None, "error")
 
     # ---------------------------------------------------------------- helpers
     def _request_id(self) -> str:
@@ -694,6 +701,17 @@ class Emulator:
                 )
             if len(rest) == 3 and rest[:2] == ["git", "commits"] and req.method == "GET":
                 return self._rest_op(req, "git/get-commit", lambda: self._get_commit(repo, rest[2]))
+            if len(rest) >= 3 and rest[:2] == ["git", "ref"] and req.method == "GET":
+                name = "refs/" + "/".join(rest[2:])
+                return self._rest_op(req, "git/get-ref", lambda: self._get_ref(repo, name))
+            if rest == ["git", "refs"] and req.method == "POST":
+                return self._rest_op(
+                    req, "git/create-ref", lambda: self._write_ref(req, repo, None)
+                )
+            if len(rest) >= 3 and rest[:2] == ["git", "refs"] and req.method in ("PATCH", "DELETE"):
+                name = "refs/" + "/".join(rest[2:])
+                op = "git/update-ref" if req.method == "PATCH" else "git/delete-ref"
+                return self._rest_op(req, op, lambda: self._write_ref(req, repo, name))
         reply = self._json(req, 404, gh.rest_body("Not Found", 404), resource="core")
         return self._log_request(req, reply, None, "rest")
 
@@ -842,6 +860,67 @@ class Emulator:
         oid = self.state.add_commit(rid, data["tree"], parents, data["message"], author, committer)
         row = self.state.commit(rid, oid)
         return 201, self._commit_json(repo, row)
+
+    def _ref_json(self, repo: Any, name: str, oid: str) -> dict[str, Any]:
+        owner = self.state.actor(int(repo["owner_id"]))
+        assert owner is not None
+        base = f"{self.api_url}/repos/{owner['login']}/{repo['name']}/git"
+        return {
+            "ref": name,
+            "node_id": node_id("Ref", int(repo["id"]), name),
+            "url": f"{base}/{name}",
+            "object": {"sha": oid, "type": "commit", "url": f"{base}/commits/{oid}"},
+        }
+
+    def _get_ref(self, repo: Any, name: str) -> tuple[int, Any]:
+        """``GET /repos/{o}/{r}/git/ref/{ref}``: one ref by its full name."""
+        row = self.state.ref(int(repo["id"]), name)
+        if row is None:
+            return 404, json.loads(gh.rest_body("Not Found", 404))
+        return 200, self._ref_json(repo, name, str(row["oid"]))
+
+    def _write_ref(self, req: _Request, repo: Any, name: str | None) -> tuple[int, Any]:
+        """``POST .../git/refs`` (``ref``, ``sha``), ``PATCH .../git/refs/{ref}``
+        (``sha``, ``force``: a non-fast-forward needs it) and ``DELETE``. REST has no
+        compare-and-set; use GraphQL ``updateRefs`` with ``beforeOid`` for that."""
+        if req.token["contents"] != "write" or req.token["role"] not in (
+            "write",
+            "maintain",
+            "admin",
+        ):
+            kind = "integration" if req.viewer["kind"] == "Bot" else "personal access token"
+            return 403, json.loads(gh.rest_body(f"Resource not accessible by {kind}", 403))
+        rid = int(repo["id"])
+        if req.method == "DELETE":
+            assert name is not None
+            if self.state.ref(rid, name) is None:
+                return 422, json.loads(gh.rest_body("Reference does not exist", 422))
+            self.state.set_ref(rid, name, None)
+            return 204, b""
+        try:
+            data = json.loads(req.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("sha"), str):
+            return 422, json.loads(gh.rest_body('Invalid request.\n\n"sha" wasn\'t supplied.', 422))
+        sha = str(data["sha"])
+        if self.state.commit(rid, sha) is None:
+            return 422, json.loads(gh.rest_body("Object does not exist", 422))
+        if name is None:
+            ref = data.get("ref")
+            if not isinstance(ref, str) or not ref.startswith("refs/") or ref.count("/") < 2:
+                return 422, json.loads(gh.rest_body("Reference name must start with 'refs/'", 422))
+            if self.state.ref(rid, ref) is not None:
+                return 422, json.loads(gh.rest_body("Reference already exists", 422))
+            self.state.set_ref(rid, ref, sha)
+            return 201, self._ref_json(repo, ref, sha)
+        current = self.state.ref(rid, name)
+        if current is None:
+            return 422, json.loads(gh.rest_body("Reference does not exist", 422))
+        if not data.get("force") and not self.state.is_ancestor(rid, str(current["oid"]), sha):
+            return 422, json.loads(gh.rest_body("Update is not a fast forward", 422))
+        self.state.set_ref(rid, name, sha)
+        return 200, self._ref_json(repo, name, sha)
 
     def _rate_limit_rest(self, req: _Request) -> Reply:
         """``GET /rate_limit``: both windows; the request itself costs nothing."""
