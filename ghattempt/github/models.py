@@ -99,4 +99,3 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
-    head_repository_id: str | None

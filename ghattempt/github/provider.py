@@ -182,12 +182,10 @@ class GitHubProvider:
         if not isinstance(pr, dict):
             raise NotFound(f"{owner}/{name} has no pull request #{number}",
                            operation="PullRequestLookup")
-        head_repo = pr.get("headRepository")
         return PullRequest(
             id=pr["id"], number=pr["number"], state=pr["state"],
             head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
             base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-            head_repository_id=head_repo.get("id") if isinstance(head_repo, dict) else None,
         )
 
     # -- journals ---------------------------------------------------------------------
