@@ -76,7 +76,8 @@ def world_factory() -> Iterator[Callable[..., World]]:
     made: list[World] = []
 
     def make(**emu_kw: Any) -> World:
-        emu = Emulator(fixture=DEFAULT_FIXTURE, **emu_kw)
+        emu_kw.setdefault("fixture", DEFAULT_FIXTURE)
+        emu = Emulator(**emu_kw)
         server = EmulatorServer(emu).start()
         w = World(emu, server)
         made.append(w)
@@ -331,3 +332,18 @@ def test_wrong_token_and_missing_permission(world):
     cat = p.discussion_category(OWNER, NAME, "general")
     with pytest.raises(AuthFailed):
         p.create_discussion(repo.id, cat.id, "t", "b")
+
+
+def test_exhausted_primary_budget_waits_for_the_next_window(world_factory):
+    fixture = dict(DEFAULT_FIXTURE)
+    fixture["tokens"] = [*DEFAULT_FIXTURE["tokens"],
+                         {"token": "ghs_tiny", "actor": "github-actions", "role": "write",
+                          "rate_limit": 3}]
+    w = world_factory(fixture=fixture)
+    p = w.provider(token="ghs_tiny", retry=RetryPolicy(max_wait=7200))
+    for _ in range(4):
+        p.repository(OWNER, NAME)
+    assert len(w.sleeps) == 1 and 3590 <= w.sleeps[0] <= 3602
+    assert p.usage.rate_limit.limit == 3
+    statuses = [(e["status"], e["faults"]) for e in w.ops("RepositoryLookup")]
+    assert len(statuses) == 5  # the fourth was refused once, then sent again
