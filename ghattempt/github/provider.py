@@ -237,8 +237,9 @@ class GitHubProvider:
         raw (``{"data": ...}``), in request order: the reader's stdin as a JSON array.
 
         Args:
-            expect_comment_ids: comment ids just written; the journal is read again, whole,
-                with bounded backoff until all are visible and the pages agree.
+            expect_comment_ids: node ids just written (comments, or the discussion); the
+                journal is read again, whole, with bounded backoff until all are visible
+                and the pages agree.
 
         Raises:
             NotFound: no such repository or discussion.

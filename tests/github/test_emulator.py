@@ -347,3 +347,17 @@ def test_exhausted_primary_budget_waits_for_the_next_window(world_factory):
     assert p.usage.rate_limit.limit == 3
     statuses = [(e["status"], e["faults"]) for e in w.ops("RepositoryLookup")]
     assert len(statuses) == 5  # the fourth was refused once, then sent again
+
+
+def test_capture_right_after_create_discussion_waits_for_it(world):
+    p = world.provider()
+    repo = p.repository(OWNER, NAME)
+    cat = p.discussion_category(OWNER, NAME, "release-journal")
+    world.emu.add_fault(FaultRule("read_lag", operation="createDiscussion", count=1,
+                                  lag_ms=1000))
+    d = p.create_discussion(repo.id, cat.id, "t", "journal")
+    with pytest.raises(NotFound):
+        p.capture_journal(OWNER, NAME, d.number)  # nothing expected: no waiting
+    result = p.capture(OWNER, NAME, d.number, expect_comment_ids={d.id})
+    assert result.reads == 3 and d.id in result.seen
+    assert world.sleeps == [0.5, 1.0]
