@@ -7,6 +7,7 @@ sleep that moves the emulator's clock instead of sleeping."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -46,6 +47,7 @@ class World:
         self.server = server
         self.sleeps: list[float] = []
         self.providers: list[GitHubProvider] = []
+        self.thread: threading.Thread | None = None
 
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
@@ -78,8 +80,13 @@ def world_factory() -> Iterator[Callable[..., World]]:
     def make(**emu_kw: Any) -> World:
         emu_kw.setdefault("fixture", DEFAULT_FIXTURE)
         emu = Emulator(**emu_kw)
-        server = EmulatorServer(emu).start()
+        server = EmulatorServer(emu)
+        # serve with a short poll interval so that shutting down takes ~50 ms, not 0.5 s
+        thread = threading.Thread(target=server.httpd.serve_forever,
+                                  kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
         w = World(emu, server)
+        w.thread = thread
         made.append(w)
         return w
 
@@ -87,7 +94,9 @@ def world_factory() -> Iterator[Callable[..., World]]:
     for w in made:
         for p in w.providers:
             p.close()
-        w.server.stop()
+        w.server.httpd.shutdown()
+        w.server.httpd.server_close()
+        w.thread.join(timeout=5)
 
 
 @pytest.fixture
