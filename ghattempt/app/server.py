@@ -56,6 +56,13 @@ def _answer(code: int, /, **fields: Any) -> JSONResponse:
     return JSONResponse(fields, status_code=code)
 
 
+def _refuse(request: Request, code: int, error: str) -> JSONResponse:
+    """Answer a refused delivery and log it (peer and reason only; no header values)."""
+    peer = request.client.host if request.client else "?"
+    log.warning("refused a delivery from %s: %d %s", peer, code, error)
+    return _answer(code, error=error)
+
+
 def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
     """The Starlette application: the webhook route, health, and the worker's lifespan.
 
@@ -96,20 +103,20 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         except ClientDisconnect:
             return Response(status_code=400)
         if body is None:
-            return _answer(413, error=f"body larger than {bound} bytes")
+            return _refuse(request, 413, f"body larger than {bound} bytes")
         signature = request.headers.get("x-hub-signature-256", "")
         if not signature.startswith("sha256=") or not verify(secret.reveal(), body, signature):
-            return _answer(401, error="missing or invalid X-Hub-Signature-256")
+            return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
         event = request.headers.get("x-github-event", "")
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
-            return _answer(400, error="missing or malformed X-GitHub-Event or X-GitHub-Delivery")
+            return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return _answer(400, error="body is not JSON")
+            return _refuse(request, 400, "body is not JSON")
         if not isinstance(payload, dict):
-            return _answer(400, error="body is not a JSON object")
+            return _refuse(request, 400, "body is not a JSON object")
         raw_action = payload.get("action")
         action = raw_action if isinstance(raw_action, str) else None
         if event == "ping":
@@ -190,4 +197,5 @@ def serve(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     app = create_app(settings, load_sink(settings))
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+    # uvicorn's access log is off: the server logs each accepted and refused delivery
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)
