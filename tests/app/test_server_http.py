@@ -304,3 +304,13 @@ def test_inbox_command_reports_and_requeues(server_factory, example, tmp_path):
         "inbox": {"pending": 0, "done": 0, "failed": 0},
         "requeued": 0,
     }
+
+
+def test_one_server_per_inbox(server_factory):
+    first = server_factory().start()
+    second = server_factory(GHATTEMPT_APP_STATE=str(first.state))
+    with pytest.raises(RuntimeError, match="server exited") as info:
+        second.start()
+    second.proc = None
+    assert "another server is already working the inbox" in str(info.value)
+    assert first.health()["status"] == "ok"
