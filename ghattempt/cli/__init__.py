@@ -100,9 +100,9 @@ def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True) -> None:
         r.add_argument("--writer", metavar="LOGIN",
                        help="login whose unedited records count (default: config, else "
                             "github-actions)")
-        r.add_argument("--repository-id", metavar="ID", default=_env("GITHUB_REPOSITORY_ID"),
-                       help="repository node id the capture must be of (env "
-                            "GITHUB_REPOSITORY_ID; default: the id GitHub reports now)")
+        r.add_argument("--repository-id", metavar="ID",
+                       help="repository node id the capture must be of (default: the id "
+                            "the capture reports)")
         r.add_argument("--writer-id", metavar="N", type=int,
                        help="databaseId the writer must also have (default: config)")
         r.add_argument("--request-key", metavar="KEY",
@@ -123,6 +123,9 @@ def _add_writer(p: argparse.ArgumentParser) -> None:
                         "(env GITHUB_ACTOR; default: the token's login)")
     g.add_argument("--channel", metavar="NAME",
                    help="release channel (default: attempt.default_channel of the config)")
+    g.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                   help="web base of the journal URL and of material URLs (env "
+                        "GITHUB_SERVER_URL; default https://github.com)")
 
 
 def _sub(subs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_: str,

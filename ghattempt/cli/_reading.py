@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import Verdict
 
-__all__ = ["Target", "capture", "fetch_pages", "read", "status", "verdict_for"]
+__all__ = ["Target", "capture", "current_verdict", "fetch_pages", "read", "status",
+           "verdict_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,7 @@ def _print_verdict(verdict: Verdict) -> None:
     sys.stdout.buffer.flush()
 
 
-def _number(args: Any, repository: tuple[str, str], cfg: LoadedConfig | None) -> int:
+def _number(gh: Any, args: Any, repository: tuple[str, str], cfg: LoadedConfig | None) -> int:
     if args.discussion is not None:
         if args.discussion < 1:
             raise CliError(2, "--discussion must be a number >= 1")
@@ -101,7 +102,7 @@ def _number(args: Any, repository: tuple[str, str], cfg: LoadedConfig | None) ->
     if args.pull_request is not None:
         from ghattempt.cli._store import find_journal_number
 
-        found = find_journal_number(args, repository, cfg)
+        found = find_journal_number(gh, args, repository, cfg)
         if found is None:
             raise CliError(1, f"no journal for pull request #{args.pull_request} in "
                               f"{repository[0]}/{repository[1]} yet (admit opens it)")
@@ -117,7 +118,7 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
     """
     owner, name = split_repository(args.repository)
     with connect(args) as gh:
-        number = _number(args, (owner, name), cfg)
+        number = _number(gh, args, (owner, name), cfg)
         with Progress(gh, f"capturing {owner}/{name}#{number}"):
             pages = gh.capture_journal(owner, name, number)
     return pages, Target(owner, name, number)
@@ -163,11 +164,15 @@ def _captured_repository_id(pages: object) -> str | None:
     return None
 
 
-def status(args: Any) -> int:
-    """``ghattempt status``: capture (or ``--capture FILE``), read, print."""
-    cfg = load_settings(args.config, required=False)
+def current_verdict(args: Any) -> tuple[Verdict, str | None]:
+    """Capture the journal ``args`` names (or read ``--capture``) and judge it.
+
+    Returns:
+        The reader's verdict and the journal's web URL (None when unknown).
+    """
+    cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
     target: Target | None = None
-    if args.capture:
+    if getattr(args, "capture", None):
         raw = sys.stdin.buffer.read() if args.capture == "-" else open(args.capture, "rb").read()
         try:
             pages: Any = json.loads(raw.decode("utf-8"))
@@ -175,21 +180,26 @@ def status(args: Any) -> int:
             raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
     else:
         pages, target = fetch_pages(args, cfg)
-    repository_id = (getattr(args, "repository_id", None)
-                     or os.environ.get("GITHUB_REPOSITORY_ID") or _captured_repository_id(pages)
+    repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
     verdict = verdict_for(pages, args, cfg, repository_id)
-    if args.json:
-        _print_verdict(verdict)
-        return verdict.exit_code
-    from ghattempt.cli._render import text_report
-
     url = None
     if target is not None:
         url = journal_url(args.server_url, target.repository, target.number)
     elif verdict.journal is not None:
         url = journal_url(args.server_url, verdict.journal.repository_name,
                           verdict.journal.discussion_number)
+    return verdict, url
+
+
+def status(args: Any) -> int:
+    """``ghattempt status``: capture (or ``--capture FILE``), read, print."""
+    verdict, url = current_verdict(args)
+    if args.json:
+        _print_verdict(verdict)
+        return verdict.exit_code
+    from ghattempt.cli._render import text_report
+
     sys.stdout.write(text_report(verdict, url))
     sys.stdout.flush()
     return verdict.exit_code
