@@ -188,6 +188,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
                 yield
             finally:
                 await run_in_threadpool(worker.stop)
+                await run_in_threadpool(inbox.close)
 
     app = Starlette(
         routes=[

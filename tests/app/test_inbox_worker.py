@@ -179,3 +179,28 @@ def test_worker_thread_processes_and_stops(tmp_path, example):
 def test_sink_unavailable_carries_retry_after():
     exc = SinkUnavailable("rate limited", retry_after=30)
     assert exc.retry_after == 30 and str(exc) == "rate limited"
+
+
+def test_concurrent_acceptances_are_group_committed_correctly(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    bodies = [f'{{"n":{i}}}'.encode() for i in range(40)]
+    jobs = [(f"d{i}", bodies[i]) for i in range(40)]
+    jobs += [(f"d{i}", bodies[i]) for i in range(0, 40, 2)]  # redeliveries
+    jobs += [(f"x{i}", bodies[i]) for i in range(1, 40, 4)]  # replays under new ids
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(lambda j: inbox.accept(j[0], "e", "a", j[1]), jobs))
+    kinds = [r.admission for r in results]
+    assert kinds.count(Admission.NEW) == 40
+    first: dict[bytes, set[str]] = {}
+    for (delivery, body), r in zip(jobs, results):
+        first.setdefault(body, set()).add(r.delivery)  # every answer names the first id
+        if r.admission is Admission.DUPLICATE:
+            assert r.delivery == delivery
+    assert all(len(ids) == 1 for ids in first.values())
+    assert inbox.counts()["pending"] == 40
+    inbox.close()
+    reopened = Inbox(tmp_path / "inbox.sqlite")
+    assert reopened.counts()["pending"] == 40
+    reopened.close()

@@ -238,7 +238,10 @@ def test_killed_after_answering_the_work_completes_once(server_factory, example)
 
 
 def test_killed_between_effect_and_done_mark_the_redo_is_a_no_op(server_factory, example):
-    server = server_factory(GHATTEMPT_APP_RECORDING_CRASH="after-apply").start()
+    # the delay lets the 202 reach the client before the sink applies and the kill comes
+    server = server_factory(
+        GHATTEMPT_APP_RECORDING_CRASH="after-apply", GHATTEMPT_APP_RECORDING_DELAY="0.3"
+    ).start()
     delivery = _delivery()
     assert (
         server.post(
@@ -249,6 +252,7 @@ def test_killed_between_effect_and_done_mark_the_redo_is_a_no_op(server_factory,
     assert server.wait_exit() == -9  # the sink applied, then the process was SIGKILLed
     assert len(read_effects(server.recording)) == 1
     server.env.pop("GHATTEMPT_APP_RECORDING_CRASH")
+    server.env.pop("GHATTEMPT_APP_RECORDING_DELAY")
     server.start()
     server.wait_idle()
     assert len(read_effects(server.recording)) == 1
