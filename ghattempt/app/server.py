@@ -27,9 +27,9 @@ import fcntl
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from githubkit.webhooks import verify
 from starlette.applications import Starlette
@@ -51,6 +51,7 @@ WEBHOOK_PATH = "/webhook"
 log = logging.getLogger("ghattempt.app")
 
 _PARSE_INLINE = 1024 * 1024
+_T = TypeVar("_T")
 _EVENT = re.compile(r"[a-z_]{1,64}")
 _DELIVERY = re.compile(r"[A-Za-z0-9-]{1,64}")
 
@@ -82,6 +83,14 @@ def _exclusive(state: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+async def _off_loop(size: int, func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)``, in a worker thread when ``size`` bytes would hold the event loop
+    (HMAC and JSON of a body of several MiB take tens of milliseconds)."""
+    if size > _PARSE_INLINE:
+        return await run_in_threadpool(func, *args)
+    return func(*args)
 
 
 def _refuse(request: Request, code: int, error: str) -> JSONResponse:
@@ -133,17 +142,16 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         if body is None:
             return _refuse(request, 413, f"body larger than {bound} bytes")
         signature = request.headers.get("x-hub-signature-256", "")
-        if not signature.startswith("sha256=") or not verify(secret.reveal(), body, signature):
+        if not signature.startswith("sha256=") or not await _off_loop(
+            len(body), verify, secret.reveal(), body, signature
+        ):
             return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
         event = request.headers.get("x-github-event", "")
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
             return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
         try:
-            if len(body) > _PARSE_INLINE:  # keep the event loop answering other deliveries
-                payload = await run_in_threadpool(json.loads, body)
-            else:
-                payload = json.loads(body)
+            payload = await _off_loop(len(body), json.loads, body)
         except (ValueError, UnicodeDecodeError):
             return _refuse(request, 400, "body is not JSON")
         if not isinstance(payload, dict):

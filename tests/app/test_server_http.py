@@ -186,8 +186,11 @@ def test_bodies_over_the_bound_are_refused_while_reading(server_factory, example
     assert len(read_effects(server.recording)) == 1
 
 
-def test_default_bound_is_25_mib(server_factory):
+def test_default_bound_is_25_mib(server_factory, example):
     server = server_factory().start()
+    big = encode(example("pull_request", "opened"))
+    big += b" " * (3 * 1024 * 1024)  # verified and parsed off the event loop
+    assert server.post("pull_request", big).status_code == 202
     size = 25 * 1024 * 1024 + 1
     started = time.monotonic()
     response = httpx.post(
