@@ -188,13 +188,26 @@ class Inbox:
 
     # -- the server side ---------------------------------------------------------
 
-    def accept(self, delivery: str, event: str, action: str | None, body: bytes) -> Accepted:
+    def accept(
+        self,
+        delivery: str,
+        event: str,
+        action: str | None,
+        body: bytes,
+        *,
+        timeout: float | None = None,
+    ) -> Accepted:
         """Record a delivery durably, or say why it is not new (module docstring).
 
         Blocks until the row is committed and synced to disk (group commit).
 
+        Args:
+            timeout: seconds to wait for the commit; ``None`` waits as long as it takes.
+
         Raises:
             sqlite3.Error: the inbox could not record it (the delivery is not accepted).
+            TimeoutError: no commit within ``timeout``. The delivery may still be
+                recorded later; a redelivery then finds it (no second effect).
         """
         submission = _Submission(delivery, event, action, body)
         with self._committer_lock:
@@ -204,7 +217,8 @@ class Inbox:
                 )
                 self._committer.start()
             self._submissions.put(submission)
-        submission.done.wait()
+        if not submission.done.wait(timeout):
+            raise TimeoutError(f"the inbox did not commit within {timeout} s")
         if submission.error is not None:
             raise submission.error
         assert submission.result is not None

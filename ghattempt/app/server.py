@@ -15,7 +15,8 @@ delivery id against replays, do the work asynchronously):
    ignored, nothing stored;
 5. otherwise the delivery is committed to the inbox (fsynced) and the answer is
    **202**; a redelivery or replay of an accepted body: **200**, no new work; the same
-   delivery id with another body: **409**.
+   delivery id with another body: **409**; an inbox that cannot commit within
+   :data:`ACCEPT_TIMEOUT`: **503**.
 
 ``GET /healthz`` answers ``{"status":"ok","inbox":{pending,done,failed}}``.
 """
@@ -24,9 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import re
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -47,6 +50,9 @@ from ghattempt.app.worker import Worker
 __all__ = ["WEBHOOK_PATH", "create_app", "serve"]
 
 WEBHOOK_PATH = "/webhook"
+ACCEPT_TIMEOUT = 5.0
+"""Seconds an acceptance may wait for the inbox before the answer is 503 (GitHub ends a
+delivery at 10 s; a 503 shows in its delivery log and can be redelivered)."""
 
 log = logging.getLogger("ghattempt.app")
 
@@ -162,7 +168,17 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             return _answer(200, status="pong", delivery=delivery)
         if not is_routed(event, action):
             return _answer(200, status="ignored", delivery=delivery)
-        accepted = await run_in_threadpool(inbox.accept, delivery, event, action, body)
+        try:
+            accepted = await run_in_threadpool(
+                functools.partial(inbox.accept, timeout=ACCEPT_TIMEOUT), delivery, event, action,
+                body,
+            )
+        except (TimeoutError, sqlite3.Error) as exc:
+            log.error("delivery %s %s/%s not recorded: %s", delivery, event, action, exc)
+            return _answer(
+                503, error="the inbox could not record the delivery; redeliver it later",
+                delivery=delivery,
+            )
         if accepted.admission is Admission.NEW:
             worker.wake()
             log.info("delivery %s %s/%s accepted", delivery, event, action)

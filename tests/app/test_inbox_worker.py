@@ -204,3 +204,14 @@ def test_concurrent_acceptances_are_group_committed_correctly(tmp_path):
     reopened = Inbox(tmp_path / "inbox.sqlite")
     assert reopened.counts()["pending"] == 40
     reopened.close()
+
+
+def test_an_acceptance_that_cannot_commit_in_time_times_out_and_lands_later(tmp_path):
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    with inbox._write:  # another writer holds the inbox
+        with pytest.raises(TimeoutError, match="did not commit within 0.2 s"):
+            inbox.accept("d1", "e", "a", b"{}", timeout=0.2)
+    again = inbox.accept("d1", "e", "a", b"{}", timeout=5)  # GitHub's redelivery
+    assert again.admission is Admission.DUPLICATE
+    assert inbox.counts()["pending"] == 1
+    inbox.close()
