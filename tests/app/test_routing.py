@@ -326,6 +326,9 @@ def test_phase_map_file_is_checked():
     for bad, msg in [
         ({"workflows": [{"workflow": "w", "phase": "deploy"}]}, "phase must be one of"),
         ({"workflows": [{"workflow": "w", "phase": "build"}] * 2}, "second rule"),
+        ({"workflows": [{"workflow": "w", "phase": "build"},
+                        {"workflow": "w", "job": "j", "phase": "build"}]}, "already reported"),
+        ({"workflows": [{"workflow": "w", "phase": "merge"}]}, "already reported"),
         ({"extra": 1}, "unknown keys"),
         ({"workflows": [{"workflow": "", "phase": "build"}]}, "non-empty"),
     ]:
