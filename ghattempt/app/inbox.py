@@ -181,6 +181,10 @@ class Inbox:
                 self._submissions.put(None)
                 self._committer.join(10)
                 self._committer = None
+        self.close_connection()
+
+    def close_connection(self) -> None:
+        """Close the calling thread's connection, if it has one."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
@@ -211,7 +215,7 @@ class Inbox:
         """
         submission = _Submission(delivery, event, action, body)
         with self._committer_lock:
-            if self._committer is None:
+            if self._committer is None or not self._committer.is_alive():
                 self._committer = threading.Thread(
                     target=self._commit_loop, name="ghattempt-inbox-commit", daemon=True
                 )

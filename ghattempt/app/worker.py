@@ -37,6 +37,7 @@ __all__ = ["Worker", "dispatch", "redact"]
 log = logging.getLogger("ghattempt.app")
 
 _PRUNE_EVERY = 3600.0
+_STEP_RETRY = 1.0
 _ERROR_MAX = 2000
 
 
@@ -129,13 +130,17 @@ class Worker:
         try:
             while not self._stop.is_set():
                 self._wake.clear()
-                delay = self.run_once()
+                try:
+                    delay = self.run_once()
+                except Exception:
+                    # e.g. the inbox locked by another process for longer than the busy
+                    # timeout: the delivery stays pending; try again shortly
+                    log.exception("worker step failed; the delivery stays pending")
+                    delay = _STEP_RETRY
                 if delay is not None:
                     self._wake.wait(delay)
-        except Exception:  # pragma: no cover - logged, the server keeps answering
-            log.exception("worker stopped by an unexpected error; pending work stays queued")
         finally:
-            self.inbox.close()
+            self.inbox.close_connection()
 
     # -- one step ----------------------------------------------------------------
 

@@ -215,3 +215,43 @@ def test_an_acceptance_that_cannot_commit_in_time_times_out_and_lands_later(tmp_
     assert again.admission is Admission.DUPLICATE
     assert inbox.counts()["pending"] == 1
     inbox.close()
+
+
+def test_worker_survives_a_failing_step(tmp_path, example, monkeypatch):
+    import time
+
+    import ghattempt.app.worker as worker_module
+
+    monkeypatch.setattr(worker_module, "_STEP_RETRY", 0.05)
+    inbox, worker, rec = make_worker(tmp_path)
+    real = inbox.next_pending
+    failures = []
+
+    def flaky():
+        if not failures:
+            failures.append(1)
+            raise sqlite3.OperationalError("database is locked")
+        return real()
+
+    monkeypatch.setattr(inbox, "next_pending", flaky)
+    inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not read_effects(rec) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        worker.stop()
+    assert failures == [1]
+    assert len(read_effects(rec)) == 1
+    inbox.close()
+
+
+def test_a_dead_committer_is_replaced(tmp_path):
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    assert inbox.accept("d1", "e", "a", b"{}").admission is Admission.NEW
+    inbox._submissions.put(None)  # the committer ends, as if it had died
+    inbox._committer.join(5)
+    assert not inbox._committer.is_alive()
+    assert inbox.accept("d2", "e", "a", b"[]", timeout=5).admission is Admission.NEW
+    inbox.close()
