@@ -6,6 +6,7 @@ sink (``ghattempt.app.recording``), whose SQLite file is read here.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 import uuid
@@ -321,3 +322,26 @@ def test_one_server_per_inbox(server_factory):
     second.proc = None
     assert "another server is already working the inbox" in str(info.value)
     assert first.health()["status"] == "ok"
+
+
+def test_a_rerun_reports_into_the_same_attempt(server_factory, examples):
+    server = server_factory().start()
+    run = next(
+        copy.deepcopy(p) for p in examples["workflow_run"]
+        if p["action"] == "completed" and p["workflow_run"]["pull_requests"]
+    )
+    run["workflow_run"]["conclusion"] = "failure"
+    assert server.post("workflow_run", encode(run)).status_code == 202
+    rerun = copy.deepcopy(run)
+    rerun["workflow_run"]["run_attempt"] = 2
+    rerun["workflow_run"]["conclusion"] = "success"
+    assert server.post("workflow_run", encode(rerun)).status_code == 202
+    server.wait_idle()
+    effects = read_effects(server.recording)
+    assert [e["method"] for e in effects] == ["record_phase", "record_phase"]  # no admission
+    first, second = (e["request"] for e in effects)
+    assert first["intent"] == second["intent"]
+    run_id = run["workflow_run"]["id"]
+    assert (first["key"], second["key"]) == (
+        f"run:{run_id}:1:build:failed", f"run:{run_id}:2:build:succeeded")
+    assert "attempt 1" in first["reason"] and second["reason"] is None
