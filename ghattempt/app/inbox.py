@@ -136,7 +136,8 @@ class Inbox:
     (done marks, the head index) commit without their own fsync (``synchronous=NORMAL``:
     still atomic and consistent, and a power loss can at worst undo a done mark, which
     makes the worker redo an idempotent delivery); the next acceptance's sync covers
-    them.
+    them. Checkpoints are not automatic: the worker runs passive ones
+    (:meth:`checkpoint`), which do not block acceptances.
 
     Args:
         path: the database file (created with its parent directory if absent).
@@ -170,6 +171,9 @@ class Inbox:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            # no automatic checkpoints: they would run inside whichever commit crosses
+            # the threshold, often an acceptance; the worker runs them (checkpoint())
+            conn.execute("PRAGMA wal_autocheckpoint=0")
             self._local.conn = conn
         return conn
 
@@ -364,6 +368,11 @@ class Inbox:
                 "WHERE seq = ? AND state = 'pending'",
                 (not_before, json.dumps({"retrying": note}), seq),
             )
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database without blocking writers
+        (``wal_checkpoint(PASSIVE)``); acceptances go on committing meanwhile."""
+        self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def lookup_heads(self, repository_id: str, head_sha: str) -> Sequence[IntentRef]:
         """The intents whose pull request currently has ``head_sha`` as head."""

@@ -38,6 +38,7 @@ log = logging.getLogger("ghattempt.app")
 
 _PRUNE_EVERY = 3600.0
 _STEP_RETRY = 1.0
+_CHECKPOINT_EVERY = 128
 _ERROR_MAX = 2000
 
 
@@ -104,6 +105,7 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_prune = 0.0
+        self._since_checkpoint = 0
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -158,6 +160,10 @@ class Worker:
             if pruned:
                 log.info("pruned %d finished deliveries past the retention horizon", pruned)
         item = self.inbox.next_pending()
+        if item is None or self._since_checkpoint >= _CHECKPOINT_EVERY:
+            if self._since_checkpoint:
+                self.inbox.checkpoint()
+                self._since_checkpoint = 0
         if item is None:
             return 1.0
         if item.not_before > now:
@@ -200,6 +206,7 @@ class Worker:
                  "outcome": result.outcome.value, "detail": result.detail}
             )
         self.inbox.finish(item.seq, {"results": results, "note": plan.note}, plan.index)
+        self._since_checkpoint += 1
         log.info(
             "delivery %s %s/%s done: %s",
             item.delivery, item.event, item.action,
@@ -224,4 +231,5 @@ class Worker:
     def _fail(self, item: InboxItem, error: str) -> None:
         error = redact(error, self._secrets)
         self.inbox.finish(item.seq, {"error": error}, failed=True)
+        self._since_checkpoint += 1
         log.error("delivery %s %s/%s failed: %s", item.delivery, item.event, item.action, error)

@@ -255,3 +255,17 @@ def test_a_dead_committer_is_replaced(tmp_path):
     assert not inbox._committer.is_alive()
     assert inbox.accept("d2", "e", "a", b"[]", timeout=5).admission is Admission.NEW
     inbox.close()
+
+
+def test_checkpoints_run_in_the_worker_not_in_acceptances(tmp_path, example, monkeypatch):
+    inbox, worker, _ = make_worker(tmp_path)
+    assert inbox._conn().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    calls = []
+    real = inbox.checkpoint
+    monkeypatch.setattr(inbox, "checkpoint", lambda: (calls.append(1), real()))
+    for i, action in enumerate(("opened", "synchronize", "closed")):
+        inbox.accept(f"d{i}", "pull_request", action, encode(example("pull_request", action)))
+    drain(worker)
+    assert calls == [1]  # once, when the worker fell idle
+    assert worker.run_once() == 1.0 and calls == [1]  # nothing new: no checkpoint
+    inbox.close()
