@@ -49,6 +49,7 @@ from graphql import (
 from graphql.execution.values import get_variable_values
 
 from . import errors as gh
+from . import git
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
 from .fixture import LIMITS, load_fixture, seed
@@ -135,6 +136,7 @@ class _Request:
     body: bytes
     started: float
     request_id: str
+    query: str = ""
     token: Any = None
     viewer: Any = None
     faults: list[FaultRule] = field(default_factory=list)
@@ -183,6 +185,8 @@ class Emulator:
         self._log: list[LogEntry] = []
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._apps: dict[int, tuple[str, str, int]] = {}
+        self._check_runs: list[dict[str, Any]] = []
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
@@ -352,6 +356,7 @@ class Emulator:
             body=body,
             started=time.monotonic(),
             request_id=self._request_id(),
+            query=path.partition("?")[2],
         )
         route = req.path
         for prefix in ("/api/v3", "/api"):
@@ -678,6 +683,14 @@ class Emulator:
     # ------------------------------------------------------------------- REST
     def _rest(self, req: _Request, route: str) -> Reply:
         parts = [p for p in route.split("/") if p]
+        if (
+            len(parts) == 4
+            and parts[:2] == ["app", "installations"]
+            and parts[3] == "access_tokens"
+            and req.method == "POST"
+        ):
+            reply = self._installation_token(req, parts[2])
+            return self._log_request(req, reply, "apps/create-installation-access-token", "rest")
         denied = self._authenticate(req)
         if denied is not None:
             return self._log_request(req, denied, None, "rest")
@@ -701,6 +714,24 @@ class Emulator:
                 )
             if len(rest) == 3 and rest[:2] == ["git", "commits"] and req.method == "GET":
                 return self._rest_op(req, "git/get-commit", lambda: self._get_commit(repo, rest[2]))
+            if len(rest) >= 2 and rest[0] == "contents" and req.method == "GET":
+                path = "/".join(rest[1:])
+                return self._rest_op(
+                    req, "repos/get-content", lambda: self._contents(req, repo, path)
+                )
+            if rest == ["check-runs"] and req.method == "POST":
+                return self._rest_op(
+                    req, "checks/create", lambda: self._create_check_run(req, repo)
+                )
+            if (
+                len(rest) == 3
+                and rest[0] == "commits"
+                and rest[2] == "check-runs"
+                and req.method == "GET"
+            ):
+                return self._rest_op(
+                    req, "checks/list-for-ref", lambda: self._list_check_runs(repo, rest[1])
+                )
             if len(rest) >= 3 and rest[:2] == ["git", "ref"] and req.method == "GET":
                 name = "refs/" + "/".join(rest[2:])
                 return self._rest_op(req, "git/get-ref", lambda: self._get_ref(repo, name))
@@ -922,6 +953,122 @@ class Emulator:
         self.state.set_ref(rid, name, sha)
         return 200, self._ref_json(repo, name, sha)
 
+    # ------------------------------------------------------- apps and checks
+    def add_app(self, app_id: int, public_key: str, actor: str, installation_id: int) -> None:
+        """Register a GitHub App: JWTs signed by its key (RS256, ``iss`` = ``app_id``) are
+        exchanged at ``POST /app/installations/{installation_id}/access_tokens`` for a
+        one-hour installation token acting as the Bot ``actor`` (role write).
+
+        Raises:
+            ValueError: ``actor`` is unknown or the key is not a PEM public key.
+        """
+        from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+        load_pem_public_key(public_key.encode("utf-8"))
+        if self.state.actor_by_login(actor) is None:
+            raise ValueError(f"unknown actor {actor!r}")
+        self._apps[int(installation_id)] = (public_key, actor, int(app_id))
+
+    def _installation_token(self, req: _Request, installation: str) -> Reply:
+        """``POST /app/installations/{id}/access_tokens`` with ``Authorization: Bearer
+        <App JWT>``: 201 ``{"token", "expires_at", ...}``; 401 for a JWT that does not
+        verify (GitHub: "A JSON web token could not be decoded"); 404 for an unknown
+        installation."""
+        import secrets
+
+        import jwt
+
+        app = self._apps.get(int(installation)) if installation.isdigit() else None
+        if app is None:
+            return self._json(req, 404, gh.rest_body("Not Found", 404))
+        public_key, actor, app_id = app
+        scheme, _, credential = req.headers.get("authorization", "").partition(" ")
+        try:
+            if scheme.lower() != "bearer":
+                raise jwt.InvalidTokenError("not a bearer token")
+            claims = jwt.decode(
+                credential.strip(), public_key, algorithms=["RS256"], leeway=60,
+                options={"require": ["iat", "exp", "iss"]},
+            )
+            if str(claims["iss"]) != str(app_id) or claims["exp"] - claims["iat"] > 660:
+                raise jwt.InvalidTokenError("wrong issuer or lifetime")
+        except jwt.InvalidTokenError:
+            body = gh.rest_body("A JSON web token could not be decoded", 401)
+            return self._json(req, 401, body)
+        token = "ghs_" + secrets.token_hex(18)
+        row = self.state.actor_by_login(actor)
+        assert row is not None
+        self.state.add_token(token, int(row["id"]), "write", "write", "write", 5000,
+                             int(installation))
+        expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        permissions = {"contents": "write", "discussions": "write", "checks": "write",
+                       "metadata": "read", "pull_requests": "read"}
+        return self._json(req, 201, {"token": token, "expires_at": expires,
+                                     "permissions": permissions,
+                                     "repository_selection": "all"})
+
+    def _commit_for(self, repo: Any, ref: str) -> Any:
+        rid = int(repo["id"])
+        if re.fullmatch(r"[0-9a-f]{40}", ref):
+            return self.state.commit(rid, ref)
+        for name in (ref, f"refs/heads/{ref}", f"refs/tags/{ref}"):
+            row = self.state.ref(rid, name) if name.startswith("refs/") else None
+            if row is not None:
+                return self.state.commit(rid, str(row["oid"]))
+        return None
+
+    def _contents(self, req: _Request, repo: Any, path: str) -> tuple[int, Any]:
+        """``GET /repos/{o}/{r}/contents/{path}?ref=``: one file of a commit's tree
+        (base64 ``content``, ``sha`` = the git blob oid); 404 when absent."""
+        from urllib.parse import parse_qs
+
+        ref = (parse_qs(req.query).get("ref") or [str(repo["default_branch"])])[0]
+        commit = self._commit_for(repo, ref)
+        tree = self.state.tree(int(repo["id"]), str(commit["tree"])) if commit else None
+        files = json.loads(tree["files"]) if tree is not None else {}
+        if path not in files:
+            return 404, json.loads(gh.rest_body("Not Found", 404))
+        import base64
+
+        data = base64.b64decode(files[path])
+        return 200, {
+            "type": "file", "encoding": "base64", "size": len(data),
+            "name": path.rsplit("/", 1)[-1], "path": path,
+            "content": base64.encodebytes(data).decode("ascii"),
+            "sha": git.blob_id(data),
+        }
+
+    def _create_check_run(self, req: _Request, repo: Any) -> tuple[int, Any]:
+        """``POST /repos/{o}/{r}/check-runs`` (``name``, ``head_sha``, ``status``,
+        ``conclusion``, ``output``); kept in memory, listed per commit."""
+        try:
+            data = json.loads(req.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict) or not all(
+            isinstance(data.get(k), str) for k in ("name", "head_sha")
+        ):
+            return 422, json.loads(gh.rest_body("Invalid request.", 422))
+        if self.state.commit(int(repo["id"]), data["head_sha"]) is None:
+            return 422, json.loads(gh.rest_body("No commit found for SHA", 422))
+        with self.state.lock:
+            run = {"id": len(self._check_runs) + 1, "repo_id": int(repo["id"]),
+                   "name": data["name"], "head_sha": data["head_sha"],
+                   "status": data.get("status", "queued"),
+                   "conclusion": data.get("conclusion"),
+                   "output": data.get("output") or {},
+                   "app": {"slug": str(req.viewer["login"])}}
+            self._check_runs.append(run)
+        return 201, {k: v for k, v in run.items() if k != "repo_id"}
+
+    def _list_check_runs(self, repo: Any, ref: str) -> tuple[int, Any]:
+        commit = self._commit_for(repo, ref)
+        sha = str(commit["oid"]) if commit is not None else ref
+        with self.state.lock:
+            runs = [{k: v for k, v in r.items() if k != "repo_id"} for r in self._check_runs
+                    if r["repo_id"] == int(repo["id"]) and r["head_sha"] == sha]
+        return 200, {"total_count": len(runs), "check_runs": runs}
+
     def _rate_limit_rest(self, req: _Request) -> Reply:
         """``GET /rate_limit``: both windows; the request itself costs nothing."""
         limit = int(req.token["rate_limit"])
@@ -975,6 +1122,10 @@ class Emulator:
                     rate_limit=int(data.get("rate_limit", 5000)),
                     kind=str(data.get("kind", "User")),
                 )
+                return self._json(req, 201, {"ok": True})
+            if route == "/_emulator/apps" and req.method == "POST":
+                self.add_app(int(data["app_id"]), str(data["public_key"]), str(data["actor"]),
+                             int(data["installation_id"]))
                 return self._json(req, 201, {"ok": True})
             if route == "/_emulator/rename" and req.method == "POST":
                 self.rename_repository(str(data["repository"]), str(data["name"]))
