@@ -10,6 +10,7 @@ import base64
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 from .capture import CaptureResult, capture_pages
 from .config import ProviderConfig
@@ -468,6 +469,69 @@ class GitHubProvider:
         c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
         return Commit(c["oid"], c.get("message", headline),
                       committed_date=c.get("committedDate", ""))
+
+    # -- files and checks (REST) ------------------------------------------------------
+
+    def file_contents(self, owner: str, name: str, path: str, ref: str) -> tuple[bytes, str] | None:
+        """REST ``GET /repos/{owner}/{repo}/contents/{path}?ref={ref}``: one file's raw
+        bytes and git blob oid at ``ref`` (a commit sha or branch), or None when the
+        commit has no such file (GitHub answers 404). Files up to 1 MB (GitHub's limit
+        for ``content`` in this answer).
+
+        Raises:
+            InputError: ``path`` is empty, absolute or holds ``..``.
+            GitHubRefused: the answer is not a file, or not base64.
+        """
+        if (not isinstance(path, str) or not path or path.startswith("/")
+                or ".." in path.split("/")):
+            raise InputError(f"path must be repository-relative, got {path!r}")
+        route = "GET /repos/{owner}/{repo}/contents/{path}"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/contents/{quote(path)}?ref={quote(ref, safe='')}")
+        try:
+            out = self._transport.rest("GET", route, url, {})
+        except NotFound:
+            return None
+        if (not isinstance(out, dict) or out.get("type") != "file"
+                or out.get("encoding") != "base64" or not isinstance(out.get("sha"), str)):
+            raise GitHubRefused(f"{route}: {path} at {ref} is not a file GitHub sent whole",
+                                operation=route)
+        try:
+            data = base64.b64decode(str(out.get("content", "")), validate=False)
+        except ValueError:
+            raise GitHubRefused(f"{route}: content is not base64", operation=route) from None
+        return data, out["sha"]
+
+    def create_check_run(self, owner: str, name: str, *, head_sha: str, check_name: str,
+                         conclusion: str, title: str, summary: str,
+                         details_url: str | None = None) -> int:
+        """REST ``POST /repos/{owner}/{repo}/check-runs``: a completed check run on
+        ``head_sha`` (needs the App's Checks write permission; only Apps can create
+        check runs). Returns the check run's id.
+
+        Args:
+            conclusion: GitHub's conclusions: ``failure``, ``success``, ``neutral``, ...
+            title, summary: the run's ``output`` (summary up to 65,535 characters).
+
+        Raises:
+            AmbiguousOutcome: sent, outcome unknown (a second check run is harmless).
+        """
+        body: dict[str, Any] = {
+            "name": _body(check_name, "check_name"), "head_sha": _oid(head_sha, "head_sha"),
+            "status": "completed", "conclusion": conclusion,
+            "output": {"title": _body(title, "title")[:255],
+                       "summary": _body(summary, "summary")[:65_535]},
+        }
+        if details_url:
+            body["details_url"] = details_url
+        route = "POST /repos/{owner}/{repo}/check-runs"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               "/check-runs")
+        out = self._transport.rest("POST", route, url, body)
+        run_id = out.get("id") if isinstance(out, dict) else None
+        if not isinstance(run_id, int):
+            raise GitHubRefused(f"{route}: GitHub's answer has no id", operation=route)
+        return run_id
 
 
 def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
