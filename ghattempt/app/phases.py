@@ -25,20 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ghattempt.app.sink import PhaseStatus
+from ghattempt.core import PHASES as CORE_PHASES
 
 __all__ = ["CONCLUSIONS", "PHASES", "PhaseMap", "PhaseMapError", "WorkflowRule", "load_phase_map"]
 
-PHASES = (
-    "admission",
-    "build",
-    "review",
-    "warrant",
-    "merge",
-    "publication",
-    "distribution",
-    "next-development",
-)
-"""The admitted phase order (journal-v1 section 4)."""
+PHASES = CORE_PHASES
+"""The admitted phase order (journal-v1 section 4), as :mod:`ghattempt.core` holds it."""
 
 CONCLUSIONS: dict[str, PhaseStatus | None] = {
     "success": "succeeded",

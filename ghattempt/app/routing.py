@@ -35,7 +35,6 @@ identity, ``gh:<delivery id>:<operation>`` (a redelivery keeps its delivery id).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +51,7 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
+from ghattempt.core import REASON_MAX_CHARS, is_key, is_oid, markers
 
 __all__ = [
     "ROUTED",
@@ -84,12 +84,10 @@ ROUTED: frozenset[tuple[str, str]] = frozenset(
 """(event, action) pairs the server records in its inbox; every other delivery is
 acknowledged and dropped at once."""
 
-_KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}")
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-# journal-v1 section 2: a marker is any `<!-- ghattempt:vN -->`. Used here only as a
-# prefilter ("could this comment be a record?"); the reader gives the verdict.
-_MARKER = re.compile(r"<!-- ghattempt:v[0-9]+ -->")
-_REASON_MAX = 1024
+# The contract's shapes (key, oid, marker, reason length) are the core's: journal-v1
+# sections 2 and 3. The marker test is only a prefilter ("could this comment be a
+# record?"); the reader gives the verdict.
+_REASON_MAX = REASON_MAX_CHARS
 
 
 class PayloadError(Exception):
@@ -145,7 +143,7 @@ def make_key(*parts: str | int) -> str:
             outside ``[A-Za-z0-9._:/@+=-]``).
     """
     key = ":".join(str(p) for p in parts)
-    if not _KEY.fullmatch(key):
+    if not is_key(key):
         raise ValueError(f"not a journal key (journal-v1 section 3): {key[:140]!r}")
     return key
 
@@ -161,7 +159,7 @@ def request_key_for(pull_request: int) -> str:
 
 def has_record_marker(body: object) -> bool:
     """Whether ``body`` is a string holding a journal-v1 record marker."""
-    return isinstance(body, str) and _MARKER.search(body) is not None
+    return isinstance(body, str) and bool(markers(body))
 
 
 def _reason(text: str) -> str:
@@ -192,7 +190,7 @@ def _int(obj: Any, *path: str) -> int:
 
 def _oid(obj: Any, *path: str) -> str:
     value = _str(obj, *path)
-    if not _OID.fullmatch(value):
+    if not is_oid(value):
         raise PayloadError(f"payload {'.'.join(path)} is not a commit id")
     return value
 

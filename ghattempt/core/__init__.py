@@ -18,6 +18,7 @@ from ._journal import (
     read_journal,
 )
 from ._records import (
+    REASON_MAX_CHARS,
     ActionsWriter,
     AppWriter,
     Attempt,
@@ -28,6 +29,10 @@ from ._records import (
     Material,
     Record,
     Writer,
+    is_key,
+    is_oid,
+    is_reason,
+    markers,
     parse_body,
 )
 from ._rules import (
@@ -72,6 +77,7 @@ __all__ = [
     "ATTEMPT_STATUSES",
     "FAILURE_CODES",
     "PHASES",
+    "REASON_MAX_CHARS",
     "ActionsWriter",
     "AppWriter",
     "Attempt",
@@ -104,6 +110,10 @@ __all__ = [
     "digest",
     "find_blocking",
     "find_history",
+    "is_key",
+    "is_oid",
+    "is_reason",
+    "markers",
     "parse_body",
     "read_journal",
     "recovery_for",
