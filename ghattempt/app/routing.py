@@ -19,7 +19,9 @@ event / action                           plan
 ``pull_request`` closed, not merged      :class:`~ghattempt.app.sink.CancelAttempt`
 ``workflow_run`` completed               :class:`~ghattempt.app.sink.PhaseResult` per
                                          intent, if the workflow is mapped
-``workflow_job`` completed               the same, for a mapped job
+``workflow_job`` completed               the same, for a job the server maps, or
+                                         with ``phase=None`` for the sink to map by
+                                         the repository's ``[[app.jobs]]``
 ``discussion_comment`` edited, deleted   :class:`~ghattempt.app.sink.TamperingReport`
                                          when the comment holds a record of a journal
 ``discussion`` edited                    the same, when the Discussion is a journal
@@ -356,6 +358,7 @@ def _workflow(
         phase = phase_map.phase_for_run(name, path)
         label = f"workflow {name or path!r} run {run_id} attempt {attempt}"
         key_parts: tuple[str | int, ...] = ("run", run_id, attempt)
+        workflow_name, job_name = name, None
         head = _oid(run, "head_sha")
         listed = _listed_pull_requests(run, repo_id, repo_name)
         what = f"workflow {name or path!r}"
@@ -366,6 +369,7 @@ def _workflow(
         job_id = _int(job, "id")
         workflow_name = _opt_str(job, "workflow_name")
         job_name = _opt_str(job, "name")
+        path = None
         phase = phase_map.phase_for_job(workflow_name, job_name)
         label = (
             f"workflow {workflow_name!r} job {job_name!r} (run {run_id} attempt {attempt}, "
@@ -376,7 +380,8 @@ def _workflow(
         listed = []
         what = f"workflow {workflow_name!r} job {job_name!r}"
         run = job
-    if phase is None:
+    if phase is None and event == "workflow_run":
+        # the consumer configuration maps jobs only (`[[app.jobs]]`)
         return Plan(note=f"{what} is not mapped to a phase")
     conclusion = _opt_str(run, "conclusion")
     status = CONCLUSIONS.get(conclusion or "")
@@ -392,9 +397,11 @@ def _workflow(
     if status != "succeeded":
         url = _opt_str(run, "html_url")
         reason = _reason(f"{label} concluded {conclusion}" + (f": {url}" if url else ""))
+    # An unmapped job still goes to the sink: the consumer configuration of the
+    # repository may map it (`[[app.jobs]]`); the key then says "cfg" for the phase.
     requests = tuple(
         PhaseResult(
-            key=make_key(*key_parts, phase, status),
+            key=make_key(*key_parts, phase or "cfg", status),
             installation_id=installation,
             writer=writer,
             intent=intent,
@@ -402,10 +409,15 @@ def _workflow(
             phase=phase,
             status=status,
             reason=reason,
+            run_id=run_id,
+            workflow_name=workflow_name,
+            workflow_path=path,
+            job_name=job_name,
         )
         for intent in intents
     )
-    return Plan(requests=requests)
+    note = None if phase is not None else f"{what} is not mapped by the server's phase map"
+    return Plan(requests=requests, note=note)
 
 
 def _listed_pull_requests(run: Any, repo_id: str, repo_name: str) -> list[IntentRef]:
@@ -459,5 +471,6 @@ def _discussion(
         comment_id=comment_id,
         change=change,  # type: ignore[arg-type]
         actor=_opt_str(payload, "sender", "login") or "unknown",
+        previous_body=_opt_str(payload, "changes", "body", "from"),
     )
     return Plan(requests=(request,))

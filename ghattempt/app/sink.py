@@ -149,6 +149,16 @@ class PhaseResult:
     :attr:`Outcome.REFUSED`) when the current attempt's generation is not at that head,
     so a run for an old head cannot touch a newer generation. ``reason`` is ``None``
     for ``started`` and ``succeeded`` and required otherwise (spec section 4).
+
+    ``phase`` is the server mapping's phase, or ``None`` when it maps nothing; the
+    workflow fields name the run or job so that a sink can apply the consumer
+    configuration's mapping (``[[app.jobs]]``) first and this phase as the fallback.
+
+    Attributes:
+        run_id: the workflow run id (``None`` for a merge).
+        workflow_name: the workflow's name; ``workflow_path`` its file
+            (``.github/workflows/x.yml``) when the payload names it (runs do, jobs don't).
+        job_name: the job's name for a ``workflow_job`` result, else ``None``.
     """
 
     key: str
@@ -156,9 +166,13 @@ class PhaseResult:
     writer: AppWriter
     intent: IntentRef
     head_sha: str
-    phase: str
+    phase: str | None
     status: PhaseStatus
     reason: str | None
+    run_id: int | None = None
+    workflow_name: str | None = None
+    workflow_path: str | None = None
+    job_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +200,8 @@ class TamperingReport:
         discussion_number: its number in the repository.
         comment_id: the edited or deleted comment's node id (``None`` for the journal).
         actor: the login of the account that made the change.
+        previous_body: the body before the edit (``changes.body.from``), when given:
+            for an edited journal it is the only place the intent record still is.
     """
 
     key: str
@@ -198,6 +214,7 @@ class TamperingReport:
     comment_id: str | None
     change: Literal["comment_edited", "comment_deleted", "journal_edited"]
     actor: str
+    previous_body: str | None = None
 
 
 SinkRequest = OpenIntent | SupersedeAndAdmit | PhaseResult | CancelAttempt | TamperingReport

@@ -17,16 +17,11 @@ __all__ = ["load_sink", "store_sink"]
 
 
 def store_sink(settings: AppSettings) -> JournalSink:
-    """The journal sink backed by the business attempt store.
+    """The journal sink backed by the business attempt store
+    (:class:`ghattempt.app.store_sink.StoreSink`, over the network)."""
+    from ghattempt.app.store_sink import StoreSink
 
-    Raises:
-        ConfigurationError: this build has no store adapter for the App yet; name
-            another sink with ``GHATTEMPT_APP_SINK``.
-    """
-    raise ConfigurationError(
-        "the business attempt store adapter for the App is not part of this build: "
-        "set GHATTEMPT_APP_SINK to a 'module:callable' that returns a JournalSink"
-    )
+    return StoreSink(settings)
 
 
 def load_sink(settings: AppSettings) -> JournalSink:

@@ -1,0 +1,489 @@
+"""The journal sink over the business attempt store: what the App writes to GitHub.
+
+Shape::
+
+    StoreSink(settings: AppSettings, *, transport=None, config_path=".github/ghattempt.toml")
+        .open_intent / .supersede_and_admit / .record_phase / .cancel / .report_tampering
+            (request) -> SinkResult                     # JournalSink (ghattempt.app.sink)
+    store_sink(settings) -> StoreSink                   # GHATTEMPT_APP_SINK default
+
+For each request the sink
+
+1. acts as the delivery's installation: one :class:`~ghattempt.github.GitHubProvider`
+   per installation with App auth (githubkit signs the App JWT and exchanges it for an
+   installation token; the token is cached by the provider);
+2. reads the consumer configuration ``.github/ghattempt.toml`` at the pull request's
+   head commit, or at the default branch when the head has none (its path, blob oid and
+   digest go into the generation, ADR 0006); the configuration names the journal
+   category, the writer login, the channel's plan, the request key and the lease timing;
+3. writes through :class:`~ghattempt.store.BusinessAttemptStore` under a
+   :class:`~ghattempt.exclusive.RefLease` (a Git ref lease on the repository, never the
+   in-memory lock), with the idempotency key the router derived. The store captures
+   and replays the journal with the core and refuses what the reader would refuse.
+
+Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
+the key (or, for admissions, the same generation's attempt) is already in the journal;
+``refused`` when the rules, the journal or the configuration refuse the request
+(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a stale head, no journal).
+Transient GitHub failures (unavailable, rate limited, an outcome still unknown, the
+writer scope busy or lost) raise :class:`~ghattempt.app.sink.SinkUnavailable`; the
+worker retries the delivery with the same keys. Anything else (no access, a missing
+repository or category) propagates and fails the delivery for an operator.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ghattempt.app.settings import AppSettings
+from ghattempt.app.sink import (
+    CancelAttempt,
+    GenerationRef,
+    IntentRef,
+    OpenIntent,
+    Outcome,
+    PhaseResult,
+    SinkResult,
+    SinkUnavailable,
+    SupersedeAndAdmit,
+    TamperingReport,
+)
+from ghattempt.config import DEFAULT_CONFIG_PATH, Channel, ConfigError, LoadedConfig, parse_config
+from ghattempt.core import AppWriter as CoreAppWriter
+from ghattempt.core import Generation, JournalInvalid, build_generation, parse_body
+from ghattempt.exclusive import (
+    BackendError,
+    LeaseSettings,
+    OwnershipLost,
+    RefLease,
+    ScopeBusy,
+)
+from ghattempt.github import (
+    AmbiguousOutcome,
+    AppAuth,
+    GitHubProvider,
+    GitHubUnavailable,
+    NotFound,
+    ProviderConfig,
+    RateLimited,
+)
+from ghattempt.readers import reader_digest
+from ghattempt.store import (
+    BusinessAttemptStore,
+    GitHubRefBackend,
+    Journal,
+    JournalInvalidError,
+    RefusedByRules,
+    Session,
+    StoreInputError,
+)
+
+__all__ = ["CHECK_NAME", "StoreSink", "store_sink"]
+
+log = logging.getLogger("ghattempt.app.store")
+
+CHECK_NAME = "ghattempt journal"
+"""The name of the check run reporting a tampered journal."""
+
+_BUSY_RETRY = 5.0
+
+
+@dataclass
+class _Ctx:
+    """One request's GitHub access, configuration and store."""
+
+    gh: GitHubProvider
+    owner: str
+    name: str
+    repository_id: str
+    cfg: LoadedConfig
+    store: BusinessAttemptStore
+
+    def request_key(self, base_ref: str, pull_request: int) -> str:
+        return self.cfg.request_key(repository_id=self.repository_id,
+                                    pull_request=pull_request, base_ref=base_ref)
+
+    @property
+    def channel(self) -> Channel:
+        return self.cfg.channel(None)
+
+    def expires_at(self) -> str:
+        now = self.gh.last_server_time or time.time()
+        seconds = now + self.cfg.settings.attempt.expires_after
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
+
+
+def _split(full_name: str) -> tuple[str, str]:
+    owner, _, name = full_name.partition("/")
+    if not owner or not name or "/" in name:
+        raise ValueError(f"repository name must be owner/name, got {full_name!r}")
+    return owner, name
+
+
+class StoreSink:
+    """A :class:`~ghattempt.app.sink.JournalSink` writing journals through the store.
+
+    Args:
+        settings: the server's settings (App id and key, API URL, timeout, phase map).
+        transport: an httpx transport for every provider (tests: the emulator's); None
+            for the network.
+        config_path: the consumer configuration's path in the repository.
+
+    Not thread-safe: the server calls it from its one worker thread.
+    """
+
+    def __init__(self, settings: AppSettings, *, transport: httpx.BaseTransport | None = None,
+                 config_path: str = DEFAULT_CONFIG_PATH) -> None:
+        self._settings = settings
+        self._transport = transport
+        self._config_path = config_path
+        self._providers: dict[tuple[int, float, float], GitHubProvider] = {}
+        self._reader = reader_digest()
+
+    def __repr__(self) -> str:
+        return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
+
+    def close(self) -> None:
+        """Close every provider's connections."""
+        for gh in self._providers.values():
+            gh.close()
+        self._providers.clear()
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def _provider(self, installation_id: int | None, *, timeout: float,
+                  interval: float) -> GitHubProvider:
+        if installation_id is None:
+            raise ValueError("the delivery names no installation (payload installation.id); "
+                             "App webhooks always do: check the App's webhook settings")
+        key = (installation_id, timeout, interval)
+        gh = self._providers.get(key)
+        if gh is None:
+            auth = AppAuth(self._settings.app_id, self._settings.private_key.reveal(),
+                           installation_id)
+            gh = GitHubProvider(ProviderConfig(
+                auth=auth, base_url=self._settings.api_url, timeout=timeout,
+                mutation_interval=interval, transport=self._transport,
+                user_agent=f"ghattempt-app/{self._settings.app_id}"))
+            self._providers[key] = gh
+        return gh
+
+    def _config(self, gh: GitHubProvider, owner: str, name: str,
+                head_sha: str | None) -> LoadedConfig:
+        """The consumer configuration at ``head_sha``, else at the default branch."""
+        found = gh.file_contents(owner, name, self._config_path, head_sha) if head_sha else None
+        if found is None:
+            found = gh.file_contents(owner, name, self._config_path, None)
+        if found is None:
+            where = f"at {head_sha} nor " if head_sha else ""
+            raise ConfigError(self._config_path, None,
+                              f"not in {owner}/{name} {where}on the default branch",
+                              "add the configuration file (docs/configuration.md)")
+        data, blob = found
+        return parse_config(data, path=self._config_path, blob_oid=blob)
+
+    def _context(self, installation_id: int | None, repository_name: str, repository_id: str,
+                 head_sha: str | None, writer: CoreAppWriter) -> _Ctx:
+        owner, name = _split(repository_name)
+        timeout = self._settings.http_timeout
+        probe = self._provider(installation_id, timeout=timeout, interval=1.0)
+        cfg = self._config(probe, owner, name, head_sha)
+        lease = cfg.settings.lease
+        gh = self._provider(installation_id, timeout=min(timeout, lease.request_timeout),
+                            interval=cfg.settings.pacing.write_interval)
+        lease_settings = LeaseSettings(
+            lease_seconds=int(lease.length), request_timeout=float(lease.request_timeout),
+            clock_skew=float(lease.clock_skew), acquire_timeout=float(lease.acquire_timeout),
+            holder_label=f"app-{self._settings.app_id}")
+        exclusive = RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings)
+        store = BusinessAttemptStore(
+            gh, exclusive=exclusive, repository=f"{owner}/{name}",
+            repository_id=repository_id, category=cfg.settings.journal.category,
+            writer_login=cfg.settings.writer.login, writer_id=cfg.settings.writer.database_id,
+            writer=writer, reader=self._reader)
+        store.initialise()
+        return _Ctx(gh, owner, name, repository_id, cfg, store)
+
+    @staticmethod
+    def _writer(request: Any) -> CoreAppWriter:
+        return CoreAppWriter(request.writer.app_id, request.writer.delivery)
+
+    def _generation(self, ctx: _Ctx, ref: GenerationRef) -> Generation:
+        """ADR 0006: source commit and its tree, the configuration, the observed base."""
+        commit = ctx.gh.commit(ctx.owner, ctx.name, ref.head_sha)
+        cfg = ctx.cfg
+        return build_generation(source_commit=ref.head_sha, tree=commit.tree_oid,
+                                config_path=cfg.path, config_blob=cfg.blob,
+                                config_digest=cfg.digest, base_ref=ref.base_ref,
+                                base_commit=ref.base_sha)
+
+    @contextmanager
+    def _outcomes(self, what: str) -> Iterator[None]:
+        """Turn the store's and GitHub's errors into refusals or SinkUnavailable."""
+        try:
+            yield
+        except (RefusedByRules, JournalInvalidError, ConfigError, StoreInputError,
+                JournalInvalid) as exc:
+            raise _Refused(f"{what}: {exc}") from None
+        except RateLimited as exc:
+            raise SinkUnavailable(f"{what}: {exc}", retry_after=exc.retry_after) from None
+        except ScopeBusy as exc:
+            raise SinkUnavailable(f"{what}: {exc}", retry_after=_BUSY_RETRY) from None
+        except (GitHubUnavailable, AmbiguousOutcome, OwnershipLost, BackendError) as exc:
+            raise SinkUnavailable(f"{what}: {exc}") from None
+
+    def _run(self, what: str, body: Any) -> SinkResult:
+        try:
+            with self._outcomes(what):
+                result: SinkResult = body()
+                return result
+        except _Refused as exc:
+            return SinkResult(Outcome.REFUSED, str(exc))
+
+    # -- admissions -------------------------------------------------------------------
+
+    def _admit(self, ctx: _Ctx, s: Session, key: str, gen: Generation) -> SinkResult:
+        tip = s.state.tip(key)
+        if tip is not None and tip.generation_id == gen.id and tip.blocks:
+            return SinkResult(Outcome.ALREADY_APPLIED,
+                              f"attempt {tip.id} for {key} is admitted ({tip.status})")
+        channel = ctx.channel
+        state = s.admit(request_key=key, generation=gen, plan=channel.plan,
+                        channel=channel.name, expires_at=ctx.expires_at())
+        return SinkResult(Outcome.APPLIED, f"admitted attempt {state.id} for {key}")
+
+    def open_intent(self, request: OpenIntent) -> SinkResult:
+        """Find or create the intent's journal and admit an attempt for the generation.
+
+        A blocking attempt of the same generation answers ``already-applied`` (the
+        delivery was processed before); one of another generation is ``refused``
+        (ADR-038 preflight: ``Blocked``).
+        """
+        intent = request.intent
+
+        def body() -> SinkResult:
+            ctx = self._context(request.installation_id, intent.repository_name,
+                                intent.repository_id, request.generation.head_sha,
+                                self._writer(request))
+            gen = self._generation(ctx, request.generation)
+            key = ctx.request_key(intent.base_ref, intent.pull_request)
+            journal = ctx.store.open_journal(intent.pull_request, intent.base_ref)
+            with ctx.store.session(journal) as s:
+                return self._admit(ctx, s, key, gen)
+
+        return self._run(f"admit #{intent.pull_request} into {intent.base_ref}", body)
+
+    def supersede_and_admit(self, request: SupersedeAndAdmit) -> SinkResult:
+        """Supersede the current attempt (event key ``request.key``), admit the new
+        generation as its successor.
+
+        The head moved (same intent): the tip attempt, when it blocks, gets the
+        ``superseded`` event and the new root names it as predecessor; a tip that no
+        longer blocks is simply succeeded by the new attempt. The base changed: the old
+        base's journal gets the ``superseded`` event, the new base's journal the
+        admission.
+        """
+        old, new = request.superseded, request.admit
+
+        def body() -> SinkResult:
+            ctx = self._context(request.installation_id, new.repository_name,
+                                new.repository_id, request.generation.head_sha,
+                                self._writer(request))
+            gen = self._generation(ctx, request.generation)
+            key = ctx.request_key(new.base_ref, new.pull_request)
+            if old == new:
+                journal = ctx.store.open_journal(new.pull_request, new.base_ref)
+                with ctx.store.session(journal) as s:
+                    tip = s.state.tip(key)
+                    if tip is not None and tip.generation_id == gen.id and tip.blocks:
+                        return SinkResult(Outcome.ALREADY_APPLIED,
+                                          f"attempt {tip.id} is at this generation")
+                    if tip is None or not tip.blocks:
+                        return self._admit(ctx, s, key, gen)
+                    channel = ctx.channel
+                    state = s.supersede(tip.id, generation=gen, reason=request.reason,
+                                        expires_at=ctx.expires_at(), plan=channel.plan,
+                                        channel=channel.name, key=request.key)
+                    return SinkResult(Outcome.APPLIED,
+                                      f"superseded {tip.id}; admitted attempt {state.id}")
+            notes = self._supersede_only(ctx, old, request.key, request.reason)
+            journal = ctx.store.open_journal(new.pull_request, new.base_ref)
+            with ctx.store.session(journal) as s:
+                result = self._admit(ctx, s, key, gen)
+            return SinkResult(result.outcome, f"{notes}; {result.detail}")
+
+        return self._run(f"supersede #{new.pull_request} ({old.base_ref} -> {new.base_ref})",
+                         body)
+
+    def _supersede_only(self, ctx: _Ctx, intent: IntentRef, key: str, reason: str) -> str:
+        journal = ctx.store.find_journal(ctx.store.intent(intent.pull_request, intent.base_ref))
+        if journal is None:
+            return f"no journal for #{intent.pull_request} into {intent.base_ref}"
+        request_key = ctx.request_key(intent.base_ref, intent.pull_request)
+        with ctx.store.session(journal) as s:
+            tip = s.state.tip(request_key)
+            if tip is None or not tip.blocks:
+                return f"nothing to supersede into {intent.base_ref}"
+            s.append(tip.id, key=key, phase=None, status="superseded", reason=reason)
+            return f"superseded {tip.id} into {intent.base_ref}"
+
+    # -- results ----------------------------------------------------------------------
+
+    def _phase(self, ctx: _Ctx, request: PhaseResult) -> str | None:
+        """The consumer configuration's ``[[app.jobs]]`` first, the server map second."""
+        jobs = ctx.cfg.settings.app
+        if jobs.jobs and request.job_name is not None and request.run_id is not None:
+            path = request.workflow_path
+            if path is None:
+                try:
+                    path = ctx.gh.workflow_run_path(ctx.owner, ctx.name, request.run_id)
+                except NotFound:  # the run was deleted: only the server map can say
+                    path = None
+            if path is not None:
+                mapped = jobs.phase_for(path.rsplit("/", 1)[-1], request.job_name)
+                if mapped is not None:
+                    return mapped
+        return request.phase
+
+    @contextmanager
+    def _current(self, ctx: _Ctx, intent: IntentRef, head_sha: str) -> Iterator[Any]:
+        """The session and tip attempt of ``intent``; refuses when there is none or its
+        generation is not at ``head_sha`` (a result for an old head)."""
+        journal: Journal | None = ctx.store.find_journal(
+            ctx.store.intent(intent.pull_request, intent.base_ref))
+        if journal is None:
+            raise _Refused(f"no journal for #{intent.pull_request} into {intent.base_ref}")
+        key = ctx.request_key(intent.base_ref, intent.pull_request)
+        with ctx.store.session(journal) as s:
+            tip = s.state.tip(key)
+            if tip is None:
+                raise _Refused(f"no attempt for {key} in journal #{journal.number}")
+            at = tip.attempt.generation.source_commit
+            if at != head_sha:
+                raise _Refused(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
+            yield s, tip
+
+    def record_phase(self, request: PhaseResult) -> SinkResult:
+        """Append the phase result to the current attempt (key ``request.key``)."""
+        intent = request.intent
+
+        def body() -> SinkResult:
+            ctx = self._context(request.installation_id, intent.repository_name,
+                                intent.repository_id, request.head_sha, self._writer(request))
+            phase = self._phase(ctx, request)
+            if phase is None:
+                return SinkResult(Outcome.REFUSED,
+                                  f"job {request.job_name!r} of workflow "
+                                  f"{request.workflow_name!r} is mapped to no phase by "
+                                  f"{ctx.cfg.path} [[app.jobs]] nor by the server")
+            with self._current(ctx, intent, request.head_sha) as (s, tip):
+                if phase not in tip.attempt.plan:
+                    return SinkResult(Outcome.REFUSED, f"phase {phase} is not in the plan of "
+                                      f"attempt {tip.id} ({', '.join(tip.attempt.plan)})")
+                result = s.append(tip.id, key=request.key, phase=phase, status=request.status,
+                                  reason=request.reason)
+            outcome = Outcome.ALREADY_APPLIED if result.replayed else Outcome.APPLIED
+            return SinkResult(outcome, f"{phase} {request.status} (seq {result.event.seq})")
+
+        return self._run(f"{request.key} on #{intent.pull_request}", body)
+
+    def cancel(self, request: CancelAttempt) -> SinkResult:
+        """Append the attempt-level ``cancelled`` event to the current attempt."""
+        intent = request.intent
+
+        def body() -> SinkResult:
+            ctx = self._context(request.installation_id, intent.repository_name,
+                                intent.repository_id, request.head_sha, self._writer(request))
+            with self._current(ctx, intent, request.head_sha) as (s, tip):
+                result = s.append(tip.id, key=request.key, phase=None, status="cancelled",
+                                  reason=request.reason)
+            outcome = Outcome.ALREADY_APPLIED if result.replayed else Outcome.APPLIED
+            return SinkResult(outcome, f"cancelled attempt {tip.id}")
+
+        return self._run(f"cancel #{intent.pull_request}", body)
+
+    # -- tampering --------------------------------------------------------------------
+
+    def report_tampering(self, request: TamperingReport) -> SinkResult:
+        """Capture and read the journal, then create a failing check run
+        (``external_id`` = the request key) on the head of the journal's pull request,
+        naming the change and the reader's verdict.
+
+        The pull request comes from the intent record in the Discussion's body (or, for
+        an edited journal, in the body before the edit). An edited or deleted record
+        stops contributing: the journal may still read valid (the last record simply
+        vanished) or fail closed (a gap, a broken link); both are reported as failing.
+        """
+
+        def body() -> SinkResult:
+            owner, name = _split(request.repository_name)
+            probe = self._provider(request.installation_id,
+                                   timeout=self._settings.http_timeout, interval=1.0)
+            pages = list(probe.capture(owner, name, request.discussion_number).pages)
+            pull = _pull_request(pages, request.previous_body)
+            head = probe.pull_request(owner, name, pull).head_oid if pull is not None else None
+            ctx = self._context(request.installation_id, request.repository_name,
+                                request.repository_id, head, self._writer(request))
+            verdict = ctx.store.read(pages)
+            if head is None:
+                return SinkResult(Outcome.REFUSED, f"discussion #{request.discussion_number} "
+                                  "holds no intent record naming a pull request")
+            what = {"comment_edited": "a record was edited",
+                    "comment_deleted": "a record was deleted",
+                    "journal_edited": "the journal was edited"}[request.change]
+            if verdict.exit_code == 3:
+                title = f"journal invalid: {verdict.reason}"
+                read = (f"The reader fails closed: {verdict.reason}: "
+                        f"{verdict.detail or ''}")
+            else:
+                title = f"journal record changed: {what}"
+                read = (f"The reader reads the journal as {verdict.status}, without the "
+                        f"changed record ({verdict.ignored} comment(s) ignored): what it "
+                        "said is no longer proven.")
+            summary = (f"{what} by {request.actor} in journal discussion "
+                       f"#{request.discussion_number}. {read}\n\n"
+                       "A person must inspect the journal before anything is released.")
+            run_id = ctx.gh.create_check_run(
+                ctx.owner, ctx.name, head_sha=head, check_name=CHECK_NAME,
+                conclusion="failure", title=title,
+                summary=summary, external_id=request.key)
+            return SinkResult(Outcome.APPLIED, f"check run {run_id} on {head}: {title}")
+
+        return self._run(f"tampering in #{request.discussion_number}", body)
+
+
+def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int | None:
+    """The journal's pull request, from the intent record in the Discussion's body (now,
+    or before the edit: an edited journal keeps it only there)."""
+    bodies: list[str] = []
+    try:
+        bodies.append(pages[0]["data"]["repository"]["discussion"]["body"])
+    except (LookupError, TypeError):
+        pass
+    if previous_body:
+        bodies.append(previous_body)
+    for text in bodies:
+        try:
+            record = parse_body(text, "intent")
+        except JournalInvalid:
+            continue
+        pull = getattr(record, "pull_request", None)
+        if isinstance(pull, int):
+            return pull
+    return None
+
+
+class _Refused(Exception):  # noqa: N818 - an outcome, not a failure
+    """A request the rules, journal or configuration refuse (internal)."""
+
+
+def store_sink(settings: AppSettings) -> StoreSink:
+    """``GHATTEMPT_APP_SINK`` default: :class:`StoreSink` over the network."""
+    return StoreSink(settings)

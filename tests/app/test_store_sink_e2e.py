@@ -1,0 +1,286 @@
+"""End to end: the running App server (uvicorn subprocess) with the store sink, against
+the HTTP emulator (subprocess) with App auth (the JWT is signed by githubkit and
+verified by the emulator), driven by @octokit/webhooks-examples payloads adjusted to
+the emulator's repository and pull request and signed again. Every check reads the
+journal back by capturing it and running the reader."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ghattempt.core import read_journal
+from ghattempt.emulator import DEFAULT_FIXTURE
+from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+from .conftest import ROOT, Server, encode
+
+APP_ID = 12345
+INSTALLATION = 777
+APP_DB_ID = 5550001
+REPO = "octo-org/widgets"
+CONFIG = f"""
+[journal]
+category = "release-journal"
+
+[writer]
+login = "ghattempt-app"
+database_id = {APP_DB_ID}
+
+[channels.release]
+plan = ["build", "review"]
+
+[pacing]
+write_interval = 0
+
+[lease]
+length = 30
+request_timeout = 5
+clock_skew = 1
+acquire_timeout = 20
+
+[[app.jobs]]
+workflow = "ci.yml"
+job = "compile"
+phase = "build"
+""".encode()
+REQUEST_KEY = "pr-1:main:release"
+
+
+@dataclass
+class Emu:
+    url: str
+    proc: subprocess.Popen[bytes]
+    gh: GitHubProvider
+    repository_id: str
+
+    def admin(self, route: str, body: dict[str, Any]) -> None:
+        r = httpx.post(f"{self.url}/_emulator/{route}", json=body, timeout=10)
+        assert r.status_code in (200, 201), r.text
+
+    def state(self) -> Any:
+        return httpx.get(f"{self.url}/_emulator/state", timeout=10).json()
+
+    def pull(self) -> Any:
+        return self.gh.pull_request("octo-org", "widgets", 1)
+
+    def journal_number(self) -> int:
+        state = httpx.get(f"{self.url}/_emulator/state", timeout=10).json()
+        (repo,) = [r for r in state["repositories"] if r["id"] == self.repository_id]
+        numbers = [d["number"] for d in repo["discussions"]]
+        assert len(numbers) == 1, numbers
+        return int(numbers[0])
+
+    def verdict(self) -> Any:
+        pages = list(self.gh.capture("octo-org", "widgets", self.journal_number()).pages)
+        return read_journal(pages, writer="ghattempt-app", repository_id=self.repository_id,
+                            writer_id=APP_DB_ID, request_key=REQUEST_KEY), pages
+
+    def check_runs(self, sha: str) -> list[dict[str, Any]]:
+        r = httpx.get(f"{self.url}/repos/{REPO}/commits/{sha}/check-runs",
+                      headers={"authorization": "token ghp_alice"}, timeout=10)
+        return r.json()["check_runs"]  # type: ignore[no-any-return]
+
+    def commit(self, path: str, data: bytes) -> str:
+        head = self.pull().head_oid
+        c = self.gh.create_commit_on_branch(REPO, "feature", expected_head_oid=head,
+                                            headline=f"change {path}", additions={path: data})
+        return c.oid
+
+
+@pytest.fixture
+def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
+    fixture = copy.deepcopy(DEFAULT_FIXTURE)
+    for actor in fixture["actors"]:
+        if actor["login"] == "ghattempt-app":
+            actor["database_id"] = APP_DB_ID
+    fx = tmp_path / "fixture.json"
+    fx.write_text(json.dumps(fixture))
+    err = (tmp_path / "emulator.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
+         "--db", str(tmp_path / "emu.db"), "--fixture", str(fx)],
+        stdout=subprocess.PIPE, stderr=err, cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    assert line.startswith("listening on "), line
+    url = line.split()[-1]
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), base_url=url + "/",
+                                       mutation_interval=0.0, timeout=10))
+    try:
+        e = Emu(url, proc, gh, gh.repository("octo-org", "widgets").id)
+        e.admin("apps", {"app_id": APP_ID, "public_key": public, "actor": "ghattempt-app",
+                         "installation_id": INSTALLATION})
+        yield e
+    finally:
+        gh.close()
+        proc.terminate()
+        proc.wait(10)
+        err.close()
+
+
+@pytest.fixture
+def app(emu: Emu, server_factory: Callable[..., Server]) -> Server:
+    return server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
+                          GHATTEMPT_GITHUB_API_URL=emu.url + "/",
+                          GHATTEMPT_HTTP_TIMEOUT="5")
+
+
+def _adjust(payload: dict[str, Any], emu: Emu) -> dict[str, Any]:
+    payload["repository"]["node_id"] = emu.repository_id
+    payload["repository"]["full_name"] = REPO
+    payload["repository"]["name"] = "widgets"
+    payload["installation"] = {"id": INSTALLATION}
+    return payload
+
+
+def _pull_request(example: Callable[..., dict[str, Any]], action: str, emu: Emu,
+                  **extra: Any) -> bytes:
+    payload = _adjust(example("pull_request", action), emu)
+    pr = emu.pull()
+    payload["number"] = 1
+    payload["pull_request"].update(number=1)
+    payload["pull_request"]["head"].update(sha=pr.head_oid, ref=pr.head_ref_name)
+    payload["pull_request"]["base"].update(sha=pr.base_oid, ref=pr.base_ref_name)
+    payload.update(extra)
+    return encode(payload)
+
+
+def _job(example: Callable[..., dict[str, Any]], emu: Emu, *, run_id: int, job_id: int,
+         name: str, workflow: str, conclusion: str = "success") -> bytes:
+    payload = _adjust(example("workflow_job", "completed"), emu)
+    job = payload["workflow_job"]
+    job.update(id=job_id, run_id=run_id, run_attempt=1, name=name, workflow_name=workflow,
+               head_sha=emu.pull().head_oid, conclusion=conclusion, status="completed")
+    return encode(payload)
+
+
+def _accepted(r: httpx.Response) -> None:
+    assert r.status_code == 202, (r.status_code, r.text)
+
+
+def _events(verdict_pages: tuple[Any, list[Any]], attempt_index: int) -> list[Any]:
+    verdict, _ = verdict_pages
+    assert verdict.journal is not None, verdict.to_json()
+    return list(verdict.journal.attempts[attempt_index].events)
+
+
+def test_pull_request_lifecycle_through_the_store(app: Server, emu: Emu,
+                                                  example: Callable[..., dict[str, Any]]) -> None:
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    # opened -> the journal and one pending attempt at the head
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle() == {"pending": 0, "done": 1, "failed": 0}, app.log_text()
+    verdict, _ = emu.verdict()
+    assert verdict.valid, verdict.to_json()
+    assert [a["status"] for a in verdict.attempts] == ["pending"]
+    first = verdict.current
+    assert first.attempt.generation.source_commit == emu.pull().head_oid
+    assert first.attempt.generation.config_path == ".github/ghattempt.toml"
+
+    # synchronize -> superseded + a new attempt, its successor
+    before = emu.pull().head_oid
+    after = emu.commit("src/widget.py", b"print('widget')\n")
+    _accepted(app.post("pull_request", _pull_request(example, "synchronize", emu,
+                                                     before=before, after=after)))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    verdict, _ = emu.verdict()
+    assert [a["status"] for a in verdict.attempts] == ["superseded", "pending"]
+    assert verdict.current.predecessor == first.id
+    assert verdict.current.attempt.generation.source_commit == after
+
+    # workflow_job completed, mapped by the repository's [[app.jobs]] (ci.yml/compile)
+    emu.admin("runs", {"repository": REPO, "run_id": 9001, "path": ".github/workflows/ci.yml",
+                       "name": "CI", "head_sha": after})
+    job = _job(example, emu, run_id=9001, job_id=500, name="compile", workflow="CI")
+    delivery = str(uuid.uuid4())
+    _accepted(app.post("workflow_job", job, delivery=delivery))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    verdict, _ = emu.verdict()
+    (event,) = verdict.current.events
+    assert (event.phase, event.status, event.key) == ("build", "succeeded",
+                                                      "run:9001:1:job:500:cfg:succeeded")
+    assert event.writer.to_dict() == {"kind": "app", "app_id": APP_ID, "delivery": delivery}
+
+    # a replayed delivery (same id; and the same body under a new id) writes nothing
+    assert app.post("workflow_job", job, delivery=delivery).status_code == 200
+    assert app.post("workflow_job", job).status_code == 200
+    app.wait_idle()
+    verdict, _ = emu.verdict()
+    assert len(verdict.current.events) == 1
+
+    # an edited record -> a failing check run on the pull request's head
+    _, pages = emu.verdict()
+    number = emu.journal_number()
+    discussion = pages[0]["data"]["repository"]["discussion"]
+    replies = [r for c in discussion["comments"]["nodes"] for r in c["replies"]["nodes"]]
+    record = [r for r in replies if "run:9001" in r["body"]][0]
+    emu.admin("tamper", {"action": "edit", "node": record["id"], "body": "rewritten"})
+    payload = _adjust(example("discussion_comment", "edited"), emu)
+    payload["discussion"].update(node_id=discussion["id"], number=number,
+                                 body=discussion["body"])
+    payload["comment"].update(node_id=record["id"], body="rewritten")
+    payload["changes"] = {"body": {"from": record["body"]}}
+    _accepted(app.post("discussion_comment", encode(payload)))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    runs = emu.check_runs(after)
+    assert [(r["name"], r["conclusion"]) for r in runs] == [("ghattempt journal", "failure")]
+    assert runs[0]["app"] == {"slug": "ghattempt-app"}
+    assert runs[0]["output"]["title"] == "journal record changed: a record was edited"
+    assert "without the changed record" in runs[0]["output"]["summary"]
+
+
+def test_killed_after_answering_the_event_appears_once(app: Server, emu: Emu,
+                                                       example: Callable[..., dict[str, Any]]
+                                                       ) -> None:
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    app.wait_idle()
+    # the review job (mapped by the server's phase file: CodeQL/linters) first needs build
+    emu.admin("runs", {"repository": REPO, "run_id": 7, "path": ".github/workflows/ci.yml",
+                       "name": "CI", "head_sha": emu.pull().head_oid})
+    _accepted(app.post("workflow_job", _job(example, emu, run_id=7, job_id=70,
+                                            name="compile", workflow="CI")))
+    app.wait_idle()
+    # the comment's answer is held back 3 s after it committed; the server, which has
+    # answered 202, is killed meanwhile: the comment landed, the done mark did not
+    emu.admin("faults", {"kind": "latency", "operation": "addDiscussionComment",
+                         "latency_ms": 3000, "after_commit": True, "count": 1})
+    emu.admin("runs", {"repository": REPO, "run_id": 8, "name": "CodeQL",
+                       "path": ".github/workflows/codeql.yml", "head_sha": emu.pull().head_oid})
+    job = _job(example, emu, run_id=8, job_id=80, name="linters", workflow="CodeQL")
+    _accepted(app.post("workflow_job", job))
+    deadline = time.monotonic() + 10
+    while "run:8:1:job:80" not in json.dumps(emu.state()):
+        assert time.monotonic() < deadline, app.log_text()
+        time.sleep(0.01)
+    app.kill()
+    time.sleep(3)  # the emulator answers (to nobody)
+    emu.admin("clock", {"advance": 120})  # the dead writer's lease runs out on GitHub's clock
+    app.start()
+    counts = app.wait_idle(30)
+    assert counts == {"pending": 0, "done": 3, "failed": 0}, app.log_text()
+    restarted = app.logs[-1].read_text()
+    assert "workflow_job/completed done: PhaseResult already-applied" in restarted, restarted
+    verdict, _ = emu.verdict()
+    assert verdict.valid, verdict.to_json()
+    keys = [e.key for e in verdict.current.events]
+    assert keys == ["run:7:1:job:70:cfg:succeeded", "run:8:1:job:80:review:succeeded"]
