@@ -187,6 +187,7 @@ class Emulator:
         self._ids = itertools.count(1)
         self._apps: dict[int, tuple[str, str, int]] = {}
         self._check_runs: list[dict[str, Any]] = []
+        self._runs: dict[tuple[int, int], dict[str, Any]] = {}
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
@@ -719,6 +720,10 @@ class Emulator:
                 return self._rest_op(
                     req, "repos/get-content", lambda: self._contents(req, repo, path)
                 )
+            if len(rest) == 3 and rest[:2] == ["actions", "runs"] and req.method == "GET":
+                return self._rest_op(
+                    req, "actions/get-workflow-run", lambda: self._workflow_run(repo, rest[2])
+                )
             if rest == ["check-runs"] and req.method == "POST":
                 return self._rest_op(
                     req, "checks/create", lambda: self._create_check_run(req, repo)
@@ -1007,6 +1012,24 @@ class Emulator:
                                      "permissions": permissions,
                                      "repository_selection": "all"})
 
+    def add_workflow_run(self, repository: str, run_id: int, path: str, name: str,
+                         head_sha: str) -> None:
+        """Register a workflow run (``GET /repos/{o}/{r}/actions/runs/{id}`` answers it;
+        the emulator runs no workflows). ``repository`` is ``owner/name``."""
+        owner, _, repo_name = repository.partition("/")
+        repo = self.state.repository_by_name(owner, repo_name)
+        if repo is None:
+            raise ValueError(f"unknown repository {repository!r}")
+        self._runs[(int(repo["id"]), int(run_id))] = {
+            "id": int(run_id), "name": name, "path": path, "head_sha": head_sha,
+            "status": "completed"}
+
+    def _workflow_run(self, repo: Any, run_id: str) -> tuple[int, Any]:
+        run = self._runs.get((int(repo["id"]), int(run_id))) if run_id.isdigit() else None
+        if run is None:
+            return 404, json.loads(gh.rest_body("Not Found", 404))
+        return 200, dict(run)
+
     def _commit_for(self, repo: Any, ref: str) -> Any:
         rid = int(repo["id"])
         if re.fullmatch(r"[0-9a-f]{40}", ref):
@@ -1057,6 +1080,7 @@ class Emulator:
                    "status": data.get("status", "queued"),
                    "conclusion": data.get("conclusion"),
                    "output": data.get("output") or {},
+                   "external_id": data.get("external_id") or "",
                    "app": {"slug": str(req.viewer["login"])}}
             self._check_runs.append(run)
         return 201, {k: v for k, v in run.items() if k != "repo_id"}
@@ -1126,6 +1150,11 @@ class Emulator:
             if route == "/_emulator/apps" and req.method == "POST":
                 self.add_app(int(data["app_id"]), str(data["public_key"]), str(data["actor"]),
                              int(data["installation_id"]))
+                return self._json(req, 201, {"ok": True})
+            if route == "/_emulator/runs" and req.method == "POST":
+                self.add_workflow_run(str(data["repository"]), int(data["run_id"]),
+                                      str(data["path"]), str(data.get("name", "")),
+                                      str(data.get("head_sha", "")))
                 return self._json(req, 201, {"ok": True})
             if route == "/_emulator/rename" and req.method == "POST":
                 self.rename_repository(str(data["repository"]), str(data["name"]))
