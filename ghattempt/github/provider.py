@@ -472,11 +472,12 @@ class GitHubProvider:
 
     # -- files and checks (REST) ------------------------------------------------------
 
-    def file_contents(self, owner: str, name: str, path: str, ref: str) -> tuple[bytes, str] | None:
+    def file_contents(self, owner: str, name: str, path: str,
+                      ref: str | None = None) -> tuple[bytes, str] | None:
         """REST ``GET /repos/{owner}/{repo}/contents/{path}?ref={ref}``: one file's raw
-        bytes and git blob oid at ``ref`` (a commit sha or branch), or None when the
-        commit has no such file (GitHub answers 404). Files up to 1 MB (GitHub's limit
-        for ``content`` in this answer).
+        bytes and git blob oid at ``ref`` (a commit sha or branch; None: the default
+        branch), or None when there is no such file (GitHub answers 404). Files up to
+        1 MB (GitHub's limit for ``content`` in this answer).
 
         Raises:
             InputError: ``path`` is empty, absolute or holds ``..``.
@@ -487,7 +488,7 @@ class GitHubProvider:
             raise InputError(f"path must be repository-relative, got {path!r}")
         route = "GET /repos/{owner}/{repo}/contents/{path}"
         url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
-               f"/contents/{quote(path)}?ref={quote(ref, safe='')}")
+               f"/contents/{quote(path)}" + (f"?ref={quote(ref, safe='')}" if ref else ""))
         try:
             out = self._transport.rest("GET", route, url, {})
         except NotFound:
@@ -502,9 +503,41 @@ class GitHubProvider:
             raise GitHubRefused(f"{route}: content is not base64", operation=route) from None
         return data, out["sha"]
 
+    def commit(self, owner: str, name: str, oid: str) -> Commit:
+        """REST ``GET /repos/{owner}/{repo}/git/commits/{sha}``: a commit and its tree.
+
+        Raises:
+            NotFound: the repository has no such commit.
+        """
+        route = "GET /repos/{owner}/{repo}/git/commits/{sha}"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/git/commits/{_oid(oid, 'oid')}")
+        out = self._transport.rest("GET", route, url, {})
+        tree = (out.get("tree") or {}).get("sha") if isinstance(out, dict) else None
+        if not isinstance(tree, str):
+            raise GitHubRefused(f"{route}: GitHub's answer has no tree", operation=route)
+        return Commit(out.get("sha", oid), out.get("message", ""), tree,
+                      tuple(p.get("sha", "") for p in out.get("parents") or []),
+                      (out.get("committer") or {}).get("date", ""))
+
+    def workflow_run_path(self, owner: str, name: str, run_id: int) -> str | None:
+        """REST ``GET /repos/{owner}/{repo}/actions/runs/{run_id}``: the run's workflow
+        file (``.github/workflows/x.yml``), or None when GitHub does not say
+        (``workflow_job`` payloads name the workflow, not its file).
+
+        Raises:
+            NotFound: no such run.
+        """
+        route = "GET /repos/{owner}/{repo}/actions/runs/{run_id}"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/actions/runs/{_positive(run_id, 'run_id')}")
+        out = self._transport.rest("GET", route, url, {})
+        path = out.get("path") if isinstance(out, dict) else None
+        return path if isinstance(path, str) and path else None
+
     def create_check_run(self, owner: str, name: str, *, head_sha: str, check_name: str,
                          conclusion: str, title: str, summary: str,
-                         details_url: str | None = None) -> int:
+                         external_id: str = "", details_url: str | None = None) -> int:
         """REST ``POST /repos/{owner}/{repo}/check-runs``: a completed check run on
         ``head_sha`` (needs the App's Checks write permission; only Apps can create
         check runs). Returns the check run's id.
@@ -512,13 +545,14 @@ class GitHubProvider:
         Args:
             conclusion: GitHub's conclusions: ``failure``, ``success``, ``neutral``, ...
             title, summary: the run's ``output`` (summary up to 65,535 characters).
+            external_id: the caller's reference (e.g. the idempotency key).
 
         Raises:
             AmbiguousOutcome: sent, outcome unknown (a second check run is harmless).
         """
         body: dict[str, Any] = {
             "name": _body(check_name, "check_name"), "head_sha": _oid(head_sha, "head_sha"),
-            "status": "completed", "conclusion": conclusion,
+            "status": "completed", "conclusion": conclusion, "external_id": external_id,
             "output": {"title": _body(title, "title")[:255],
                        "summary": _body(summary, "summary")[:65_535]},
         }
