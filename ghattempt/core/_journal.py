@@ -303,14 +303,16 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
         raise JournalInvalid("history_bound", f"attempt {aid} has {len(records)} records, "
                              f"more than --max-records {ctx.options.max_records}")
     keys: dict[str, str] = {}
-    for event in records:
+    seqs: dict[int, Event] = {}
+    forked: Event | None = None
+    for event in records:  # one pass; a duplicate key (7.5d) outranks a fork (7.5e)
         if keys.setdefault(event.key, event.digest) != event.digest:
             raise JournalInvalid("conflicting_duplicate",
                                  f"key {event.key} holds two different records in {aid}")
-    seqs: dict[int, Event] = {}
-    for event in records:
-        if seqs.setdefault(event.seq, event).digest != event.digest:
-            raise JournalInvalid("fork", f"seq {event.seq} holds two different records in {aid}")
+        if seqs.setdefault(event.seq, event) is not event and forked is None:
+            forked = event
+    if forked is not None:
+        raise JournalInvalid("fork", f"seq {forked.seq} holds two different records in {aid}")
     n = len(records)
     if n and (max(seqs) != n):
         missing = sorted(set(range(1, n + 1)) - seqs.keys())[:5]

@@ -43,6 +43,7 @@ _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _KEY_CHARS = _ALNUM + "._:/@+=-"
 _REPO_CHARS = _ALNUM + "_.-"
 MARKER_PREFIX = "<!-- ghattempt:v"
+_BLOCK = "<!-- ghattempt:v1 -->\n```json\n"
 
 
 def _digest_shape(s: str) -> bool:
@@ -530,9 +531,13 @@ def find_block(body: str) -> str | None:
     Raises:
         JournalInvalid: ``bad_record`` or ``unknown_version``.
     """
-    if MARKER_PREFIX not in body:
+    at = body.find(MARKER_PREFIX)
+    if at < 0:
         return None
-    found = markers(body)
+    if body.find(MARKER_PREFIX, at + 16) < 0 and body.startswith(_BLOCK, at):
+        found = ["1"]  # the one marker is v1 (the common case, without a scan)
+    else:
+        found = markers(body)
     if not found:
         return None
     if len(found) > 1:
@@ -541,7 +546,7 @@ def find_block(body: str) -> str | None:
         raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
-    marker = "<!-- ghattempt:v1 -->\n```json\n"
+    marker = _BLOCK
     start = body.find(marker)
     if start < 0 or (start > 0 and body[start - 1] != "\n"):
         raise _bad("the marker is not followed by a line ```json, or is not alone on its line")
