@@ -124,6 +124,9 @@ def _parse_int(text: str) -> int:
     return value
 
 
+decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
+"""Parse JSON text (stdin): like ``json.loads`` but ``NaN``/``Infinity`` are not JSON."""
+
 decode_record = json.JSONDecoder(parse_float=_reject_float, parse_int=_parse_int,
                                  parse_constant=_reject_constant).decode
 """Parse a record line: JSON syntax, and no floats, NaN/Infinity or unsafe integers.

@@ -224,6 +224,13 @@ class _Context:
             yield current
             current = self.roots.get(current.predecessor) if current.predecessor else None
 
+    def check_identity(self, attempt: Attempt, event: Event, where: str) -> None:
+        """Section 4 (event): intent, attempt and generation are those of its root."""
+        if (event.intent != self.intent.digest or event.attempt != attempt.digest
+                or event.generation != attempt.generation_id):
+            raise JournalInvalid("identity_drift", f"{where} names another intent, attempt or "
+                                 f"generation than its root {attempt.digest}")
+
     def check_materials(self, attempt: Attempt, event: Event,
                         registry: dict[str, Material]) -> None:
         """Section 8 (last rule) with section 4 (material): rejected first, then conflict."""
@@ -263,7 +270,6 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
     """Section 7.5 a-b: contributing event records, deduplicated by digest."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
-    intent_id, attempt_id, gen_id = ctx.intent.digest, attempt.digest, attempt.generation_id
     by_digest: dict[str, Event] = {}
     nodes: dict[str, list[str]] = {}
     ignored = 0
@@ -279,10 +285,7 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             ignored += 1
             continue
         assert isinstance(event, Event)
-        if event.intent != intent_id or event.attempt != attempt_id or event.generation != gen_id:
-            raise JournalInvalid("identity_drift",
-                                 f"reply {reply.id} names another intent, attempt or generation "
-                                 f"than its root {attempt_id}")
+        ctx.check_identity(attempt, event, f"reply {reply.id}")
         if event.digest in by_digest:
             nodes[event.digest].append(reply.id)
         else:

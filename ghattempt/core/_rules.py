@@ -115,11 +115,6 @@ class ReplayState:
         """The state of an attempt with no event."""
         return cls(plan, expires_at, {})
 
-    def copy(self) -> "ReplayState":
-        """An independent copy (to try a record without applying it)."""
-        return ReplayState(self.plan, self.expires_at, dict(self.last), self.overall,
-                           self.events)
-
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:
     """Return ``(status, reason, phase)`` of an attempt from its replay state (section 8).
