@@ -139,6 +139,7 @@ def split_canonical(obj: dict[str, Any], text: str) -> str | None:
     """Check that ``text`` is the canonical form of ``obj``; return the canonical text of
     ``obj`` without its top-level ``"digest"`` member (what the digest covers), or None.
 
+    ``obj`` must be what ``text`` parses to (its key order is the text's member order).
     One full encoding serves both checks: the canonical form of ``obj`` is the returned
     text with the ``digest`` member placed where sorted keys put it (section 3).
     """
@@ -148,19 +149,35 @@ def split_canonical(obj: dict[str, Any], text: str) -> str | None:
         except (ValueError, RecursionError):
             return None
         return full if full == text else None
+    keys = list(obj)
+    at = keys.index("digest")
     value = obj.pop("digest")
     try:
         rest = _encode(obj)
-        head = _encode({k: obj[k] for k in obj if k < "digest"})
         member = '"digest":' + _encode(value)
     except (ValueError, RecursionError):
         return None
     finally:
         obj["digest"] = value
+    # Fast path: remove the member where ``text`` has it; what is left must be ``rest``,
+    # and the keys around it (parse order is text order) must sort around "digest".
+    start = text.find(member)
+    if (start > 0 and (at == 0 or keys[at - 1] < "digest")
+            and (at == len(keys) - 1 or keys[at + 1] > "digest")):
+        end = start + len(member)
+        if text[start - 1] == ",":
+            left = text[:start - 1] + text[end:]
+        elif start == 1:
+            left = "{" + (text[end + 1:] if text[end:end + 1] == "," else text[end:])
+        else:
+            left = None
+        if left == rest:
+            return rest
+    # Exact path: build the canonical form around the members sorting before "digest".
+    head = _encode({k: obj[k] for k in obj if k < "digest"})
     cut = len(head) - 1  # rest[:cut] is "{" + the members sorting before "digest"
     if cut > 1:
-        sep_after = "," if rest[cut] == "," else ""
-        expected = rest[:cut] + "," + member + (rest[cut:] if sep_after else "}")
+        expected = rest[:cut] + "," + member + (rest[cut:] if rest[cut] == "," else "}")
     else:
         expected = "{" + member + ("}" if rest == "{}" else "," + rest[1:])
     return rest if expected == text else None

@@ -35,32 +35,40 @@ MAX_BODY_CHARS = 65536
 """GitHub's limit on a comment or discussion body, in characters."""
 
 # Value shapes, section 3: each pattern matches the whole string, ASCII only. Checked
-# with str methods (no regular expressions to compile at start-up): ``s.strip(chars)``
-# is empty exactly when every character of ``s`` is one of ``chars``.
-_HEX = "0123456789abcdef"
+# without regular expressions (nothing to compile at start-up): deleting the allowed
+# bytes from the string's UTF-8 must leave nothing ("surrogatepass" keeps a lone
+# surrogate as bytes that are never allowed).
+_HEX = b"0123456789abcdef"
 _DIGITS = "0123456789"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-_KEY_CHARS = _ALNUM + "._:/@+=-"
-_REPO_CHARS = _ALNUM + "_.-"
+_ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS = _ALNUM + b"._:/@+=-"
+_REPO_CHARS = _ALNUM + b"_.-"
+_TIME_FORM = bytes.maketrans(b"0123456789", b"dddddddddd")
+_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)  # "sha256:<hex>" -> "shhhhh:hhh..."
+_FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
 MARKER_PREFIX = "<!-- ghattempt:v"
 _BLOCK = "<!-- ghattempt:v1 -->\n```json\n"
 
 
+def _only(s: str, allowed: bytes) -> bool:
+    return not s.encode("utf-8", "surrogatepass").translate(None, allowed)
+
+
 def _digest_shape(s: str) -> bool:
     # sha256:[0-9a-f]{64}
-    return len(s) == 71 and s.startswith("sha256:") and not s[7:].strip(_HEX)
+    return len(s) == 71 and s.startswith("sha256:") and _only(s[7:], _HEX)
 
 
 def _key_shape(s: str) -> bool:
     # [A-Za-z0-9._:/@+=-]{1,128}
-    return 0 < len(s) <= 128 and not s.strip(_KEY_CHARS)
+    return 0 < len(s) <= 128 and _only(s, _KEY_CHARS)
 
 
 def _time_shape(s: str) -> bool:
     # [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z
-    return (len(s) == 20 and s[4] == "-" and s[7] == "-" and s[10] == "T" and s[13] == ":"
-            and s[16] == ":" and s[19] == "Z"
-            and not (s[:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]).strip(_DIGITS))
+    return (len(s) == 20
+            and s.encode("utf-8", "surrogatepass").translate(_TIME_FORM)
+            == b"dddd-dd-ddTdd:dd:ddZ")
 
 
 def markers(body: str) -> list[str]:
@@ -86,7 +94,7 @@ REASON_REQUIRED = frozenset({"waiting", "failed", "cancelled", "superseded", "ex
 
 def is_oid(value: object) -> bool:
     """True for a Git object id: 40 or 64 lowercase hex digits (section 3, *oid*)."""
-    return type(value) is str and len(value) in (40, 64) and not value.strip(_HEX)
+    return type(value) is str and len(value) in (40, 64) and _only(value, _HEX)
 
 
 def is_digest(value: object) -> bool:
@@ -110,7 +118,7 @@ def is_repo(value: object) -> bool:
         return False
     owner, slash, name = value.partition("/")
     return (bool(slash) and 0 < len(owner) <= 100 and 0 < len(name) <= 100
-            and not owner.strip(_REPO_CHARS) and not name.strip(_REPO_CHARS))
+            and _only(owner, _REPO_CHARS) and _only(name, _REPO_CHARS))
 
 
 def is_name(value: object) -> bool:
@@ -476,17 +484,20 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
     if r.keys() != _EVENT_FIELDS:
         _keys(r, _EVENT_FIELDS, "event record")
-    digest_ = _digest_shape
     intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
-    if not (type(intent) is str and digest_(intent) and type(attempt) is str
-            and digest_(attempt) and type(generation) is str and digest_(generation)):
-        raise _bad("event intent/attempt/generation is not a digest")
+    prev, reader = r["prev"], r["reader"]
+    # Five digests checked in one pass: each 71 characters, together the digest form.
+    if not (type(intent) is str and type(attempt) is str and type(generation) is str
+            and type(prev) is str and type(reader) is str
+            and len(intent) == len(attempt) == len(generation) == len(prev) == len(reader) == 71
+            and (intent + attempt + generation + prev + reader).encode(
+                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS):
+        names = ("intent", "attempt", "generation", "prev", "reader")
+        wrong = [n for n in names if not is_digest(r[n])]
+        raise _bad(f"event {'/'.join(wrong)} is not a digest")
     seq = r["seq"]
     if type(seq) is not int or seq < 1:
         raise _bad("event seq is not a count")
-    prev = r["prev"]
-    if type(prev) is not str or not digest_(prev):
-        raise _bad("event prev is not a digest")
     key = r["key"]
     if type(key) is not str or not _key_shape(key):
         raise _bad("event key is not a key")
@@ -508,9 +519,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
         raise _bad("event materials is not an array")
     materials = tuple([parse_material(m) for m in raw]) if raw else ()
     writer = parse_writer(r["writer"])
-    reader, at = r["reader"], r["at"]
-    if type(reader) is not str or not digest_(reader):
-        raise _bad("event reader is not a digest")
+    at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
     return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,

@@ -696,3 +696,11 @@ def test_every_failure_code_is_tested_here() -> None:
     text = "".join(p.read_text() for p in pathlib.Path(__file__).parent.glob("test_*.py"))
     missing = [code for code in FAILURE_CODES if f'"{code}"' not in text]
     assert missing == []
+
+
+def test_digest_fields_are_checked_one_by_one() -> None:
+    """Two digests whose boundary is shifted still spell two digests when joined."""
+    s, a = started()
+    e = a.build("admission", "succeeded")
+    a.post(block_body(forge(e, generation=e.generation[:-1], prev=e.generation[-1] + e.prev)))
+    assert reason_of(s) == "bad_record"
