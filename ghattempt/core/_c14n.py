@@ -23,6 +23,7 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 _c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
 _c_encode_basestring = getattr(json.encoder, "c_encode_basestring", None)
 _encode: Callable[[Any], str]
+_string: Callable[[str], str] = _c_encode_basestring or _ENCODER.encode
 if _c_make_encoder is not None and _c_encode_basestring is not None:
     _chunks = _c_make_encoder(None, _ENCODER.default, _c_encode_basestring, None, ":", ",",
                               True, False, True)
@@ -154,7 +155,7 @@ def split_canonical(obj: dict[str, Any], text: str) -> str | None:
     value = obj.pop("digest")
     try:
         rest = _encode(obj)
-        member = '"digest":' + _encode(value)
+        member = '"digest":' + (_string(value) if type(value) is str else _encode(value))
     except (ValueError, RecursionError):
         return None
     finally:

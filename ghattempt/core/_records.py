@@ -543,29 +543,25 @@ def find_block(body: str) -> str | None:
     at = body.find(MARKER_PREFIX)
     if at < 0:
         return None
-    if body.find(MARKER_PREFIX, at + 16) < 0 and body.startswith(_BLOCK, at):
-        found = ["1"]  # the one marker is v1 (the common case, without a scan)
-    else:
-        found = markers(body)
-    if not found:
-        return None
-    if len(found) > 1:
-        raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
-    if found[0] != "1":
-        raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
+    if body.find(MARKER_PREFIX, at + 16) >= 0 or not body.startswith(_BLOCK, at):
+        found = markers(body)  # not the common case of one v1 marker: count them
+        if not found:
+            return None
+        if len(found) > 1:
+            raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
+        if found[0] != "1":
+            raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
+        at = body.find(_BLOCK)  # the one marker, where a text like "<!-- ghattempt:vx" came first
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
-    marker = _BLOCK
-    start = body.find(marker)
-    if start < 0 or (start > 0 and body[start - 1] != "\n"):
+        at = body.find(_BLOCK)
+    if at < 0 or not body.startswith(_BLOCK, at) or (at > 0 and body[at - 1] != "\n"):
         raise _bad("the marker is not followed by a line ```json, or is not alone on its line")
-    start += len(marker)
+    start = at + len(_BLOCK)
     end = body.find("\n", start)
     if end < 0:
         raise _bad("the record block ends after its JSON line without a closing ```")
-    close = body.find("\n", end + 1)
-    fence = body[end + 1:] if close < 0 else body[end + 1:close]
-    if fence != "```":
+    if not (body.startswith("```", end + 1) and body[end + 4:end + 5] in ("", "\n")):
         raise _bad("the record's JSON line is not followed by a line that is exactly ```")
     return body[start:end]
 

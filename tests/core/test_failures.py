@@ -704,3 +704,14 @@ def test_digest_fields_are_checked_one_by_one() -> None:
     e = a.build("admission", "succeeded")
     a.post(block_body(forge(e, generation=e.generation[:-1], prev=e.generation[-1] + e.prev)))
     assert reason_of(s) == "bad_record"
+
+
+@pytest.mark.parametrize("noise", ["<!-- ghattempt:v -->", "<!-- ghattempt:vx -->",
+                                   "<!-- ghattempt:v1-->", "<!-- ghattempt:v2 --"])
+def test_marker_like_text_is_not_a_marker(noise: str) -> None:
+    s, a = started()
+    e = a.build("admission", "succeeded")
+    a.post(f"{noise}\n\n" + block_body(forge(e)))
+    a.post(noise)  # and alone: no marker, ignored
+    v = s.read()
+    assert (v.status, v.ignored, v.current.head_seq) == ("running", 1, 2)  # type: ignore[union-attr]
