@@ -308,3 +308,15 @@ def recovery_for(status: str, phase: str | None = None) -> str:
             raise ValueError(f"recovery for {status} names a phase; none given")
         return template.replace("{phase}", phase)
     return template
+
+
+def transition_table_markdown() -> str:
+    """``TRANSITIONS`` as a Markdown table (for the docs, which a test keeps in sync)."""
+    lines = ["| # | record | attempt status | rule | code |",
+             "| --- | --- | --- | --- | --- |"]
+    for number, (rule, code, concerns, statuses, _) in enumerate(TRANSITIONS, 1):
+        shown = ("any" if statuses == _ANY else
+                 "not " + ", ".join(sorted(_ANY - statuses)) if len(statuses) > len(_ANY) / 2
+                 else ", ".join(sorted(statuses)))
+        lines.append(f"| {number} | {concerns} | {shown} | {rule} | `{code}` |")
+    return "\n".join(lines) + "\n"
