@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._args import Options, make_options
-from ._capture import Capture, Comment, check_input, reconstruct
+from ._capture import Capture, Comment, check_input, node_order, reconstruct
 from ._codes import CALLER_FAULTS, Failure, JournalInvalid
 from ._records import Attempt, Event, Intent, Material, is_key, parse_body
 from ._rules import (
@@ -441,7 +441,7 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
         replies: Iterable[Comment] = capture.replies[ids[0]]
         if len(ids) > 1:
             replies = sorted((r for i in ids for r in capture.replies[i]),
-                             key=lambda c: (c.created_at, c.id))
+                             key=node_order)
         by_digest, nodes, skipped = _events_of(ctx, attempt, replies)
         ignored += skipped
         ordered, state = chain(ctx, attempt, by_digest.values(), ctx.materials)
