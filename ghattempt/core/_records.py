@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from ._c14n import (
+    MAX_SAFE_INTEGER,
     allowed_problem,
     canonical_text,
     decode_record,
@@ -132,8 +133,9 @@ def is_reason(value: object) -> bool:
 
 
 def is_count(value: object) -> bool:
-    """True for an integer >= 1 that is not a boolean (section 3, *count*)."""
-    return type(value) is int and value >= 1
+    """True for an integer >= 1 that is not a boolean (section 3, *count*), at most
+    2**53-1 (section 3, allowed values)."""
+    return type(value) is int and 1 <= value <= MAX_SAFE_INTEGER
 
 
 # --------------------------------------------------------------------------- writers
@@ -379,8 +381,8 @@ def parse_writer(obj: object) -> Writer:
         w = _keys(obj, _ACTIONS_KEYS, "writer")
         run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
                                               w["workflow"])
-        if not (type(run_id) is int and run_id >= 1 and type(run_attempt) is int
-                and run_attempt >= 1):
+        if not (type(run_id) is int and 1 <= run_id <= MAX_SAFE_INTEGER
+                and type(run_attempt) is int and 1 <= run_attempt <= MAX_SAFE_INTEGER):
             raise _bad("writer run_id/run_attempt is not a count")
         if not (type(job) is str and 1 <= len(job) <= 256 and type(workflow) is str
                 and 1 <= len(workflow) <= 256):
@@ -405,7 +407,8 @@ def parse_material(obj: object) -> Material:
     _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
           + " ".join(MATERIAL_KINDS))
     size = m["bytes"]
-    _need(type(size) is int and size >= 0, "material bytes is not an integer >= 0")
+    _need(type(size) is int and 0 <= size <= MAX_SAFE_INTEGER,
+          "material bytes is not an integer >= 0")
     _need(is_digest(m["digest"]) and is_digest(m["attempt"]) and is_digest(m["generation"]),
           "material digest/attempt/generation is not a digest")
     _need(type(m["url"]) is str, "material url is not a string")
@@ -496,7 +499,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
         wrong = [n for n in names if not is_digest(r[n])]
         raise _bad(f"event {'/'.join(wrong)} is not a digest")
     seq = r["seq"]
-    if type(seq) is not int or seq < 1:
+    if type(seq) is not int or not 1 <= seq <= MAX_SAFE_INTEGER:
         raise _bad("event seq is not a count")
     key = r["key"]
     if type(key) is not str or not _key_shape(key):
@@ -594,6 +597,11 @@ def parse_line(line: str) -> Record:
     if type(v) is not int:
         raise _bad("v is not the integer 1")
     if v != 1:
+        # Allowed values come before v (section 3): an unsafe integer is bad_record.
+        # (For v 1 the shapes bound every integer, so the walk is needed only here.)
+        problem = allowed_problem(obj)
+        if problem is not None:
+            raise _bad(problem)
         raise JournalInvalid("unknown_version", f"record version v={v} is not 1")
     kind = obj.get("type")
     parser = _PARSERS.get(kind) if type(kind) is str else None

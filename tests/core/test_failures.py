@@ -715,3 +715,23 @@ def test_marker_like_text_is_not_a_marker(noise: str) -> None:
     a.post(noise)  # and alone: no marker, ignored
     v = s.read()
     assert (v.status, v.ignored, v.current.head_seq) == ("running", 1, 2)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("change", [
+    {"v": 2, "seq": 2**53}, {"v": 2, "extra": [-(2**53)]}, {"v": 2**53},
+    {"writer": {"kind": "actions", "run_id": 2**53, "run_attempt": 1, "job": "j",
+                "workflow": "w"}},
+])
+def test_unsafe_integers_are_bad_record_before_the_version(change: dict[str, object]) -> None:
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded"), **change)))
+    assert reason_of(s) == "bad_record"
+
+
+def test_unsafe_material_size_is_bad_record() -> None:
+    s, a = started()
+    from dataclasses import replace
+
+    a.post(block_body(forge(a.build("admission", "succeeded"),
+                            materials=[replace(a.material("m"), bytes=2**53).to_dict()])))
+    assert reason_of(s) == "bad_record"
