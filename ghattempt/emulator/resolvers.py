@@ -832,8 +832,13 @@ class MutationRoot:
                     "The comment being replied to does not belong to this discussion.",
                     "UNPROCESSABLE",
                 )
-            # Discussions thread one level deep: a reply to a reply joins its thread.
-            reply_to = int(parent._row["reply_to"] or parent.databaseId)
+            # Discussions thread one level deep: GitHub refuses a reply to a reply
+            # (github/accessibility-alt-text-bot#17 quotes the message).
+            if parent._row["reply_to"] is not None:
+                raise GitHubError(
+                    "Parent comment is already in a thread, cannot reply to it", "UNPROCESSABLE"
+                )
+            reply_to = parent.databaseId
         st = ctx.state
         with st.transaction() as db:
             ident = st.next_id()

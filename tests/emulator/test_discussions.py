@@ -80,18 +80,21 @@ def test_journal_page_returns_comments_and_replies_oldest_first(actions: GQL) ->
     roots = [comment(actions, d["id"], f"root {i}") for i in range(3)]
     for i in range(4):
         comment(actions, d["id"], f"reply {i}", roots[0]["id"])
-    # a reply to a reply joins the thread of the top-level comment (one level only)
+    # threads are one level deep: a reply to a reply is refused
     nested = comment(actions, d["id"], "nested", roots[0]["id"])
-    deeper = comment(actions, d["id"], "deeper", nested["id"])
-    assert deeper["replyTo"]["id"] == roots[0]["id"]
+    assert nested["replyTo"]["id"] == roots[0]["id"]
+    refused = actions(ADD_COMMENT, d=d["id"], body="deeper", to=nested["id"])
+    assert refused["data"] == {"addDiscussionComment": None}
+    assert refused["errors"][0]["message"] == (
+        "Parent comment is already in a thread, cannot reply to it"
+    )
     page = journal(actions, d["number"])["data"]["repository"]["discussion"]
     assert page["comments"]["totalCount"] == 3
     assert [n["body"] for n in page["comments"]["nodes"]] == ["root 0", "root 1", "root 2"]
     replies = page["comments"]["nodes"][0]["replies"]
-    assert replies["totalCount"] == 6
+    assert replies["totalCount"] == 5
     assert [n["body"] for n in replies["nodes"]] == [f"reply {i}" for i in range(4)] + [
         "nested",
-        "deeper",
     ]
     assert page["comments"]["nodes"][1]["replies"]["totalCount"] == 0
 
