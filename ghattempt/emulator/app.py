@@ -76,6 +76,20 @@ def load_schema() -> GraphQLSchema:
     return build_schema(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=512)
+def _prepare(query: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
+    """Parse and validate a document once per distinct text (the schema is fixed, so
+    the verdict is too): the document, or None and GitHub-shaped errors."""
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        return None, [parse_error(exc)]
+    problems = validate(load_schema(), document)
+    if problems:
+        return None, github_validation_errors(list(problems), document)
+    return document, []
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """An HTTP response, or ``drop`` (close the connection without answering)."""
@@ -560,19 +574,9 @@ class Emulator:
                 resource="graphql",
             )
             return self._log_request(req, reply, None, "graphql")
-        try:
-            document = parse(payload["query"])
-        except GraphQLError as exc:
-            reply = self._json(req, 200, {"errors": [parse_error(exc)]}, resource="graphql")
-            return self._log_request(req, reply, None, "graphql")
-        problems = validate(self.schema, document)
-        if problems:
-            reply = self._json(
-                req,
-                200,
-                {"errors": github_validation_errors(list(problems), document)},
-                resource="graphql",
-            )
+        document, refusal = _prepare(payload["query"])
+        if document is None:
+            reply = self._json(req, 200, {"errors": refusal}, resource="graphql")
             return self._log_request(req, reply, None, "graphql")
         operation, fragments, error = _operation(document, op_name)
         if operation is None:

@@ -152,7 +152,8 @@ class Actor:
         self.name = row["name"]
         if as_viewer and kind == "Bot":
             # Query.viewer is typed User: an installation token's viewer is the bot
-            # account, whose User login carries GitHub's "[bot]" suffix.
+            # account, whose login carries GitHub's "[bot]" suffix (observed with App
+            # installation tokens, e.g. fullsend-ai/fullsend#1953).
             self.login = f"{self.login}[bot]"
             kind = "User"
         self._kind = kind
