@@ -8,13 +8,15 @@ Routes (GitHub's, at ``/`` and under the GHES prefixes ``/api/v3/``, ``/api/``):
 
 - ``POST /graphql`` (and ``/api/graphql``): GraphQL over the schema subset;
 - ``POST /repos/{owner}/{repo}/git/commits``, ``GET .../git/commits/{sha}``,
-  ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
-- ``/_emulator/...``: faults, state, request log, clock, tampering (admin; never on
-  GitHub).
+  ``GET .../git/ref/{ref}``, ``POST .../git/refs``, ``PATCH``/``DELETE
+  .../git/refs/{ref}``, ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
+- ``/_emulator/...``: faults, state, request log, clock, tokens, rename, tampering
+  (admin; never on GitHub).
 
-Order of checks for GraphQL, as GitHub applies them: authentication (401), JSON body,
-parse, validation, variable coercion, fault rules, pagination bounds and node limit,
-primary budget (``RATE_LIMITED``), secondary content-creation limit (403), execution.
+Order of checks for GraphQL: authentication (401), JSON body, parse and validation
+(cached per document text), variable coercion, fault rules that act before running,
+pagination bounds and node limit, secondary limits (403), primary budget
+(``RATE_LIMITED``), execution, fault rules that act after committing.
 """
 
 from __future__ import annotations
@@ -522,19 +524,24 @@ class Emulator:
             resource="graphql",
         )
 
-    def _post_faults(self, req: _Request, ctx: Ctx | None) -> Reply | None:
+    def _after_commit(self, req: _Request, ctx: Ctx) -> None:
+        """Read lag and another actor's edit/delete/minimize of what the request made."""
+        if not ctx.created:
+            return
+        for rule in req.faults:
+            if rule.kind == "read_lag":
+                self._lag(ctx.created, rule.lag_ms)
+            elif rule.kind in ("edit", "delete", "minimize"):
+                typename, ident = ctx.created[-1]
+                if typename == "Discussion" and rule.kind != "edit":
+                    continue
+                self._tamper_row(rule.kind, typename, ident, rule.body)
+
+    def _post_faults(self, req: _Request) -> Reply | None:
+        """Latency after commit, then a lost response; None to answer normally."""
         for rule in req.faults:
             if rule.kind == "latency" and rule.after_commit:
                 time.sleep(rule.latency_ms / 1000)
-        if ctx is not None and ctx.created:
-            for rule in req.faults:
-                if rule.kind == "read_lag":
-                    self._lag(ctx.created, rule.lag_ms)
-                elif rule.kind in ("edit", "delete", "minimize"):
-                    typename, ident = ctx.created[-1]
-                    if typename == "Discussion" and rule.kind != "edit":
-                        continue
-                    self._tamper_row(rule.kind, typename, ident, rule.body)
         for rule in req.faults:
             if rule.kind == "lose_response":
                 return self._failure(req, rule)
@@ -638,7 +645,8 @@ class Emulator:
             )
             assert isinstance(result, ExecutionResult)
             body = _format_result(result)
-        lost = self._post_faults(req, ctx)
+            self._after_commit(req, ctx)  # still under the lock: no reader sees a gap
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)
 
@@ -736,7 +744,7 @@ class Emulator:
         with self.state.lock:
             budget.used += 1
             status, body = run()
-        lost = self._post_faults(req, None)
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, status, body, resource="core")
         return self._log_request(req, reply, name, "rest", cost=1)
 
