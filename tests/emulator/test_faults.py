@@ -134,6 +134,17 @@ def test_another_actor_tampers_after_commit(emu: Emulator, actions: GQL, kind: s
             assert node["isMinimized"] is True
 
 
+def test_duplicate_delivery_applies_a_mutation_twice(emu: Emulator, actions: GQL) -> None:
+    d = new_discussion(actions)
+    emu.add_fault(FaultRule("duplicate", operation="addDiscussionComment", count=1))
+    answered = comment(actions, d["id"], "twice")
+    nodes = roots(actions, d["number"])
+    assert [n["body"] for n in nodes] == ["twice", "twice"]
+    assert answered["id"] == nodes[1]["id"]
+    comment(actions, d["id"], "once")
+    assert len(roots(actions, d["number"])) == 3
+
+
 def test_tamper_helper_wipes_a_root_with_replies(emu: Emulator, actions: GQL) -> None:
     d = new_discussion(actions)
     root = comment(actions, d["id"], "root")
