@@ -195,6 +195,7 @@ class Emulator:
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
+        self._budget_lock = threading.Lock()
         self._content: dict[str, deque[float]] = {}
         self._log: list[LogEntry] = []
         self._log_lock = threading.Lock()
@@ -213,6 +214,10 @@ class Emulator:
         if isinstance(rule, dict):
             rule = FaultRule.from_dict(rule)
         return self.faults.add(rule)
+
+    def remove_fault(self, ident: int) -> None:
+        """Disarm the rule :meth:`add_fault` numbered ``ident`` (unknown ids: no-op)."""
+        self.faults.remove(ident)
 
     def clear_faults(self) -> None:
         self.faults.clear()
@@ -432,11 +437,12 @@ class Emulator:
         """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
         key = f"{resource}:{token['token']}"
         now = self.clock.now()
-        budget = self._budgets.get(key)
-        if budget is None or now >= budget.window_start + 3600:
-            budget = _Budget(now)
-            self._budgets[key] = budget
-        return budget
+        with self._budget_lock:
+            budget = self._budgets.get(key)
+            if budget is None or now >= budget.window_start + 3600:
+                budget = _Budget(now)
+                self._budgets[key] = budget
+            return budget
 
     def _authenticate(self, req: _Request) -> Reply | None:
         auth = req.headers.get("authorization", "")
@@ -970,6 +976,9 @@ class Emulator:
                     rules = data.get("rules", [data]) if isinstance(data, dict) else data
                     ids = [self.add_fault(dict(r)) for r in rules]
                     return self._json(req, 201, {"ids": ids})
+            if route.startswith("/_emulator/faults/") and req.method == "DELETE":
+                self.remove_fault(int(route.rsplit("/", 1)[1]))
+                return self._json(req, 200, {"rules": self.faults.describe()})
             if route == "/_emulator/state" and req.method == "GET":
                 return self._json(req, 200, self.snapshot())
             if route == "/_emulator/requests":

@@ -223,6 +223,9 @@ def test_admin_faults_over_http_and_dropped_connection(served: Served) -> None:
         504,
         200,
     ]
+    first_id = rules[0]["id"]
+    remaining = admin.delete(f"/_emulator/faults/{first_id}").json()["rules"]
+    assert [r["id"] for r in remaining] == [rules[1]["id"]]
     assert admin.delete("/_emulator/faults").json() == {"rules": []}
     r = admin.post("/_emulator/clock", json={"advance": 60})
     assert r.status_code == 200
