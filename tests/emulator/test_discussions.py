@@ -350,6 +350,18 @@ def test_validation_errors_have_githubs_shape(actions: GQL) -> None:
     body = actions('query Q { repository(owner: "o") { id } }', invalid=True)
     assert body["errors"][0]["extensions"]["code"] == "missingRequiredArguments"
     assert body["errors"][0]["message"] == "Field 'repository' is missing required arguments: name"
+    body = actions(
+        'query Q($x: String) { repository(owner: "o", name: "n") {'
+        " discussion(number: $x) { id } } }",
+        invalid=True,
+        x="1",
+    )
+    assert body["errors"][0]["message"] == (
+        "Type mismatch on variable $x and argument number (String / Int!)"
+    )
+    assert body["errors"][0]["path"] == ["query Q", "repository", "discussion", "number"]
+    body = actions("query Q { viewer { login } } fragment F on User { login }", invalid=True)
+    assert body["errors"][0]["message"] == "Fragment F was defined, but not used"
     body = actions("query Q { viewer { login } ", invalid=True)
     assert body["errors"][0]["message"].startswith("Parse error on")
     body = actions(CREATE_DISCUSSION, r="x", c="y", title=None, body="b")
