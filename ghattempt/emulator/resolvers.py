@@ -93,20 +93,62 @@ def _ctx(info: Info) -> Ctx:
 
 
 # --------------------------------------------------------------------- paging
+MAX_PAGE = 100
+
+
+def check_page_size(name: str, first: int | None, last: int | None) -> None:
+    """GitHub's pagination rule: one of ``first``/``last``, within 1..100.
+
+    Raises:
+        GitHubError: with GitHub's ``type`` and wording (the ``first`` > 100 message
+            is GitHub's; the others are the emulator's closest rendering).
+    """
+    if first is None and last is None:
+        raise GitHubError(
+            f"You must provide a `first` or `last` value to properly paginate the `{name}` "
+            "connection.",
+            "MISSING_PAGINATION_BOUNDARIES",
+        )
+    if first is not None and last is not None:
+        raise GitHubError(
+            f"Passing both `first` and `last` to paginate the `{name}` connection is not "
+            "supported.",
+            "UNPROCESSABLE",
+        )
+    arg, size = ("first", first) if first is not None else ("last", last)
+    assert size is not None
+    if size > MAX_PAGE:
+        raise GitHubError(
+            f"Requesting {size} records on the `{name}` connection exceeds the `{arg}` limit "
+            f"of {MAX_PAGE} records.",
+            "EXCESSIVE_PAGINATION",
+        )
+    if size < 1:
+        raise GitHubError(
+            f"`{arg}` on the `{name}` connection must be between 1 and {MAX_PAGE}.",
+            "EXCESSIVE_PAGINATION",
+        )
+
+
 def paginate(
     items: list[tuple[int, Any]],
     first: int | None,
     after: str | None,
     last: int | None,
     before: str | None,
+    info: Info,
 ) -> dict[str, Any]:
     """A connection over ``(position, node)`` pairs sorted by position.
 
-    Bounds of ``first``/``last`` are checked before execution (``cost.analyze``).
+    GitHub checks page sizes while executing, so a refused connection nulls its
+    nearest nullable parent and the rest of the response stands.
 
     Raises:
-        GitHubError: ``after``/``before`` is not a cursor the emulator made.
+        GitHubError: ``first``/``last`` missing, both given, or outside 1..100
+            (``MISSING_PAGINATION_BOUNDARIES``, ``EXCESSIVE_PAGINATION``), or
+            ``after``/``before`` is not a cursor the emulator made.
     """
+    check_page_size(info.field_name, first, last)
     window = items
     for value, keep in ((after, "after"), (before, "before")):
         if value is None:
@@ -242,7 +284,7 @@ class Repository:
         descending = not orderBy or orderBy.get("direction", "DESC") == "DESC"
         rows.sort(key=lambda r: (r[key], r["id"]), reverse=descending)
         return paginate(
-            [(i, Discussion(ctx, r)) for i, r in enumerate(rows)], first, after, last, before
+            [(i, Discussion(ctx, r)) for i, r in enumerate(rows)], first, after, last, before, info
         )
 
     def discussionCategories(
@@ -263,6 +305,7 @@ class Repository:
             after,
             last,
             before,
+            info,
         )
 
     def discussionCategory(self, info: Info, slug: str) -> DiscussionCategory | None:
@@ -407,6 +450,7 @@ class Discussion:
             after,
             last,
             before,
+            info,
         )
 
 
@@ -475,6 +519,7 @@ class DiscussionComment:
             after,
             last,
             before,
+            info,
         )
 
 
@@ -562,7 +607,7 @@ class Commit(_GitObject):
             obj = git_object(self._ctx, self._repo_id, oid)
             if isinstance(obj, Commit):
                 items.append((i, obj))
-        return paginate(items, first, after, last, before)
+        return paginate(items, first, after, last, before, info)
 
 
 class PullRequest:
