@@ -109,6 +109,7 @@ class Reply:
 class _Budget:
     window_start: float
     used: int = 0
+    refused: bool = False
 
 
 @dataclass
@@ -514,14 +515,18 @@ class Emulator:
         return None
 
     def _rate_limited(self, req: _Request, remaining: int) -> Reply:
+        """GitHub's primary-limit answer for GraphQL: HTTP 200, ``RATE_LIMITED``; the
+        first refusal in a window says "exceeded", later ones "already exceeded"."""
+        budget = self._budget(req.token)
+        again = "already " if budget.refused else ""
+        budget.refused = True
         who = (
             f"installation ID {req.token['installation_id'] or req.viewer['id']}"
             if req.viewer["kind"] == "Bot"
             else f"user ID {req.viewer['id']}"
         )
-        body = {
-            "errors": [{"type": "RATE_LIMITED", "message": f"API rate limit exceeded for {who}."}]
-        }
+        message = f"API rate limit {again}exceeded for {who}."
+        body = {"errors": [{"type": "RATE_LIMITED", "message": message}]}
         return self._json(
             req,
             200,
