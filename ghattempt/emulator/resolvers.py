@@ -192,6 +192,7 @@ class Actor:
         self.databaseId = int(row["id"])
         self.login = str(row["login"])
         self.name = row["name"]
+        self.id = node_id(kind, self.databaseId)  # a bot viewer keeps its BOT_ id
         if as_viewer and kind == "Bot":
             # Query.viewer is typed User: an installation token's viewer is the bot
             # account, whose login carries GitHub's "[bot]" suffix (observed with App
@@ -199,7 +200,6 @@ class Actor:
             self.login = f"{self.login}[bot]"
             kind = "User"
         self._kind = kind
-        self.id = node_id(kind, self.databaseId)
         base = ctx.server_url
         if kind == "Bot":
             self.resourcePath = f"/apps/{row['login']}"
