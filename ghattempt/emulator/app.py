@@ -54,7 +54,7 @@ from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
 from .fixture import LIMITS, load_fixture, seed
-from .graphql_errors import github_validation_errors, parse_error
+from .graphql_errors import empty_selection, github_validation_errors, parse_error
 from .ids import decode_node_id, node_id
 from .resolvers import (
     Ctx,
@@ -86,6 +86,9 @@ def _prepare(query: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
         document = parse(query)
     except GraphQLError as exc:
         return None, [parse_error(exc)]
+    empty = empty_selection(document)
+    if empty is not None:
+        return None, [empty]
     problems = validate(load_schema(), document)
     if problems:
         return None, github_validation_errors(list(problems), document)
