@@ -34,6 +34,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     content_per_minute = 80
     content_per_hour = 500
     points_per_minute = 2000
+    rest_points_per_minute = 900
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
@@ -140,7 +141,7 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
         state.set_meta("seeded", "1")
 
 
-LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute")
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:
