@@ -71,6 +71,7 @@ from .state import Clock, State, iso
 logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
+LOG_LIMIT = 100_000
 REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref"})
 
 
@@ -208,7 +209,7 @@ class Emulator:
         self._budgets: dict[str, _Budget] = {}
         self._budget_lock = threading.Lock()
         self._content: dict[str, deque[float]] = {}
-        self._log: list[LogEntry] = []
+        self._log: deque[LogEntry] = deque(maxlen=LOG_LIMIT)  # newest kept
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
         if fixture is not None and not self.state.seeded:
