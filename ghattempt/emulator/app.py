@@ -72,6 +72,12 @@ logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
 LOG_LIMIT = 100_000
+GITHUB_LIMITS = {
+    "content_per_minute": 80,
+    "content_per_hour": 500,
+    "points_per_minute": 2000,
+    "rest_points_per_minute": 900,
+}
 REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref"})
 
 
@@ -173,7 +179,8 @@ class Emulator:
         server_url: the web URL objects' ``url`` fields start with.
         api_url: the REST base URL put into REST ``url`` fields.
         content_per_minute / content_per_hour: the secondary content-creation limit
-            (GitHub: about 80 a minute and 500 an hour).
+            (GitHub: about 80 a minute and 500 an hour). Each limit argument left at
+            None takes the fixture's ``[limits]`` value, else GitHub's.
         points_per_minute: the secondary point limit (GitHub: 2,000 a minute for
             GraphQL; a query costs 1 point, a mutation 5).
         rest_points_per_minute: the same for REST (GitHub: 900; a GET costs 1, a
@@ -188,10 +195,10 @@ class Emulator:
         *,
         server_url: str = "https://github.com",
         api_url: str = "https://api.github.com",
-        content_per_minute: int = 80,
-        content_per_hour: int = 500,
-        points_per_minute: int = 2000,
-        rest_points_per_minute: int = 900,
+        content_per_minute: int | None = None,
+        content_per_hour: int | None = None,
+        points_per_minute: int | None = None,
+        rest_points_per_minute: int | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.clock = clock or Clock()
@@ -200,10 +207,16 @@ class Emulator:
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
-        self.content_per_minute = content_per_minute
-        self.content_per_hour = content_per_hour
-        self.points_per_minute = points_per_minute
-        self.rest_points_per_minute = rest_points_per_minute
+        explicit = {
+            "content_per_minute": content_per_minute,
+            "content_per_hour": content_per_hour,
+            "points_per_minute": points_per_minute,
+            "rest_points_per_minute": rest_points_per_minute,
+        }
+        self.content_per_minute = GITHUB_LIMITS["content_per_minute"]
+        self.content_per_hour = GITHUB_LIMITS["content_per_hour"]
+        self.points_per_minute = GITHUB_LIMITS["points_per_minute"]
+        self.rest_points_per_minute = GITHUB_LIMITS["rest_points_per_minute"]
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
@@ -215,9 +228,11 @@ class Emulator:
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
-        for key in LIMITS:
+        for key in LIMITS:  # an argument wins over the fixture, which wins over GitHub's
             stored = self.state.meta(f"limit:{key}")
-            if stored is not None:
+            if explicit[key] is not None:
+                setattr(self, key, explicit[key])
+            elif stored is not None:
                 setattr(self, key, int(stored))
 
     # ------------------------------------------------------------ python API
