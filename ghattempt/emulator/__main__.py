@@ -40,6 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     except FixtureError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"emulator: warning: serving on {args.host}; the admin routes take no "
+            "credentials, keep it on loopback",
+            file=sys.stderr,
+        )
     server = EmulatorServer(emulator, args.host, args.port)
     print(f"listening on {server.url}", flush=True)
     try:
