@@ -42,6 +42,7 @@ Branch commits have the empty tree and fixed dates, so their oids are stable.
 from __future__ import annotations
 
 import json
+import sqlite3
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -134,10 +135,11 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
     with state.transaction():
         try:
             _seed(state, data)
-        except ValueError as exc:
-            if isinstance(exc, FixtureError):
-                raise
-            raise FixtureError(str(exc)) from exc
+        except FixtureError:
+            raise
+        except (ValueError, TypeError, KeyError, sqlite3.IntegrityError) as exc:
+            # a duplicate login, token, number or id, or a value of the wrong type
+            raise FixtureError(f"fixture: {exc}") from exc
         state.set_meta("seeded", "1")
 
 

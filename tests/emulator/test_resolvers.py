@@ -158,6 +158,9 @@ def test_fixture_files_and_errors(tmp_path: Path) -> None:
         )
     with pytest.raises(FixtureError, match="limits"):
         Emulator(fixture=dict(DEFAULT_FIXTURE, limits={"per_second": 1}))
+    twice = dict(DEFAULT_FIXTURE, actors=[*DEFAULT_FIXTURE["actors"], {"login": "alice"}])
+    with pytest.raises(FixtureError, match="UNIQUE"):
+        Emulator(fixture=twice)
     (tmp_path / "broken.toml").write_text("[[actors]\n")
     with pytest.raises(FixtureError):
         load_fixture(tmp_path / "broken.toml")
