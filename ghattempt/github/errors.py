@@ -168,6 +168,8 @@ class AmbiguousOutcome(GitHubError):
         variables: the GraphQL variables (or REST JSON body) exactly as sent.
         body: the HTTP request body bytes exactly as sent.
         reason: what made it ambiguous (``"timeout"``, ``"http 502"``, ...).
+        method, url: where it was sent (the GraphQL endpoint, or the REST path relative
+            to ``base_url``); :meth:`GitHubProvider.resend` sends ``body`` there again.
     """
 
     def __init__(
@@ -179,12 +181,16 @@ class AmbiguousOutcome(GitHubError):
         variables: Mapping[str, Any],
         body: bytes,
         reason: str,
+        method: str = "POST",
+        url: str = "",
     ) -> None:
         super().__init__(message, operation=operation, status=status)
         self.document = operation
         self.variables = variables
         self.body = body
         self.reason = reason
+        self.method = method
+        self.url = url
 
     def __repr__(self) -> str:
         return (

@@ -14,7 +14,7 @@ from typing import Any
 from .capture import CaptureResult, capture_pages
 from .config import ProviderConfig
 from .documents import document
-from .errors import GitHubRefused, InputError, NotFound
+from .errors import AmbiguousOutcome, GitHubRefused, InputError, NotFound
 from .models import (
     EMPTY_TREE,
     Comment,
@@ -280,6 +280,27 @@ class GitHubProvider:
             self._query, owner, name, number,
             expect=frozenset(expect_comment_ids), policy=self._config.retry,
             sleep=self._config.sleep)
+
+    def resend(self, outcome: AmbiguousOutcome) -> dict[str, Any]:
+        """Send an ambiguous mutation's exact bytes again (writer protocol step 5: only
+        after a read-back found it absent, while still the owner with an unchanged head).
+
+        Returns:
+            GraphQL: the response's ``data`` (e.g. ``{"addDiscussionComment": {...}}``);
+            REST: the JSON body.
+
+        Raises:
+            AmbiguousOutcome: again unclear; carries the same bytes.
+            GitHubError: as for the first send.
+        """
+        payload = self._transport.resend(outcome)
+        if outcome.url == self._config.graphql_url:
+            data = payload.get("data") if isinstance(payload, dict) else None
+            if not isinstance(data, dict):
+                raise GitHubRefused(f"{outcome.document}: GitHub's answer has no data",
+                                    operation=outcome.document)
+            return data
+        return payload if isinstance(payload, dict) else {"value": payload}
 
     # -- refs (the lease) -------------------------------------------------------------
 

@@ -119,6 +119,8 @@ class Request:
     variables: Mapping[str, Any]
     body: bytes
     graphql: bool = True
+    method: str = "POST"
+    url: str = ""
 
 
 def _header_int(headers: Mapping[str, str], name: str) -> int | None:
@@ -201,6 +203,8 @@ def _ambiguous(request: Request, reason: str, status: int | None) -> AmbiguousOu
         variables=request.variables,
         body=request.body,
         reason=reason,
+        method=request.method,
+        url=request.url,
     )
 
 

@@ -31,7 +31,7 @@ from githubkit.exception import (
 from ._redact import redact
 from .config import AppAuth, ProviderConfig, TokenAuth
 from .documents import Document
-from .errors import GitHubError, InputError
+from .errors import AmbiguousOutcome, GitHubError, InputError
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
@@ -140,7 +140,8 @@ class Transport:
         body_obj = {"query": document.text, "variables": dict(variables),
                     "operationName": document.name}
         body = json.dumps(body_obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        request = Request(document.name, document.is_mutation, dict(variables), body)
+        request = Request(document.name, document.is_mutation, dict(variables), body,
+                          url=self._config.graphql_url)
         payload = self._run(request, "POST", self._config.graphql_url)
         assert isinstance(payload, dict)
         return payload
@@ -155,8 +156,25 @@ class Transport:
             json_body: the JSON body.
         """
         body = json.dumps(dict(json_body), separators=(",", ":"), ensure_ascii=False).encode()
-        request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False)
+        request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False,
+                          method=method.upper(), url=path)
         return self._run(request, method.upper(), path)
+
+    def resend(self, outcome: AmbiguousOutcome) -> Any:
+        """Send ``outcome.body`` again, byte for byte, to where it went; return the JSON.
+
+        Raises:
+            InputError: ``outcome`` came from another base URL.
+            GitHubError: as for the first send (a new ambiguity raises a new
+                :class:`AmbiguousOutcome` with the same bytes).
+        """
+        is_graphql = outcome.url == self._config.graphql_url
+        if not is_graphql and (not outcome.url or "://" in outcome.url):
+            raise InputError("resend: this outcome was not sent by this provider's base_url",
+                             operation=outcome.document)
+        request = Request(outcome.document, True, dict(outcome.variables), outcome.body,
+                          graphql=is_graphql, method=outcome.method, url=outcome.url)
+        return self._run(request, outcome.method, outcome.url)
 
     # -- the loop ---------------------------------------------------------------------
 

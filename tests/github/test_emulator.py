@@ -370,3 +370,27 @@ def test_capture_right_after_create_discussion_waits_for_it(world):
     result = p.capture(OWNER, NAME, d.number, expect_comment_ids={d.id})
     assert result.reads == 3 and d.id in result.seen
     assert world.sleeps == [0.5, 1.0]
+
+
+def test_ambiguous_then_absent_is_resent_with_the_same_bytes(world):
+    p = world.provider()
+    discussion_id, number = world.journal(p)
+    root = p.add_comment(discussion_id, "root")
+    world.emu.add_fault(FaultRule("fail", operation="addDiscussionComment", count=1))
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.add_comment(discussion_id, "event seq 1", reply_to_id=root.id)
+    bodies = [c["body"] for c in all_comments(p.capture_journal(OWNER, NAME, number)).values()]
+    assert "event seq 1" not in bodies  # read back: it did not land
+    data = p.resend(info.value)
+    new_id = data["addDiscussionComment"]["comment"]["id"]
+    comments = all_comments(p.capture_journal(OWNER, NAME, number, expect_comment_ids=[new_id]))
+    assert [c["body"] for c in comments.values()].count("event seq 1") == 1
+
+
+def test_resend_of_rest_commit(world):
+    p = world.provider()
+    world.emu.add_fault(FaultRule("fail", operation="git/create-commit", count=1))
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.create_commit(OWNER, NAME, message="lease", parents=[])
+    assert info.value.url == f"repos/{OWNER}/{NAME}/git/commits"
+    assert p.resend(info.value)["message"] == "lease"

@@ -14,6 +14,7 @@ from ghattempt.github import (
     AuthFailed,
     GitHubUnavailable,
     GraphQLRefused,
+    InputError,
     NotFound,
     RateLimited,
     RefConflict,
@@ -403,3 +404,21 @@ def test_last_server_time_comes_from_date_header(make_provider, router):
     assert p.last_server_time is None
     p.repository("octo", "app")
     assert p.last_server_time == 1792567680.0
+
+
+def test_resend_sends_the_identical_bytes(make_provider, router):
+    route = router.post("/graphql").mock(side_effect=[httpx.Response(502), ok(COMMENT)])
+    p = make_provider()
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.add_comment("D_kwDOA", "body é", reply_to_id="DC_root")
+    assert p.resend(info.value)["addDiscussionComment"]["comment"]["id"] == "DC_kwDOA"
+    first, second = (c.request.content for c in route.calls)
+    assert first == second == info.value.body
+
+
+def test_resend_refuses_an_outcome_from_elsewhere(make_provider):
+    foreign = AmbiguousOutcome("x", operation="AddDiscussionComment", variables={},
+                               body=b"{}", reason="http 502",
+                               url="https://elsewhere.example/graphql")
+    with pytest.raises(InputError):
+        make_provider().resend(foreign)
