@@ -8,6 +8,7 @@ back for one attempt and it returns a :class:`Decision`. The table (also in
 answer                                          read                         mutation
 =============================================  ===========================  ==================
 200, ``errors[].type`` RATE_LIMITED/RATE_LIMIT  wait until reset, retry      RateLimited
+200, an error saying "secondary rate limit"     wait >= 60 s, doubling       RateLimited
 403/429 with ``retry-after``                    wait retry-after, retry      RateLimited
 403/429 "secondary rate limit"                  wait >= 60 s, doubling       RateLimited
 403/429, ``x-ratelimit-remaining: 0``           wait until reset, retry      RateLimited
@@ -274,7 +275,8 @@ def decide(
 
     # -- rate limits (GitHub: the request was not executed) ---------------------------
     primary_typed = any(e.get("type") in ("RATE_LIMITED", "RATE_LIMIT") for e in errors)
-    if status in (403, 429) or primary_typed:
+    secondary_said = any(_SECONDARY.search(str(e.get("message", ""))) for e in errors)
+    if status in (403, 429) or primary_typed or secondary_said:
         message = _messages(errors) if errors else (
             str(payload.get("message", "")) if isinstance(payload, dict) else "")
         remaining = _header_int(headers, "x-ratelimit-remaining")

@@ -179,25 +179,26 @@ class Transport:
     # -- the loop ---------------------------------------------------------------------
 
     def _run(self, request: Request, method: str, url: str) -> Any:
+        """Send ``request`` until :func:`decide` says ok or raise, within ``RetryPolicy``."""
         policy = self._config.retry
-        state = {"secondary": 0}
+        attempt = 0
+        secondary = 0
 
-        def attempt_once(retry_state_attempt: list[int]) -> Any:
-            retry_state_attempt[0] += 1
-            attempt = retry_state_attempt[0]
+        def attempt_once() -> Any:
+            nonlocal attempt, secondary
+            attempt += 1
             if request.mutation:
                 self._pace()
             answer = self._send_once(request, method, url)
-            decision = decide(answer, request, attempt=attempt,
-                              secondary_count=state["secondary"], policy=policy,
-                              wall_now=self._config.wall_clock())
+            decision = decide(answer, request, attempt=attempt, secondary_count=secondary,
+                              policy=policy, wall_now=self._config.wall_clock())
             if decision.action == "ok":
                 return answer.payload
             if decision.action == "raise":
                 assert decision.error is not None
                 raise self._scrub(decision.error)
             if getattr(decision.error, "kind", None) == "secondary":
-                state["secondary"] += 1
+                secondary += 1
             raise _Retry(decision)
 
         def stop(rs: tenacity.RetryCallState) -> bool:
@@ -219,7 +220,6 @@ class Transport:
                             exc.decision.wait, rs.attempt_number,
                             self._text(str(exc.decision.error)))
 
-        counter = [0]
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Retry),
             stop=stop,
@@ -229,7 +229,7 @@ class Transport:
             reraise=True,
         )
         try:
-            return retrying(attempt_once, counter)
+            return retrying(attempt_once)
         except _Retry as spent:
             error = spent.decision.error
             assert error is not None

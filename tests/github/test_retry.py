@@ -422,3 +422,11 @@ def test_resend_refuses_an_outcome_from_elsewhere(make_provider):
                                url="https://elsewhere.example/graphql")
     with pytest.raises(InputError):
         make_provider().resend(foreign)
+
+
+def test_secondary_limit_reported_inside_a_200(make_provider, router, fake_clock):
+    limited = httpx.Response(200, json={"data": None, "errors": [
+        {"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}]})
+    route = router.post("/graphql").mock(side_effect=[limited, ok(REPO)])
+    make_provider().repository("octo", "app")
+    assert route.call_count == 2 and fake_clock.sleeps == [60.0]
