@@ -10,6 +10,7 @@ __all__ = [
     "Commit",
     "Discussion",
     "DiscussionCategory",
+    "DiscussionSummary",
     "PullRequest",
     "Ref",
     "Repository",
@@ -34,6 +35,9 @@ class Repository:
     database_id: int
     name_with_owner: str
     categories: tuple[DiscussionCategory, ...] = ()
+    has_discussions: bool = True
+    viewer_permission: str | None = None
+    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App)."""
 
     @property
     def owner(self) -> str:
@@ -56,6 +60,24 @@ class Discussion:
     created_at: str
     author_login: str | None = None
     author_database_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscussionSummary:
+    """One discussion of a category listing: enough to recognise a journal by its body.
+
+    ``author_login``/``author_id`` are None for a deleted account (``databaseId`` only
+    for bots); ``edited`` is True when ``lastEditedAt`` is set or ``includesCreatedEdit``.
+    """
+
+    id: str
+    number: int
+    title: str
+    body: str
+    locked: bool
+    edited: bool
+    author_login: str | None
+    author_id: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from githubkit import GitHub, TokenAuthStrategy
 
 from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
 
-from .conftest import ADD_COMMENT, CREATE_DISCUSSION, QUERIES, ROOT
+from .conftest import ADD_COMMENT, CREATE_DISCUSSION, QUERIES, ROOT, valid
 
 pytestmark = pytest.mark.network
 JOURNAL = (QUERIES / "JournalPage.graphql").read_text()
@@ -24,6 +25,9 @@ WRITERS = 8
 
 FIXTURE_TOML = (
     """
+[limits]
+content_per_minute = 1000
+
 [[actors]]
 login = "github-actions"
 kind = "Bot"
@@ -119,8 +123,11 @@ def github(base_url: str, token: str = "ghs_writer") -> GitHub:
 
 def _repo(gh: GitHub) -> dict:
     return gh.graphql.request(
-        'query { repository(owner: "octo-org", name: "widgets") { id'
-        " discussionCategories(first: 5) { nodes { id } } pullRequest(number: 7) { headRefOid } } }"
+        valid(
+            'query { repository(owner: "octo-org", name: "widgets") { id'
+            " discussionCategories(first: 5) { nodes { id } }"
+            " pullRequest(number: 7) { headRefOid } } }"
+        )
     )["repository"]
 
 
@@ -128,7 +135,7 @@ def test_serve_restart_keeps_state_and_githubkit_works(served: Served) -> None:
     gh = github(f"{served.url}/api/v3/")  # GHES layout: GraphQL at /api/graphql
     repo = _repo(gh)
     d = gh.graphql.request(
-        CREATE_DISCUSSION,
+        valid(CREATE_DISCUSSION),
         {
             "r": repo["id"],
             "c": repo["discussionCategories"]["nodes"][0]["id"],
@@ -137,7 +144,7 @@ def test_serve_restart_keeps_state_and_githubkit_works(served: Served) -> None:
         },
     )["createDiscussion"]["discussion"]
     assert d["number"] == 8  # after pull request #7
-    gh.graphql.request(ADD_COMMENT, {"d": d["id"], "body": "root", "to": None})
+    gh.graphql.request(valid(ADD_COMMENT), {"d": d["id"], "body": "root", "to": None})
     commit = gh.rest.git.create_commit(
         "octo-org", "widgets", message="lease", tree="4b825dc642cb6eb9a060e54bf8d69288fbee4904"
     ).parsed_data
@@ -146,7 +153,9 @@ def test_serve_restart_keeps_state_and_githubkit_works(served: Served) -> None:
     gh2 = github(f"{served.url}/")  # github.com layout: GraphQL at /graphql
     again = _repo(gh2)
     assert again == repo  # same ids; the fixture was not applied twice
-    page = gh2.graphql.request(JOURNAL, {"owner": "octo-org", "name": "widgets", "number": 8})
+    page = gh2.graphql.request(
+        valid(JOURNAL), {"owner": "octo-org", "name": "widgets", "number": 8}
+    )
     nodes = page["repository"]["discussion"]["comments"]["nodes"]
     assert [n["body"] for n in nodes] == ["root"]
     assert gh2.rest.git.get_commit("octo-org", "widgets", commit.sha).parsed_data.sha == commit.sha
@@ -156,7 +165,7 @@ def test_admin_faults_over_http_and_dropped_connection(served: Served) -> None:
     gh = github(f"{served.url}/")
     repo = _repo(gh)
     d = gh.graphql.request(
-        CREATE_DISCUSSION,
+        valid(CREATE_DISCUSSION),
         {
             "r": repo["id"],
             "c": repo["discussionCategories"]["nodes"][0]["id"],
@@ -193,7 +202,10 @@ def test_admin_faults_over_http_and_dropped_connection(served: Served) -> None:
     client = httpx.Client(
         base_url=served.url, timeout=10, headers={"Authorization": "bearer ghs_writer"}
     )
-    payload = {"query": ADD_COMMENT, "variables": {"d": d["id"], "body": "dropped", "to": None}}
+    payload = {
+        "query": valid(ADD_COMMENT),
+        "variables": {"d": d["id"], "body": "dropped", "to": None},
+    }
     with pytest.raises(httpx.TransportError):
         client.post("/graphql", json=payload)
     payload["variables"]["body"] = "timed out"
@@ -218,12 +230,13 @@ def test_admin_faults_over_http_and_dropped_connection(served: Served) -> None:
     assert bad.status_code == 400 and "unknown fault kind" in bad.json()["message"]
 
 
+WRITER_QUERY = """mutation($d: ID!, $b: String!) {
+  addDiscussionComment(input: {discussionId: $d, body: $b}) { comment { id } } }"""
 WRITER = textwrap.dedent(
     """
     import json, sys, httpx
-    url, token, discussion, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    q = '''mutation($d: ID!, $b: String!) {
-      addDiscussionComment(input: {discussionId: $d, body: $b}) { comment { id } } }'''
+    url, token, discussion, q = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
+    n = int(sys.argv[4])
     ids = []
     with httpx.Client(base_url=url, timeout=30, headers={"Authorization": "bearer " + token}) as c:
         for i in range(n):
@@ -240,7 +253,7 @@ def test_eight_writer_processes(served: Served) -> None:
     gh = github(f"{served.url}/")
     repo = _repo(gh)
     d = gh.graphql.request(
-        CREATE_DISCUSSION,
+        valid(CREATE_DISCUSSION),
         {
             "r": repo["id"],
             "c": repo["discussionCategories"]["nodes"][0]["id"],
@@ -251,7 +264,16 @@ def test_eight_writer_processes(served: Served) -> None:
     per = 10
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, served.url, f"ghs_w{i}", d["id"], str(per)],
+            [
+                sys.executable,
+                "-c",
+                WRITER,
+                served.url,
+                f"ghs_w{i}",
+                d["id"],
+                str(per),
+                valid(WRITER_QUERY),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -267,7 +289,7 @@ def test_eight_writer_processes(served: Served) -> None:
     after = None
     while True:
         page = gh.graphql.request(
-            JOURNAL,
+            valid(JOURNAL),
             {
                 "owner": "octo-org",
                 "name": "widgets",
@@ -284,6 +306,73 @@ def test_eight_writer_processes(served: Served) -> None:
         after = conn["pageInfo"]["endCursor"]
     assert sorted(seen) == sorted(ids)
     assert conn["totalCount"] == WRITERS * per
+
+
+def test_client_timeout_while_the_mutation_lands(tmp_path: Path) -> None:
+    """The ambiguous outcome: the client gives up, the write still commits."""
+    emu = Emulator(str(tmp_path / "e.db"), DEFAULT_FIXTURE)
+    emu.add_fault(
+        {
+            "kind": "latency",
+            "operation": "addDiscussionComment",
+            "latency_ms": 800,
+            "after_commit": True,
+            "count": 1,
+        }
+    )
+    with EmulatorServer(emu) as server:
+        gh = github(f"{server.url}/", token="ghs_actions")
+        repo = gh.graphql.request(
+            valid(
+                'query { repository(owner: "octo-org", name: "widgets") { id'
+                " discussionCategories(first: 5) { nodes { id } } } }"
+            )
+        )["repository"]
+        d = gh.graphql.request(
+            valid(CREATE_DISCUSSION),
+            {
+                "r": repo["id"],
+                "c": repo["discussionCategories"]["nodes"][0]["id"],
+                "title": "t",
+                "body": "b",
+            },
+        )["createDiscussion"]["discussion"]
+        impatient = httpx.Client(
+            base_url=server.url, timeout=0.3, headers={"Authorization": "bearer ghs_actions"}
+        )
+        with pytest.raises(httpx.ReadTimeout):
+            impatient.post(
+                "/graphql",
+                json={
+                    "query": valid(ADD_COMMENT),
+                    "variables": {"d": d["id"], "body": "late", "to": None},
+                },
+            )
+        time.sleep(0.6)
+        page = gh.graphql.request(
+            valid(JOURNAL), {"owner": "octo-org", "name": "widgets", "number": d["number"]}
+        )
+        assert [n["body"] for n in page["repository"]["discussion"]["comments"]["nodes"]] == [
+            "late"
+        ]
+
+
+def test_chunked_request_body(tmp_path: Path) -> None:
+    emu = Emulator(fixture=DEFAULT_FIXTURE)
+    with EmulatorServer(emu) as server:
+        body = json.dumps({"query": valid("{ viewer { login } }")}).encode()
+
+        def chunks():
+            yield body[:10]
+            yield body[10:]
+
+        r = httpx.post(
+            f"{server.url}/graphql",
+            content=chunks(),
+            timeout=10,
+            headers={"Authorization": "bearer ghp_alice"},
+        )
+        assert r.json() == {"data": {"viewer": {"login": "alice"}}}
 
 
 def test_in_thread_server_and_github_dot_com_layout(tmp_path: Path) -> None:

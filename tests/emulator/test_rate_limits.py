@@ -10,7 +10,7 @@ from githubkit.exception import PrimaryRateLimitExceeded, SecondaryRateLimitExce
 
 from ghattempt.emulator import Emulator, EmulatorTransport, FaultRule
 
-from .conftest import ADD_COMMENT, GQL, QUERIES, comment, new_discussion
+from .conftest import ADD_COMMENT, GQL, QUERIES, comment, new_discussion, valid
 
 JOURNAL = (QUERIES / "JournalPage.graphql").read_text()
 RATE = "rateLimit { cost limit remaining used resetAt nodeCount }"
@@ -107,14 +107,16 @@ def _github(emu: Emulator, token: str = "ghs_actions") -> GitHub:
 
 def test_githubkit_in_process(emu: Emulator) -> None:
     gh = _github(emu)
-    data = gh.graphql.request('query { repository(owner: "octo-org", name: "widgets") { id } }')
+    data = gh.graphql.request(
+        valid('query { repository(owner: "octo-org", name: "widgets") { id } }')
+    )
     assert data["repository"]["id"].startswith("R_kgDO")
     emu.add_fault(FaultRule("primary_rate_limit", operation="Q", count=1))
     with pytest.raises(PrimaryRateLimitExceeded):
-        gh.graphql.request("query Q { viewer { login } }")
+        gh.graphql.request(valid("query Q { viewer { login } }"))
     emu.add_fault(FaultRule("secondary_rate_limit", operation="Q", retry_after=9, count=1))
     with pytest.raises(SecondaryRateLimitExceeded) as info:
-        gh.graphql.request("query Q { viewer { login } }")
+        gh.graphql.request(valid("query Q { viewer { login } }"))
     assert info.value.retry_after.total_seconds() == 9
     commit = gh.rest.git.create_commit(
         "octo-org", "widgets", message="lease", tree="4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -135,7 +137,7 @@ async def _async_roundtrip(emu: Emulator) -> str:
         auto_retry=False,
         timeout=10,
     )
-    data = await gh.graphql.arequest("query { viewer { login } }")
+    data = await gh.graphql.arequest(valid("query { viewer { login } }"))
     return str(data["viewer"]["login"])
 
 

@@ -268,3 +268,34 @@ def test_node_lookup_of_git_objects(emu: Emulator, actions: GQL) -> None:
         "query($id: ID!) { node(id: $id) { ... on Ref { name target { oid } } } }", id=ref["id"]
     )
     assert node["node"] == {"name": "main", "target": {"oid": ref["target"]["oid"]}}
+
+
+def test_rest_refs(http) -> None:
+    auth = {"Authorization": "bearer ghs_actions"}
+    c1 = lease_commit(http, [], "token=1").json()["sha"]
+    c2 = lease_commit(http, [c1], "token=2").json()["sha"]
+    other = lease_commit(http, [], "unrelated").json()["sha"]
+    base = "/repos/octo-org/widgets/git"
+    r = http.post(f"{base}/refs", json={"ref": "refs/ghattempt/lease/r", "sha": c1}, headers=auth)
+    assert r.status_code == 201 and r.json()["object"]["sha"] == c1
+    r = http.post(f"{base}/refs", json={"ref": "refs/ghattempt/lease/r", "sha": c1}, headers=auth)
+    assert r.status_code == 422 and r.json()["message"] == "Reference already exists"
+    assert http.get(f"{base}/ref/ghattempt/lease/r", headers=auth).json()["ref"] == (
+        "refs/ghattempt/lease/r"
+    )
+    r = http.patch(f"{base}/refs/ghattempt/lease/r", json={"sha": c2}, headers=auth)
+    assert r.status_code == 200 and r.json()["object"]["sha"] == c2
+    r = http.patch(f"{base}/refs/ghattempt/lease/r", json={"sha": other}, headers=auth)
+    assert r.status_code == 422 and r.json()["message"] == "Update is not a fast forward"
+    r = http.patch(
+        f"{base}/refs/ghattempt/lease/r", json={"sha": other, "force": True}, headers=auth
+    )
+    assert r.status_code == 200
+    assert http.delete(f"{base}/refs/ghattempt/lease/r", headers=auth).status_code == 204
+    assert http.get(f"{base}/ref/ghattempt/lease/r", headers=auth).status_code == 404
+    denied = http.post(
+        f"{base}/refs",
+        json={"ref": "refs/heads/x", "sha": c1},
+        headers={"Authorization": "bearer ghp_mallory"},
+    )
+    assert denied.status_code == 403

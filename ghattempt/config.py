@@ -1,0 +1,1015 @@
+"""Consumer configuration: the repository's ``.github/ghattempt.toml``.
+
+The file tells every writer (Action step, App, CLI) of one consumer repository where the
+journal lives, whose records count, which phases each release channel runs, how request
+keys are formed, and the timing of the writer lease and of pending attempts. Its path,
+git blob oid and content digest are part of every generation (journal-v1 section 4,
+``generation.config``; ADR 0006: "TOML blob/digest/path ... identify a generation").
+
+Shape::
+
+    load_config(path, *, root=None) -> LoadedConfig
+    parse_config(data, *, path, blob_oid=None) -> LoadedConfig
+
+    LoadedConfig(path: str, blob: str, digest: str, settings: Settings)
+    Settings(journal, writer, attempt, channels, lease, pacing, app)
+
+Every default lives in the field defaults of the dataclasses below (and nowhere else);
+each table of the file is read by one small ``build_*`` function. A file that cannot be
+used raises exactly one :class:`ConfigError` naming the file, the dotted key, the problem
+and the fix; unknown keys are errors. ``docs/configuration.md`` documents every key.
+
+Digest choice: ``digest`` is ``"sha256:"`` + the lowercase hex SHA-256 of the file's raw
+bytes (not of the parsed TOML), so two files that parse alike but differ in a byte are
+two generations, and the value can be checked with ``sha256sum`` alone. ``blob`` is the
+git blob oid of the same bytes (SHA-1 of ``b"blob <len>\\0" + bytes``; SHA-256 for a
+repository in SHA-256 object format), computed locally so it equals GitHub's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import re
+import string
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path, PurePosixPath
+from typing import Final, NoReturn
+
+__all__ = [
+    "DEFAULT_CONFIG_PATH",
+    "GITHUB_SERVER_BOUND",
+    "PHASES",
+    "SCHEMA",
+    "AppSettings",
+    "AttemptSettings",
+    "Channel",
+    "ConfigError",
+    "JobPhase",
+    "JournalSettings",
+    "LeaseSettings",
+    "LoadedConfig",
+    "PacingSettings",
+    "Settings",
+    "WriterSettings",
+    "blob_oid",
+    "build_app",
+    "build_attempt",
+    "build_channels",
+    "build_journal",
+    "build_lease",
+    "build_pacing",
+    "build_settings",
+    "build_writer",
+    "content_digest",
+    "load_config",
+    "parse_config",
+]
+
+DEFAULT_CONFIG_PATH: Final = ".github/ghattempt.toml"
+
+# The one admitted phase order (journal-v1 section 4). TODO: import it from ghattempt.core
+# once that package exports it, and delete this copy.
+PHASES: Final[tuple[str, ...]] = (
+    "admission",
+    "build",
+    "review",
+    "warrant",
+    "merge",
+    "publication",
+    "distribution",
+    "next-development",
+)
+
+# A request that GitHub ends at 10 s answers 502/504 and its mutation may still land
+# (architecture.md, "Storage facts"); the lease must outlive that window.
+GITHUB_SERVER_BOUND: Final = 10.0
+
+# journal-v1 section 3, *key*. TODO: use ghattempt.core's pattern once it lands.
+_KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}\Z")
+_CHANNEL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
+# GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\Z")
+_WORKFLOW_FILE = re.compile(r"[A-Za-z0-9._-]+\.ya?ml\Z")
+_OID = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+
+_MAX_FILE_BYTES: Final = 1 << 20
+_NAME_MAX: Final = 256  # journal-v1 section 3, *name*
+_DOCS: Final = "docs/configuration.md"
+
+# Sample values used to check templates at load time; runtime values are checked again.
+_SAMPLE_REPOSITORY_ID: Final = "R_kgDOAbCdEf"
+_SAMPLE_REPOSITORY: Final = "octo-org/octo-repo"
+_SAMPLE_PULL_REQUEST: Final = 1
+_SAMPLE_BASE_REF: Final = "main"
+
+# Every key of the file, by table ("" is the top level; "channels.*" is each channel,
+# "app.jobs[]" each [[app.jobs]] entry). The builders accept exactly these.
+SCHEMA: Final[Mapping[str, tuple[str, ...]]] = {
+    "": ("journal", "writer", "attempt", "channels", "lease", "pacing", "app"),
+    "journal": ("category", "title"),
+    "writer": ("login", "database_id"),
+    "attempt": ("request_key", "default_channel", "expires_after"),
+    "channels.*": ("plan",),
+    "lease": ("length", "request_timeout", "clock_skew", "acquire_timeout"),
+    "pacing": ("write_interval",),
+    "app": ("jobs",),
+    "app.jobs[]": ("workflow", "job", "phase"),
+}
+
+_REQUEST_KEY_FIELDS: Final = ("repository_id", "pull_request", "base_ref", "channel")
+_TITLE_FIELDS: Final = ("repository", "repository_id", "pull_request", "base_ref")
+
+
+class ConfigError(ValueError):
+    """The consumer configuration cannot be used.
+
+    ``str(error)`` is one line: ``<path>: <key>: <problem>; <fix>`` (``key`` is the
+    dotted TOML path, e.g. ``channels.stable.plan``), or ``<path>: line L, column C:
+    <problem>; <fix>`` for a TOML syntax error.
+
+    Attributes:
+        path: the configuration file as the caller named it.
+        key: dotted key path, or None when the problem is the file as a whole.
+        problem: what is wrong.
+        fix: what to do about it.
+        line, column: 1-based position of a syntax error, else None.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        key: str | None,
+        problem: str,
+        fix: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.path = path
+        self.key = key
+        self.problem = problem
+        self.fix = fix
+        self.line = line
+        self.column = column
+        if line is not None:
+            where = f"line {line}, column {column}" if column is not None else f"line {line}"
+        else:
+            where = key or ""
+        head = f"{path}: {where}: " if where else f"{path}: "
+        super().__init__(f"{head}{problem}; {fix}")
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True, slots=True)
+class JournalSettings:
+    """Where the journal Discussion of an intent lives (journal-v1 section 1).
+
+    Attributes:
+        category: Discussion category, matched by slug or by name. The category must
+            exist and have Discussions enabled; a dedicated one (e.g. "Release journals")
+            keeps journals apart from conversation.
+        title: title of a new journal Discussion; placeholders ``{repository}``
+            (owner/name), ``{repository_id}``, ``{pull_request}``, ``{base_ref}``.
+            Informational only: the intent record in the body is what identifies it.
+    """
+
+    category: str = "General"
+    title: str = "Release journal: {repository} #{pull_request} into {base_ref}"
+
+
+@dataclass(frozen=True, slots=True)
+class WriterSettings:
+    """The one account whose unedited records contribute (journal-v1 section 6).
+
+    Attributes:
+        login: GraphQL login of the writer: ``github-actions`` for the Actions bot, an
+            App's bare slug (without ``[bot]``), or a user login.
+        database_id: that account's ``databaseId`` (REST ``id``); always set for the
+            default login, required for any other (architecture.md: match writers by
+            login and databaseId).
+    """
+
+    login: str = "github-actions"
+    database_id: int = 41898282
+
+
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """A release channel and its phase plan.
+
+    Attributes:
+        name: 1-64 characters of ``A-Z a-z 0-9 . _ -``.
+        plan: non-empty, no repeats, a subsequence of :data:`PHASES` (journal-v1
+            section 4; ADR 0006: "a channel-specific plan may omit inapplicable phases").
+    """
+
+    name: str
+    plan: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptSettings:
+    """How business attempts are keyed and how long a pending one lives.
+
+    Attributes:
+        request_key: template of the request key (journal-v1 section 3 *key*:
+            ``[A-Za-z0-9._:/@+=-]{1,128}``); placeholders ``{repository_id}``,
+            ``{pull_request}``, ``{base_ref}``, ``{channel}``. One key is one logical
+            request: a retry reuses it (idempotency note, step 1) and a fresh attempt
+            for it is refused while a blocking one exists (ADR-038).
+        default_channel: channel used when a writer names none.
+        expires_after: whole seconds from admission to the attempt's ``expires_at``;
+            a still-pending attempt may be expired after that (journal-v1 section 8).
+    """
+
+    request_key: str = "pr-{pull_request}:{base_ref}:{channel}"
+    default_channel: str = "release"
+    expires_after: int = 86400
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseSettings:
+    """The writer lease of the exclusive scope (architecture.md, "Exclusion").
+
+    All values are seconds. ``length`` must exceed ``request_timeout`` +
+    :data:`GITHUB_SERVER_BOUND` + ``clock_skew``: ownership is never handed over while a
+    mutation of the old holder can still commit.
+
+    Attributes:
+        length: lease duration.
+        request_timeout: client timeout of one GitHub request.
+        clock_skew: allowance between GitHub's clock (``Date`` header) and ours.
+        acquire_timeout: how long a writer waits for the lease before giving up.
+    """
+
+    length: float = 120.0
+    request_timeout: float = 30.0
+    clock_skew: float = 5.0
+    acquire_timeout: float = 300.0
+
+    @property
+    def mutation_window(self) -> float:
+        """Seconds a sent mutation may still commit: timeout + server bound + skew."""
+        return self.request_timeout + GITHUB_SERVER_BOUND + self.clock_skew
+
+
+@dataclass(frozen=True, slots=True)
+class PacingSettings:
+    """Spacing of content-creating mutations (GitHub allows about 80 a minute).
+
+    Attributes:
+        write_interval: minimum seconds between two writes of one writer.
+    """
+
+    write_interval: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class JobPhase:
+    """One GitHub App mapping: a workflow job whose conclusion records a phase.
+
+    Attributes:
+        workflow: workflow file name, e.g. ``release.yml`` (no directory).
+        job: job name as ``workflow_job.name`` reports it.
+        phase: one of :data:`PHASES`.
+    """
+
+    workflow: str
+    job: str
+    phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """Settings read by the GitHub App's webhook handler.
+
+    Attributes:
+        jobs: workflow-job-to-phase mappings, at most one per (workflow, job).
+    """
+
+    jobs: tuple[JobPhase, ...] = ()
+
+    def phase_for(self, workflow: str, job: str) -> str | None:
+        """Return the phase mapped to ``job`` of workflow file ``workflow``, or None."""
+        for item in self.jobs:
+            if item.workflow == workflow and item.job == job:
+                return item.phase
+        return None
+
+
+def _default_channels() -> tuple[Channel, ...]:
+    return (Channel(AttemptSettings().default_channel, PHASES),)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The parsed consumer configuration (every table, defaults filled in)."""
+
+    journal: JournalSettings = field(default_factory=JournalSettings)
+    writer: WriterSettings = field(default_factory=WriterSettings)
+    attempt: AttemptSettings = field(default_factory=AttemptSettings)
+    channels: tuple[Channel, ...] = field(default_factory=_default_channels)
+    lease: LeaseSettings = field(default_factory=LeaseSettings)
+    pacing: PacingSettings = field(default_factory=PacingSettings)
+    app: AppSettings = field(default_factory=AppSettings)
+
+    def channel_named(self, name: str) -> Channel | None:
+        """Return the channel called ``name``, or None."""
+        for channel in self.channels:
+            if channel.name == name:
+                return channel
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """A configuration file as one generation records it.
+
+    Attributes:
+        path: repository-relative POSIX path (journal-v1 ``generation.config.path``).
+        blob: git blob oid of the raw bytes (``generation.config.blob``).
+        digest: ``"sha256:"`` + hex SHA-256 of the raw bytes (``generation.config.digest``).
+        settings: the parsed settings.
+    """
+
+    path: str
+    blob: str
+    digest: str
+    settings: Settings
+
+    def generation_config(self) -> dict[str, str]:
+        """Return the ``generation.config`` object: ``{"path", "blob", "digest"}``."""
+        return {"path": self.path, "blob": self.blob, "digest": self.digest}
+
+    def channel(self, name: str | None = None) -> Channel:
+        """Return channel ``name`` (None: the default channel).
+
+        Raises:
+            ConfigError: no channel has that name.
+        """
+        wanted = self.settings.attempt.default_channel if name is None else name
+        found = self.settings.channel_named(wanted)
+        if found is None:
+            names = [c.name for c in self.settings.channels]
+            raise ConfigError(
+                self.path,
+                "channels",
+                f"no channel named {_q(wanted)}{_did_you_mean(wanted, names)}",
+                f"use one of: {', '.join(names)}, or add [channels.{wanted}] with its plan",
+            )
+        return found
+
+    def request_key(
+        self, *, repository_id: str, pull_request: int, base_ref: str, channel: str | None = None
+    ) -> str:
+        """Render ``attempt.request_key`` for one request.
+
+        Returns:
+            A *key* (journal-v1 section 3).
+
+        Raises:
+            ConfigError: the channel is unknown, or the rendered key is not a *key*
+                (e.g. a base branch name with characters outside the key alphabet).
+        """
+        chosen = self.channel(channel)
+        values: dict[str, object] = {
+            "repository_id": repository_id,
+            "pull_request": pull_request,
+            "base_ref": base_ref,
+            "channel": chosen.name,
+        }
+        key = self.settings.attempt.request_key.format_map(values)
+        if not _KEY.match(key):
+            raise ConfigError(
+                self.path,
+                "attempt.request_key",
+                f"renders to {_q(key)} for this request, which is not a key "
+                "(1-128 characters of A-Z a-z 0-9 . _ : / @ + = -)",
+                "change the template so every request renders a valid key "
+                "(e.g. drop {base_ref} if branch names hold other characters)",
+            )
+        return key
+
+    def journal_title(
+        self, *, repository: str, repository_id: str, pull_request: int, base_ref: str
+    ) -> str:
+        """Render ``journal.title`` for a new journal Discussion."""
+        return self.settings.journal.title.format_map(
+            {
+                "repository": repository,
+                "repository_id": repository_id,
+                "pull_request": pull_request,
+                "base_ref": base_ref,
+            }
+        )
+
+
+# --------------------------------------------------------------------------- hashing
+
+
+def blob_oid(data: bytes, *, object_format: str = "sha1") -> str:
+    """Return the git blob oid of ``data`` (what ``git hash-object`` prints).
+
+    Args:
+        data: raw file bytes.
+        object_format: ``"sha1"`` (GitHub's format) or ``"sha256"``.
+
+    Raises:
+        ValueError: unknown object format.
+    """
+    if object_format not in ("sha1", "sha256"):
+        raise ValueError(f"object_format must be 'sha1' or 'sha256', not {object_format!r}")
+    return _git_blob(data, object_format)
+
+
+def _git_blob(data: bytes, object_format: str) -> str:
+    h = hashlib.new(object_format)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def content_digest(data: bytes) -> str:
+    """Return ``"sha256:"`` + lowercase hex SHA-256 of ``data`` (the raw file bytes)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_config(
+    path: str | PathLike[str] = DEFAULT_CONFIG_PATH, *, root: str | PathLike[str] | None = None
+) -> LoadedConfig:
+    """Read and parse the configuration file.
+
+    Args:
+        path: repository-relative path of the file (recorded in the generation).
+        root: repository checkout the path is relative to (default: the current
+            directory).
+
+    Raises:
+        ConfigError: the file cannot be read or is not a valid configuration.
+    """
+    rel = _record_path(path)
+    fs_path = Path(root, rel) if root is not None else Path(rel)
+    try:
+        with fs_path.open("rb") as f:
+            data = f.read(_MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(
+            rel,
+            None,
+            f"file not found (looked in {fs_path})",
+            f"create it (every key is described in {_DOCS}), or pass the path of your "
+            "configuration file",
+        ) from None
+    except OSError as e:
+        raise ConfigError(
+            rel, None, f"cannot be read: {e.strerror or e}", "check the path and permissions"
+        ) from None
+    return parse_config(data, path=rel)
+
+
+def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> LoadedConfig:
+    """Parse configuration bytes.
+
+    Args:
+        data: the raw file bytes (UTF-8 TOML 1.0).
+        path: repository-relative POSIX path of the file.
+        blob_oid: the oid GitHub reports for this file, if known; it must equal the
+            oid computed from ``data`` (a mismatch means the bytes are not GitHub's).
+
+    Raises:
+        ConfigError: bad path, oid mismatch, bad TOML, or invalid settings.
+    """
+    rel = _record_path(path)
+    if len(data) > _MAX_FILE_BYTES:
+        raise ConfigError(
+            rel, None, f"is larger than {_MAX_FILE_BYTES} bytes", "keep the configuration small"
+        )
+    if blob_oid is None:
+        oid = _git_blob(data, "sha1")
+    else:
+        if not _OID.match(blob_oid):
+            raise ConfigError(
+                rel,
+                None,
+                f"blob oid {_q(blob_oid)} is not 40 or 64 lowercase hex digits",
+                "pass the oid exactly as GitHub reports it",
+            )
+        fmt = "sha1" if len(blob_oid) == 40 else "sha256"
+        oid = _git_blob(data, fmt)
+        if oid != blob_oid:
+            raise ConfigError(
+                rel,
+                None,
+                f"content has blob oid {oid}, not the expected {blob_oid}",
+                "read the file at the same commit the oid came from",
+            )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, column = _position(data, e.start)
+        raise ConfigError(
+            rel,
+            None,
+            f"is not UTF-8 (byte 0x{data[e.start]:02x})",
+            "save the file as UTF-8",
+            line=line,
+            column=column,
+        ) from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        message = str(e)
+        m = re.search(r" \(at line (\d+), column (\d+)\)\Z", message)
+        if m:
+            problem = "invalid TOML: " + message[: m.start()]
+            line, column = int(m.group(1)), int(m.group(2))
+        elif message.endswith(" (at end of document)"):
+            problem = "invalid TOML: " + message.removesuffix(" (at end of document)")
+            problem += " at end of document"
+            line, column = _end_position(text)
+        else:  # pragma: no cover - tomllib always reports a position
+            problem, line, column = "invalid TOML: " + message, 1, 1
+        raise ConfigError(
+            rel,
+            None,
+            problem,
+            "fix the TOML syntax there (https://toml.io/en/v1.0.0)",
+            line=line,
+            column=column,
+        ) from None
+    settings = build_settings(doc, path=rel)
+    return LoadedConfig(path=rel, blob=oid, digest=content_digest(data), settings=settings)
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
+    """Build :class:`Settings` from a parsed TOML document.
+
+    Raises:
+        ConfigError: the first problem found, in this order: unknown top-level keys,
+            then ``journal``, ``writer``, ``channels``, ``attempt``, ``lease``,
+            ``pacing``, ``app``.
+    """
+    r = _Reader(path)
+    r.known(doc, "", SCHEMA[""])
+    journal = build_journal(r.table(doc, "journal"), path=path)
+    writer = build_writer(r.table(doc, "writer"), path=path)
+    channels = build_channels(r.table(doc, "channels") if "channels" in doc else None, path=path)
+    attempt = build_attempt(r.table(doc, "attempt"), channels, path=path)
+    lease = build_lease(r.table(doc, "lease"), path=path)
+    pacing = build_pacing(r.table(doc, "pacing"), path=path)
+    app = build_app(r.table(doc, "app"), channels, path=path)
+    return Settings(
+        journal=journal,
+        writer=writer,
+        attempt=attempt,
+        channels=channels,
+        lease=lease,
+        pacing=pacing,
+        app=app,
+    )
+
+
+def build_journal(t: Mapping[str, object], *, path: str) -> JournalSettings:
+    """Build ``[journal]``: ``category``, ``title``."""
+    r = _Reader(path)
+    d = JournalSettings()
+    r.known(t, "journal", SCHEMA["journal"])
+    category = r.string(t, "journal.category", d.category, max_len=100)
+    if category != category.strip():
+        r.fail("journal.category", f"{_q(category)} has surrounding spaces", "remove them")
+    title = r.template(t, "journal.title", d.title, _TITLE_FIELDS)
+    rendered = title.format_map(
+        {
+            "repository": _SAMPLE_REPOSITORY,
+            "repository_id": _SAMPLE_REPOSITORY_ID,
+            "pull_request": _SAMPLE_PULL_REQUEST,
+            "base_ref": _SAMPLE_BASE_REF,
+        }
+    )
+    if not rendered.strip() or len(rendered) > _NAME_MAX:
+        r.fail(
+            "journal.title",
+            f"renders to {len(rendered)} characters for a sample pull request",
+            f"keep the title between 1 and {_NAME_MAX} characters",
+        )
+    return JournalSettings(category=category, title=title)
+
+
+def build_writer(t: Mapping[str, object], *, path: str) -> WriterSettings:
+    """Build ``[writer]``: ``login``, ``database_id``."""
+    r = _Reader(path)
+    d = WriterSettings()
+    r.known(t, "writer", SCHEMA["writer"])
+    login = r.string(t, "writer.login", d.login)
+    if login.endswith("[bot]"):
+        r.fail(
+            "writer.login",
+            f"{_q(login)} carries the REST suffix [bot]",
+            f"use the bare GraphQL login {_q(login.removesuffix('[bot]'))}",
+        )
+    if not _LOGIN.match(login):
+        r.fail(
+            "writer.login",
+            f"{_q(login)} is not a GitHub login",
+            "use letters, digits and single hyphens (at most 39 characters)",
+        )
+    if "database_id" in t:
+        database_id = r.integer(t, "writer.database_id", d.database_id, minimum=1)
+    elif login == d.login:
+        database_id = d.database_id
+    else:
+        r.fail(
+            "writer.database_id",
+            f"missing for writer.login = {_q(login)}",
+            f"add database_id = <the account's numeric id> (the `id` field of "
+            f"`gh api users/{login}` for a user, `gh api users/{login}%5Bbot%5D` for an App)",
+        )
+    return WriterSettings(login=login, database_id=database_id)
+
+
+def build_channels(t: Mapping[str, object] | None, *, path: str) -> tuple[Channel, ...]:
+    """Build ``[channels.NAME]`` tables, each with ``plan``.
+
+    None (no ``[channels]`` table) gives the default: one channel ``release`` with
+    every phase.
+    """
+    r = _Reader(path)
+    if t is None:
+        return _default_channels()
+    if not t:
+        r.fail(
+            "channels",
+            "has no channel",
+            'add at least one, e.g. [channels.release] with plan = ["admission", ...]',
+        )
+    channels: list[Channel] = []
+    for name, value in t.items():
+        key = f"channels.{_dotted(name)}"
+        if not _CHANNEL_NAME.match(name):
+            r.fail(
+                key,
+                f"{_q(name)} is not a valid channel name",
+                "use 1-64 characters of A-Z a-z 0-9 . _ -",
+            )
+        if not isinstance(value, dict):
+            r.fail(
+                key,
+                f"expected a table, got {_kind(value)}",
+                f'write [channels.{name}] with plan = ["admission", ...]',
+            )
+        r.known(value, key, SCHEMA["channels.*"])
+        if "plan" not in value:
+            r.fail(
+                f"{key}.plan",
+                "missing",
+                f"add plan = [...] with phases, in this order, from: {', '.join(PHASES)}",
+            )
+        channels.append(Channel(name=name, plan=_plan(r, f"{key}.plan", value["plan"])))
+    return tuple(channels)
+
+
+def build_attempt(
+    t: Mapping[str, object], channels: Sequence[Channel], *, path: str
+) -> AttemptSettings:
+    """Build ``[attempt]``: ``request_key``, ``default_channel``, ``expires_after``.
+
+    ``default_channel`` may be left out when there is exactly one channel.
+    """
+    r = _Reader(path)
+    d = AttemptSettings()
+    r.known(t, "attempt", SCHEMA["attempt"])
+    request_key = r.template(t, "attempt.request_key", d.request_key, _REQUEST_KEY_FIELDS)
+    for channel in channels:
+        sample = request_key.format_map(
+            {
+                "repository_id": _SAMPLE_REPOSITORY_ID,
+                "pull_request": _SAMPLE_PULL_REQUEST,
+                "base_ref": _SAMPLE_BASE_REF,
+                "channel": channel.name,
+            }
+        )
+        if not _KEY.match(sample):
+            r.fail(
+                "attempt.request_key",
+                f"renders to {_q(sample)} for channel {_q(channel.name)}, which is not a key "
+                "(1-128 characters of A-Z a-z 0-9 . _ : / @ + = -)",
+                "use only those characters around the placeholders and keep it short",
+            )
+    names = [c.name for c in channels]
+    if "default_channel" in t:
+        default_channel = r.string(t, "attempt.default_channel", d.default_channel)
+        if default_channel not in names:
+            r.fail(
+                "attempt.default_channel",
+                f"{_q(default_channel)} is not a channel{_did_you_mean(default_channel, names)}",
+                f"use one of: {', '.join(names)}",
+            )
+    elif len(names) == 1:
+        default_channel = names[0]
+    else:
+        r.fail(
+            "attempt.default_channel",
+            f"missing while there are {len(names)} channels",
+            f"add default_channel = one of: {', '.join(names)}",
+        )
+    expires_after = r.integer(t, "attempt.expires_after", d.expires_after, minimum=1)
+    return AttemptSettings(
+        request_key=request_key, default_channel=default_channel, expires_after=expires_after
+    )
+
+
+def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
+    """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
+
+    Checks ``length > request_timeout + 10 + clock_skew`` (architecture.md, writer
+    protocol step 4).
+    """
+    r = _Reader(path)
+    d = LeaseSettings()
+    r.known(t, "lease", SCHEMA["lease"])
+    lease = LeaseSettings(
+        length=r.seconds(t, "lease.length", d.length),
+        request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout),
+        clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, allow_zero=True),
+        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout),
+    )
+    if not lease.length > lease.mutation_window:
+        window = lease.mutation_window
+        r.fail(
+            "lease.length",
+            f"{_num(lease.length)} s is not longer than request_timeout "
+            f"({_num(lease.request_timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
+            f"server bound + clock_skew ({_num(lease.clock_skew)} s) = {_num(window)} s",
+            f"set lease.length above {_num(window)} or lower lease.request_timeout",
+        )
+    return lease
+
+
+def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
+    """Build ``[pacing]``: ``write_interval``."""
+    r = _Reader(path)
+    d = PacingSettings()
+    r.known(t, "pacing", SCHEMA["pacing"])
+    return PacingSettings(
+        write_interval=r.seconds(t, "pacing.write_interval", d.write_interval, allow_zero=True)
+    )
+
+
+def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str) -> AppSettings:
+    """Build ``[app]``: ``jobs``, an array of ``{workflow, job, phase}`` tables.
+
+    Each phase must be in some channel's plan; each (workflow, job) appears once.
+    """
+    r = _Reader(path)
+    r.known(t, "app", SCHEMA["app"])
+    raw = t.get("jobs", [])
+    if not isinstance(raw, list):
+        r.fail(
+            "app.jobs",
+            f"expected an array of tables, got {_kind(raw)}",
+            'write [[app.jobs]] tables with workflow = "release.yml", job = "build", '
+            'phase = "build"',
+        )
+    planned = {p for c in channels for p in c.plan}
+    seen: dict[tuple[str, str], int] = {}
+    jobs: list[JobPhase] = []
+    for i, item in enumerate(raw):
+        key = f"app.jobs[{i}]"
+        if not isinstance(item, dict):
+            r.fail(key, f"expected a table, got {_kind(item)}", "write it as a [[app.jobs]] table")
+        r.known(item, key, SCHEMA["app.jobs[]"])
+        for name in ("workflow", "job", "phase"):
+            if name not in item:
+                r.fail(f"{key}.{name}", "missing", f'add {name} = "..." to this [[app.jobs]]')
+        workflow = r.string(item, f"{key}.workflow", "")
+        if not _WORKFLOW_FILE.match(workflow):
+            r.fail(
+                f"{key}.workflow",
+                f"{_q(workflow)} is not a workflow file name",
+                'give the file name under .github/workflows, e.g. "release.yml"',
+            )
+        job = r.string(item, f"{key}.job", "")
+        phase = r.string(item, f"{key}.phase", "")
+        if phase not in PHASES:
+            r.fail(
+                f"{key}.phase",
+                f"{_q(phase)} is not a phase{_did_you_mean(phase, PHASES)}",
+                f"use one of: {', '.join(PHASES)}",
+            )
+        if phase not in planned:
+            r.fail(
+                f"{key}.phase",
+                f"{_q(phase)} is in no channel's plan",
+                "add it to a channel's plan or remove this mapping",
+            )
+        if (workflow, job) in seen:
+            r.fail(
+                key,
+                f"workflow {_q(workflow)} job {_q(job)} is already mapped by "
+                f"app.jobs[{seen[(workflow, job)]}]",
+                "map each job to one phase",
+            )
+        seen[(workflow, job)] = i
+        jobs.append(JobPhase(workflow=workflow, job=job, phase=phase))
+    return AppSettings(jobs=tuple(jobs))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _Reader:
+    """Typed getters that raise :class:`ConfigError` naming ``path`` and the key."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, problem: str, fix: str) -> NoReturn:
+        raise ConfigError(self.path, key, problem, fix)
+
+    def known(self, t: Mapping[str, object], prefix: str, allowed: Sequence[str]) -> None:
+        for name in t:
+            if name not in allowed:
+                key = f"{prefix}.{_dotted(name)}" if prefix else _dotted(name)
+                where = f"[{prefix}]" if prefix else "the top level"
+                self.fail(
+                    key,
+                    f"unknown key{_did_you_mean(name, allowed)}",
+                    f"remove it; keys allowed in {where}: {', '.join(allowed)}",
+                )
+
+    def table(self, doc: Mapping[str, object], name: str) -> Mapping[str, object]:
+        value = doc.get(name, {})
+        if not isinstance(value, dict):
+            self.fail(name, f"expected a table, got {_kind(value)}", f"write it as [{name}]")
+        return value
+
+    def string(
+        self, t: Mapping[str, object], key: str, default: str, *, max_len: int = _NAME_MAX
+    ) -> str:
+        value = t.get(_leaf(key), default)
+        if not isinstance(value, str):
+            self.fail(key, f"expected a string, got {_kind(value)}", 'write it in quotes: "..."')
+        if not value:
+            self.fail(key, "is empty", f"use 1 to {max_len} characters")
+        if len(value) > max_len:
+            self.fail(key, f"has {len(value)} characters", f"use 1 to {max_len} characters")
+        return value
+
+    def integer(self, t: Mapping[str, object], key: str, default: int, *, minimum: int) -> int:
+        value = t.get(_leaf(key), default)
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.fail(key, f"expected an integer, got {_kind(value)}", "write a whole number")
+        if value < minimum:
+            self.fail(key, f"{value} is less than {minimum}", f"use {minimum} or more")
+        return value
+
+    def seconds(
+        self, t: Mapping[str, object], key: str, default: float, *, allow_zero: bool = False
+    ) -> float:
+        value = t.get(_leaf(key), default)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            self.fail(
+                key, f"expected a number of seconds, got {_kind(value)}", "write e.g. 30 or 2.5"
+            )
+        if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+            bound = "0 or more" if allow_zero else "more than 0"
+            self.fail(key, f"{_num(value)} is not a duration", f"use a number of seconds {bound}")
+        return float(value)
+
+    def template(
+        self, t: Mapping[str, object], key: str, default: str, fields: Sequence[str]
+    ) -> str:
+        value = self.string(t, key, default)
+        allowed = ", ".join("{" + f + "}" for f in fields)
+        try:
+            parts = list(string.Formatter().parse(value))
+        except ValueError as e:
+            self.fail(
+                key,
+                f"is not a valid template ({e})",
+                f"write literal braces as {{{{ and }}}}; placeholders: {allowed}",
+            )
+        for _literal, name, spec, conversion in parts:
+            if name is None:
+                continue
+            if name not in fields or spec or conversion:
+                shown = "{" + name + ("!" + conversion if conversion else "")
+                shown += (":" + spec if spec else "") + "}"
+                self.fail(
+                    key,
+                    f"placeholder {shown} is not allowed"
+                    f"{_did_you_mean(name, fields) if name not in fields else ''}",
+                    f"use only {allowed}, without format specs or conversions",
+                )
+        return value
+
+
+def _plan(r: _Reader, key: str, value: object) -> tuple[str, ...]:
+    order = ", ".join(PHASES)
+    if not isinstance(value, list):
+        r.fail(key, f"expected an array of phases, got {_kind(value)}", f"use phases from: {order}")
+    if not value:
+        r.fail(key, "is empty", f"list at least one phase, in this order, from: {order}")
+    plan: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            r.fail(key, f"expected phase names, got {_kind(item)}", f"use phases from: {order}")
+        if item not in PHASES:
+            r.fail(
+                key,
+                f"{_q(item)} is not a phase{_did_you_mean(item, PHASES)}",
+                f"use phases from: {order}",
+            )
+        if item in plan:
+            r.fail(key, f"{_q(item)} appears twice", "list each phase once")
+        if plan and PHASES.index(item) < PHASES.index(plan[-1]):
+            r.fail(
+                key,
+                f"{_q(item)} comes after {_q(plan[-1])}",
+                f"list phases in the admitted order: {order}",
+            )
+        plan.append(item)
+    return tuple(plan)
+
+
+def _record_path(path: str | PathLike[str]) -> str:
+    raw = str(path) if not isinstance(path, str) else path
+    posix = raw.replace("\\", "/")
+    p = PurePosixPath(posix)
+    if (
+        not posix
+        or p.is_absolute()
+        or ".." in p.parts
+        or str(p) != posix.removeprefix("./")
+        or len(posix) > _NAME_MAX
+    ):
+        raise ConfigError(
+            raw,
+            None,
+            "is not a normalized repository-relative path",
+            f"name the file relative to the repository root, e.g. {DEFAULT_CONFIG_PATH}",
+        )
+    return str(p)
+
+
+def _leaf(key: str) -> str:
+    """Return the last segment of a dotted key built by this module (never quoted)."""
+    return key.rsplit(".", 1)[-1]
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    before = data[:offset]
+    line = before.count(b"\n") + 1
+    column = offset - (before.rfind(b"\n") + 1) + 1
+    return line, column
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _dotted(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + name + '"'
+
+
+def _q(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"float {_num(value)}"
+    if isinstance(value, str):
+        return f"string {_q(value)}"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__  # dates and times
