@@ -241,7 +241,8 @@ def test_missing_node_still_fails_after_bounded_lag_retries(world):
 
 
 def test_threads_past_100_comments_are_paged_at_the_floor(world_factory):
-    w = world_factory(content_per_minute=10**6, content_per_hour=10**6)
+    w = world_factory(content_per_minute=10**6, content_per_hour=10**6,
+                      points_per_minute=10**9)
     # build the thread in-process (the loopback server costs ~45 ms a request), read it
     # back over HTTP
     seeder = w.provider(base_url="https://api.github.com/", transport=EmulatorTransport(w.emu))
@@ -394,3 +395,36 @@ def test_resend_of_rest_commit(world):
         p.create_commit(OWNER, NAME, message="lease", parents=[])
     assert info.value.url == f"repos/{OWNER}/{NAME}/git/commits"
     assert p.resend(info.value)["message"] == "lease"
+
+
+def test_category_discussions_pages_oldest_first(world_factory):
+    w = world_factory(content_per_minute=10**6, content_per_hour=10**6,
+                      points_per_minute=10**9)
+    seeder = w.provider(base_url="https://api.github.com/", transport=EmulatorTransport(w.emu))
+    repo = seeder.repository(OWNER, NAME)
+    cat = seeder.discussion_category(OWNER, NAME, "release-journal")
+    made = [seeder.create_discussion(repo.id, cat.id, f"t{i}", f"body {i}") for i in range(105)]
+    p = w.provider()
+    listed = list(p.category_discussions(OWNER, NAME, cat.id))
+    assert [d.number for d in listed] == [d.number for d in made]
+    assert listed[0].body == "body 0" and listed[0].author_login == "github-actions"
+    assert listed[0].author_id == 41898282 and not listed[0].edited
+    assert p.usage.by_operation["CategoryDiscussions"].requests == 2
+    assert repo.has_discussions and repo.viewer_permission in (None, "WRITE")
+
+
+def test_capture_with_ref_reads_the_lease_in_the_same_snapshot(world):
+    p = world.provider()
+    _, number = world.journal(p)
+    repo = p.repository(OWNER, NAME)
+    result, ref, seen_at = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
+    assert ref is None and seen_at is not None
+    page = result.pages[0]["data"]["repository"]
+    assert "lease" not in page and page["discussion"]["number"] == number
+    commit = p.create_commit(OWNER, NAME, message="lease\n\ntoken: 1", parents=[])
+    p.create_ref(repo.id, "refs/heads/ghattempt/x", commit.oid)
+    result, ref, _ = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
+    assert ref is not None and ref.target_oid == commit.oid
+    assert ref.commit is not None and ref.commit.message == "lease\n\ntoken: 1"
+    assert p.usage.by_operation["JournalPageLease"].requests == 2
+    assert "JournalPage" not in p.usage.by_operation  # the lease page replaced the first
