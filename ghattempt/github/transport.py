@@ -31,7 +31,7 @@ from githubkit.exception import (
 from ._redact import redact
 from .config import AppAuth, ProviderConfig, TokenAuth
 from .documents import Document
-from .errors import AmbiguousOutcome, GitHubError, InputError
+from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
@@ -103,6 +103,8 @@ class Transport:
         self._last_mutation: float | None = None
         self._last_raw: httpx.Response | None = None
         self._last_date: float | None = None
+        # resource ("graphql", "core") -> our clock() at which its exhausted budget resets
+        self._exhausted: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"Transport(base_url={self._config.base_url!r})"
@@ -189,6 +191,7 @@ class Transport:
             attempt += 1
             if request.mutation:
                 self._pace()
+            self._await_budget(request)
             answer = self._send_once(request, method, url)
             decision = decide(answer, request, attempt=attempt, secondary_count=secondary,
                               policy=policy, wall_now=self._config.wall_clock())
@@ -234,6 +237,45 @@ class Transport:
             error = spent.decision.error
             assert error is not None
             raise self._scrub(error) from None
+
+    def _await_budget(self, request: Request) -> None:
+        """Do not send what GitHub would refuse: after an answer said
+        ``x-ratelimit-remaining: 0``, wait for ``x-ratelimit-reset`` first (GitHub docs:
+        "you should not retry your request until after the time specified by
+        x-ratelimit-reset"). A read waits when the wait fits ``RetryPolicy.max_wait``; a
+        mutation, or a longer wait, raises :class:`RateLimited` with nothing sent."""
+        resource = "graphql" if request.graphql else "core"
+        until = self._exhausted.get(resource)
+        if until is None:
+            return
+        wait = until - self._config.clock()
+        if wait <= 0:
+            del self._exhausted[resource]
+            return
+        if request.mutation or wait > self._config.retry.max_wait:
+            raise RateLimited(
+                f"{request.operation}: the {resource} rate limit is spent until its reset; "
+                f"nothing was sent; retry after {wait:.0f} s",
+                operation=request.operation, kind="primary", retry_after=wait)
+        log.warning("%s: %s rate limit spent; waiting %.1f s for its reset",
+                    request.operation, resource, wait)
+        self._config.sleep(wait)
+        self._exhausted.pop(resource, None)
+
+    def _note_budget(self, headers: Mapping[str, str], resource_hint: str) -> None:
+        remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
+        resource = headers.get("x-ratelimit-resource", resource_hint)
+        if remaining is None or reset is None:
+            return
+        try:
+            spent, reset_at = int(remaining) == 0, int(reset)
+        except ValueError:
+            return
+        if not spent:
+            self._exhausted.pop(resource, None)
+            return
+        now_server = server_time(headers, self._config.wall_clock())
+        self._exhausted[resource] = self._config.clock() + max(reset_at - now_server, 0.0) + 1.0
 
     def _pace(self) -> None:
         interval = self._config.mutation_interval
@@ -313,6 +355,7 @@ class Transport:
         headers = {k.lower(): v for k, v in raw.headers.items()}
         if "date" in headers:
             self._last_date = server_time(headers, self._config.wall_clock())
+        self._note_budget(headers, "graphql" if request.graphql else "core")
         try:
             payload = json.loads(raw.content)
         except (ValueError, UnicodeDecodeError):

@@ -430,3 +430,41 @@ def test_secondary_limit_reported_inside_a_200(make_provider, router, fake_clock
     route = router.post("/graphql").mock(side_effect=[limited, ok(REPO)])
     make_provider().repository("octo", "app")
     assert route.call_count == 2 and fake_clock.sleeps == [60.0]
+
+
+def test_spent_budget_is_waited_out_before_the_next_read(make_provider, router, fake_clock):
+    now = fake_clock.now
+    last = ok(REPO, **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+                       "x-ratelimit-resource": "graphql", "date": date(now)})
+    route = router.post("/graphql").mock(side_effect=[last, ok(REPO)])
+    p = make_provider()
+    p.repository("octo", "app")
+    p.repository("octo", "app")
+    assert route.call_count == 2 and fake_clock.sleeps == [31.0]  # no request wasted
+
+
+def test_spent_budget_refuses_a_mutation_without_sending(make_provider, router, fake_clock):
+    now = fake_clock.now
+    last = ok(REPO, **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+                       "x-ratelimit-resource": "graphql", "date": date(now)})
+    route = router.post("/graphql").mock(side_effect=[last, ok(COMMENT)])
+    p = make_provider()
+    p.repository("octo", "app")
+    with pytest.raises(RateLimited, match="nothing was sent") as info:
+        p.add_comment("D", "x")
+    assert info.value.retry_after == 31.0 and route.call_count == 1
+    fake_clock.now += 31
+    assert p.add_comment("D", "x").id == "DC_kwDOA"  # after the reset it goes
+
+
+def test_rest_budget_is_separate_from_graphql(make_provider, router, fake_clock):
+    now = fake_clock.now
+    router.post("/graphql").mock(return_value=ok(REPO, **{
+        "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+        "x-ratelimit-resource": "graphql", "date": date(now)}))
+    commits = router.post("/repos/o/r/git/commits").mock(return_value=httpx.Response(
+        201, json={"sha": "c" * 40, "message": "m", "tree": {"sha": "t"}, "parents": []}))
+    p = make_provider()
+    p.repository("octo", "app")
+    p.create_commit("o", "r", message="m", parents=[])
+    assert commits.call_count == 1 and fake_clock.sleeps == []
