@@ -8,13 +8,15 @@ Routes (GitHub's, at ``/`` and under the GHES prefixes ``/api/v3/``, ``/api/``):
 
 - ``POST /graphql`` (and ``/api/graphql``): GraphQL over the schema subset;
 - ``POST /repos/{owner}/{repo}/git/commits``, ``GET .../git/commits/{sha}``,
-  ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
-- ``/_emulator/...``: faults, state, request log, clock, tampering (admin; never on
-  GitHub).
+  ``GET .../git/ref/{ref}``, ``POST .../git/refs``, ``PATCH``/``DELETE
+  .../git/refs/{ref}``, ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
+- ``/_emulator/...``: faults, state, request log, clock, tokens, rename, tampering
+  (admin; never on GitHub).
 
-Order of checks for GraphQL, as GitHub applies them: authentication (401), JSON body,
-parse, validation, variable coercion, fault rules, pagination bounds and node limit,
-primary budget (``RATE_LIMITED``), secondary content-creation limit (403), execution.
+Order of checks for GraphQL: authentication (401), JSON body, parse and validation
+(cached per document text), variable coercion, fault rules that act before running,
+pagination bounds and node limit, secondary limits (403), primary budget
+(``RATE_LIMITED``), execution, fault rules that act after committing.
 """
 
 from __future__ import annotations
@@ -76,6 +78,20 @@ def load_schema() -> GraphQLSchema:
     return build_schema(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=512)
+def _prepare(query: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
+    """Parse and validate a document once per distinct text (the schema is fixed, so
+    the verdict is too): the document, or None and GitHub-shaped errors."""
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        return None, [parse_error(exc)]
+    problems = validate(load_schema(), document)
+    if problems:
+        return None, github_validation_errors(list(problems), document)
+    return document, []
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """An HTTP response, or ``drop`` (close the connection without answering)."""
@@ -93,6 +109,7 @@ class Reply:
 class _Budget:
     window_start: float
     used: int = 0
+    refused: bool = False
 
 
 @dataclass
@@ -179,6 +196,7 @@ class Emulator:
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
+        self._budget_lock = threading.Lock()
         self._content: dict[str, deque[float]] = {}
         self._log: list[LogEntry] = []
         self._log_lock = threading.Lock()
@@ -197,6 +215,10 @@ class Emulator:
         if isinstance(rule, dict):
             rule = FaultRule.from_dict(rule)
         return self.faults.add(rule)
+
+    def remove_fault(self, ident: int) -> None:
+        """Disarm the rule :meth:`add_fault` numbered ``ident`` (unknown ids: no-op)."""
+        self.faults.remove(ident)
 
     def clear_faults(self) -> None:
         self.faults.clear()
@@ -416,11 +438,12 @@ class Emulator:
         """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
         key = f"{resource}:{token['token']}"
         now = self.clock.now()
-        budget = self._budgets.get(key)
-        if budget is None or now >= budget.window_start + 3600:
-            budget = _Budget(now)
-            self._budgets[key] = budget
-        return budget
+        with self._budget_lock:
+            budget = self._budgets.get(key)
+            if budget is None or now >= budget.window_start + 3600:
+                budget = _Budget(now)
+                self._budgets[key] = budget
+            return budget
 
     def _authenticate(self, req: _Request) -> Reply | None:
         auth = req.headers.get("authorization", "")
@@ -492,14 +515,18 @@ class Emulator:
         return None
 
     def _rate_limited(self, req: _Request, remaining: int) -> Reply:
+        """GitHub's primary-limit answer for GraphQL: HTTP 200, ``RATE_LIMITED``; the
+        first refusal in a window says "exceeded", later ones "already exceeded"."""
+        budget = self._budget(req.token)
+        again = "already " if budget.refused else ""
+        budget.refused = True
         who = (
             f"installation ID {req.token['installation_id'] or req.viewer['id']}"
             if req.viewer["kind"] == "Bot"
             else f"user ID {req.viewer['id']}"
         )
-        body = {
-            "errors": [{"type": "RATE_LIMITED", "message": f"API rate limit exceeded for {who}."}]
-        }
+        message = f"API rate limit {again}exceeded for {who}."
+        body = {"errors": [{"type": "RATE_LIMITED", "message": message}]}
         return self._json(
             req,
             200,
@@ -508,19 +535,24 @@ class Emulator:
             resource="graphql",
         )
 
-    def _post_faults(self, req: _Request, ctx: Ctx | None) -> Reply | None:
+    def _after_commit(self, req: _Request, ctx: Ctx) -> None:
+        """Read lag and another actor's edit/delete/minimize of what the request made."""
+        if not ctx.created:
+            return
+        for rule in req.faults:
+            if rule.kind == "read_lag":
+                self._lag(ctx.created, rule.lag_ms)
+            elif rule.kind in ("edit", "delete", "minimize"):
+                typename, ident = ctx.created[-1]
+                if typename == "Discussion" and rule.kind != "edit":
+                    continue
+                self._tamper_row(rule.kind, typename, ident, rule.body)
+
+    def _post_faults(self, req: _Request) -> Reply | None:
+        """Latency after commit, then a lost response; None to answer normally."""
         for rule in req.faults:
             if rule.kind == "latency" and rule.after_commit:
                 time.sleep(rule.latency_ms / 1000)
-        if ctx is not None and ctx.created:
-            for rule in req.faults:
-                if rule.kind == "read_lag":
-                    self._lag(ctx.created, rule.lag_ms)
-                elif rule.kind in ("edit", "delete", "minimize"):
-                    typename, ident = ctx.created[-1]
-                    if typename == "Discussion" and rule.kind != "edit":
-                        continue
-                    self._tamper_row(rule.kind, typename, ident, rule.body)
         for rule in req.faults:
             if rule.kind == "lose_response":
                 return self._failure(req, rule)
@@ -560,19 +592,9 @@ class Emulator:
                 resource="graphql",
             )
             return self._log_request(req, reply, None, "graphql")
-        try:
-            document = parse(payload["query"])
-        except GraphQLError as exc:
-            reply = self._json(req, 200, {"errors": [parse_error(exc)]}, resource="graphql")
-            return self._log_request(req, reply, None, "graphql")
-        problems = validate(self.schema, document)
-        if problems:
-            reply = self._json(
-                req,
-                200,
-                {"errors": github_validation_errors(list(problems), document)},
-                resource="graphql",
-            )
+        document, refusal = _prepare(payload["query"])
+        if document is None:
+            reply = self._json(req, 200, {"errors": refusal}, resource="graphql")
             return self._log_request(req, reply, None, "graphql")
         operation, fragments, error = _operation(document, op_name)
         if operation is None:
@@ -624,17 +646,21 @@ class Emulator:
                 ),
             )
             root = MutationRoot() if kind == "mutation" else QueryRoot()
-            result = execute(
-                self.schema,
-                document,
-                root_value=root,
-                context_value=ctx,
-                variable_values=variables,
-                operation_name=op_name,
-            )
-            assert isinstance(result, ExecutionResult)
-            body = _format_result(result)
-        lost = self._post_faults(req, ctx)
+            runs = 2 if kind == "mutation" and any(r.kind == "duplicate" for r in req.faults) else 1
+            body: dict[str, Any] = {}
+            for _ in range(runs):
+                result = execute(
+                    self.schema,
+                    document,
+                    root_value=root,
+                    context_value=ctx,
+                    variable_values=variables,
+                    operation_name=op_name,
+                )
+                assert isinstance(result, ExecutionResult)
+                body = _format_result(result)
+            self._after_commit(req, ctx)  # still under the lock: no reader sees a gap
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)
 
@@ -732,7 +758,7 @@ class Emulator:
         with self.state.lock:
             budget.used += 1
             status, body = run()
-        lost = self._post_faults(req, None)
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, status, body, resource="core")
         return self._log_request(req, reply, name, "rest", cost=1)
 
@@ -955,6 +981,9 @@ class Emulator:
                     rules = data.get("rules", [data]) if isinstance(data, dict) else data
                     ids = [self.add_fault(dict(r)) for r in rules]
                     return self._json(req, 201, {"ids": ids})
+            if route.startswith("/_emulator/faults/") and req.method == "DELETE":
+                self.remove_fault(int(route.rsplit("/", 1)[1]))
+                return self._json(req, 200, {"rules": self.faults.describe()})
             if route == "/_emulator/state" and req.method == "GET":
                 return self._json(req, 200, self.snapshot())
             if route == "/_emulator/requests":
@@ -998,6 +1027,7 @@ KIND_ORDER = (
     "secondary_rate_limit",
     "primary_rate_limit",
     "read_lag",
+    "duplicate",
     "edit",
     "delete",
     "minimize",

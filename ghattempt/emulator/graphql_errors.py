@@ -4,8 +4,9 @@ GitHub answers a document that fails validation with HTTP 200 and only ``errors`
 each has ``path`` (starting ``"query Name"``; inline fragments as ``"... on Type"``),
 ``extensions.code`` (``undefinedField``, ``missingRequiredArguments``,
 ``argumentNotAccepted``, ``variableNotUsed``, ``variableNotDefined``,
-``selectionMismatch``), ``locations`` and ``message`` ("Field 'x' doesn't exist on
-type 'Y'"). Source: responses quoted in refined-github#6946 and sapling#906.
+``variableMismatch``, ``useAndDefineFragment``, ``selectionMismatch``),
+``locations`` and ``message`` ("Field 'x' doesn't exist on type 'Y'"). Source: responses
+quoted in refined-github#6946 and sapling#906.
 Messages the emulator has no GitHub wording for keep graphql-core's text.
 """
 
@@ -24,6 +25,7 @@ from graphql import (
     Node,
     OperationDefinitionNode,
     SelectionSetNode,
+    VariableNode,
 )
 
 
@@ -39,6 +41,8 @@ def _paths(document: DocumentNode) -> dict[int, list[str]]:
                 out[id(sel)] = here
                 for arg in sel.arguments or ():
                     out[id(arg)] = [*here, arg.name.value]
+                    if isinstance(arg.value, VariableNode):
+                        out[id(arg.value)] = [*here, arg.name.value]
                 walk(sel.selection_set, here)
             elif isinstance(sel, InlineFragmentNode):
                 label = f"... on {sel.type_condition.name.value}" if sel.type_condition else "..."
@@ -110,6 +114,20 @@ _RULES: list[tuple[re.Pattern[str], Any]] = [
         ),
     ),
     (
+        re.compile(r"^Fragment '([^']+)' is never used\."),
+        lambda m: (
+            f"Fragment {m[1]} was defined, but not used",
+            {"code": "useAndDefineFragment", "fragmentName": m[1]},
+        ),
+    ),
+    (
+        re.compile(r"^Unknown fragment '([^']+)'\."),
+        lambda m: (
+            f"Fragment {m[1]} was used, but not defined",
+            {"code": "useAndDefineFragment", "fragmentName": m[1]},
+        ),
+    ),
+    (
         re.compile(r"^Field '([^']+)' of type '([^']+)' must have a selection of subfields\."),
         lambda m: (
             f"Field must have selections (field '{m[1]}' returns {m[2].strip('!')} but has "
@@ -118,6 +136,11 @@ _RULES: list[tuple[re.Pattern[str], Any]] = [
         ),
     ),
 ]
+
+
+_MISMATCH = re.compile(
+    r"^Variable '\$([^']+)' of type '([^']+)' used in position expecting type '([^']+)'\."
+)
 
 
 def github_validation_errors(
@@ -137,6 +160,21 @@ def github_validation_errors(
         entry: dict[str, Any] = {}
         nodes: list[Node] = list(error.nodes or ())
         path = paths.get(id(nodes[0])) if nodes else None
+        mismatch = _MISMATCH.match(error.message)
+        if mismatch and len(nodes) > 1 and id(nodes[1]) in paths:
+            path = paths[id(nodes[1])]
+            argument = path[-1]
+            message = (
+                f"Type mismatch on variable ${mismatch[1]} and argument {argument} "
+                f"({mismatch[2]} / {mismatch[3]})"
+            )
+            extensions = {
+                "code": "variableMismatch",
+                "variableName": mismatch[1],
+                "typeName": mismatch[2],
+                "argumentName": argument,
+                "errorMessage": "Type mismatch",
+            }
         if path is not None:
             entry["path"] = path
         if extensions is not None:

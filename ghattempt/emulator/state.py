@@ -116,6 +116,7 @@ class State:
         self.db.row_factory = sqlite3.Row
         if path != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # survives a process crash
         self.db.execute("PRAGMA busy_timeout=10000")
         self.db.executescript(SCHEMA)
         self._depth = 0

@@ -61,7 +61,12 @@ def test_primary_budget_runs_out_and_resets(emu: Emulator, http: httpx.Client) -
     r = tiny.raw("{ viewer { login } }")
     assert r.status_code == 200
     assert r.json()["errors"][0]["type"] == "RATE_LIMITED"
+    assert r.json()["errors"][0]["message"] == (
+        "API rate limit exceeded for installation ID 41898282."
+    )
     assert r.headers["x-ratelimit-remaining"] == "0"
+    again = tiny.raw("{ viewer { login } }").json()["errors"][0]["message"]
+    assert again == "API rate limit already exceeded for installation ID 41898282."
     reset = int(r.headers["x-ratelimit-reset"])
     emu.clock.advance(3601)
     r = tiny.raw("{ viewer { login } }")
