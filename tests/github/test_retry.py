@@ -468,3 +468,21 @@ def test_rest_budget_is_separate_from_graphql(make_provider, router, fake_clock)
     p.repository("octo", "app")
     p.create_commit("o", "r", message="m", parents=[])
     assert commits.call_count == 1 and fake_clock.sleeps == []
+
+
+def test_points_are_tracked_per_resource(make_provider, router):
+    graphql_used = iter([100, 101, 102])
+    router.post("/graphql").mock(side_effect=lambda req: ok(REPO, **{
+        "x-ratelimit-used": str(next(graphql_used)), "x-ratelimit-remaining": "900",
+        "x-ratelimit-reset": "1800003600", "x-ratelimit-resource": "graphql"}))
+    router.post("/repos/o/r/git/commits").mock(return_value=httpx.Response(201, json={
+        "sha": "c" * 40, "message": "m", "tree": {"sha": "t"}, "parents": []}, headers={
+        "x-ratelimit-used": "7", "x-ratelimit-remaining": "4993",
+        "x-ratelimit-reset": "1800003000", "x-ratelimit-resource": "core"}))
+    p = make_provider()
+    p.repository("octo", "app")
+    p.create_commit("o", "r", message="m", parents=[])
+    p.repository("octo", "app")
+    p.repository("octo", "app")
+    assert p.usage.by_operation["RepositoryLookup"].points == 3  # 1 + (101-100) + (102-101)
+    assert p.usage.rate_limit.resource == "graphql"
