@@ -20,7 +20,8 @@ messages::
     ├── GitHubUnavailable            a read kept failing (502/503/504, connection errors,
     │                                replica lag) past the retry budget, or a mutation could
     │                                not be sent at all (connection refused); nothing committed
-    │   └── ReadLagExceeded          records the caller expects are still not visible
+    │   ├── ReadLagExceeded          records the caller expects are still not visible
+    │   └── UnexpectedAnswer         a read's answer lacks what the document asked for
     └── AmbiguousOutcome             a mutation was sent and its outcome is unknown (timeout
                                      after send, 502/504, connection reset, lost or garbled
                                      response). Carries exactly what was sent, for the store
@@ -48,6 +49,7 @@ __all__ = [
     "RateLimited",
     "ReadLagExceeded",
     "RefConflict",
+    "UnexpectedAnswer",
 ]
 
 
@@ -154,6 +156,12 @@ class ReadLagExceeded(GitHubUnavailable):
         super().__init__(message, operation=operation)
         self.missing = missing
         self.pages: tuple[Mapping[str, Any], ...] = tuple(pages)
+
+
+class UnexpectedAnswer(GitHubUnavailable):
+    """GitHub answered a read with a shape the document does not allow (a missing field,
+    a wrong type). Nothing was committed. (A mutation answered that way raises
+    :class:`AmbiguousOutcome` instead: it may have committed.)"""
 
 
 class AmbiguousOutcome(GitHubError):

@@ -17,6 +17,7 @@ other 5xx                                       GitHubUnavailable            Amb
 connect error / connect timeout (not sent)      backoff, retry               backoff, retry
 read/write timeout, reset, protocol error       backoff, retry               AmbiguousOutcome
 200 not JSON, or neither data nor errors        backoff, retry               AmbiguousOutcome
+200, mutation result null without errors        -                            AmbiguousOutcome
 200, "Something went wrong ... timeout"         backoff, retry               AmbiguousOutcome
 200, NOT_FOUND "Could not resolve to a node"    lag backoff, retry           lag backoff, retry
 200, other NOT_FOUND / 404                      NotFound                     NotFound
@@ -331,6 +332,9 @@ def decide(
     ):
         return transient(f"unreadable answer (HTTP {status})")
     if not errors:
+        data = payload.get("data")
+        if mutation and (not isinstance(data, dict) or all(v is None for v in data.values())):
+            return transient(f"the mutation answered without its result (HTTP {status})")
         return Decision("ok")
     types = {e.get("type") for e in errors}
     text = _messages(errors)

@@ -139,9 +139,8 @@ class Transport:
         Raises:
             GitHubError: a subclass, per the retry table in :mod:`ghattempt.github.retry`.
         """
-        body_obj = {"query": document.text, "variables": dict(variables),
-                    "operationName": document.name}
-        body = json.dumps(body_obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        body = self.encode({"query": document.text, "variables": dict(variables),
+                            "operationName": document.name})
         request = Request(document.name, document.is_mutation, dict(variables), body,
                           url=self._config.graphql_url)
         payload = self._run(request, "POST", self._config.graphql_url)
@@ -157,10 +156,16 @@ class Transport:
             path: the path relative to ``base_url`` (no leading slash).
             json_body: the JSON body.
         """
-        body = json.dumps(dict(json_body), separators=(",", ":"), ensure_ascii=False).encode()
+        body = self.encode(dict(json_body))
         request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False,
                           method=method.upper(), url=path)
         return self._run(request, method.upper(), path)
+
+    @staticmethod
+    def encode(obj: Mapping[str, Any]) -> bytes:
+        """The request body for ``obj``: compact UTF-8 JSON, keys in the order given, so
+        the same call always yields the same bytes."""
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
     def resend(self, outcome: AmbiguousOutcome) -> Any:
         """Send ``outcome.body`` again, byte for byte, to where it went; return the JSON.
