@@ -50,11 +50,12 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
+from . import apps
 from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
 from .fixture import LIMITS, load_fixture, seed
-from .graphql_errors import github_validation_errors, parse_error
+from .graphql_errors import empty_selection, github_validation_errors, parse_error
 from .ids import decode_node_id, node_id
 from .resolvers import (
     Ctx,
@@ -86,6 +87,9 @@ def _prepare(query: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
         document = parse(query)
     except GraphQLError as exc:
         return None, [parse_error(exc)]
+    empty = empty_selection(document)
+    if empty is not None:
+        return None, [empty]
     problems = validate(load_schema(), document)
     if problems:
         return None, github_validation_errors(list(problems), document)
@@ -187,6 +191,7 @@ class Emulator:
     ) -> None:
         self.clock = clock or Clock()
         self.state = State(db, self.clock)
+        apps.setup(self.state)
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
@@ -453,7 +458,9 @@ class Emulator:
         if scheme.lower() not in ("bearer", "token") or not credential.strip():
             return self._json(req, 401, gh.BAD_CREDENTIALS)
         token = self.state.token(credential.strip())
-        if token is None:
+        if token is None or (
+            token["expires_at"] is not None and token["expires_at"] <= self.clock.now()
+        ):
             return self._json(req, 401, gh.BAD_CREDENTIALS)
         req.token = token
         req.viewer = self.state.actor(int(token["actor_id"]))
@@ -702,8 +709,56 @@ class Emulator:
         )
 
     # ------------------------------------------------------------------- REST
+    def _app_route(self, req: _Request, parts: list[str]) -> Reply | None:
+        """Routes that take an App's JWT instead of a token; None for other routes."""
+        is_app = parts[:1] == ["app"] and (
+            (parts == ["app"] and req.method == "GET")
+            or (
+                len(parts) == 4
+                and parts[1] == "installations"
+                and parts[3] == "access_tokens"
+                and req.method == "POST"
+            )
+        )
+        is_repo_installation = (
+            len(parts) == 4 and parts[0] == "repos" and parts[3] == "installation"
+        )
+        if not (is_app or is_repo_installation):
+            return None
+        scheme, _, credential = req.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not credential.strip():
+            reply = self._json(req, 401, gh.REQUIRES_AUTH)
+            return self._log_request(req, reply, None, "rest")
+        app, refusal = apps.verify_jwt(self.state, credential.strip(), self.clock.now())
+        if app is None:
+            return self._log_request(req, self._json(req, *refusal), None, "rest")
+        if parts == ["app"]:
+            status, body = 200, apps.app_json(self.state, app, self.server_url)
+            name = "apps/get-authenticated"
+        elif is_repo_installation:
+            found = apps.installation_for(self.state, app)
+            repo = self.state.repository_by_name(parts[1], parts[2])
+            if found is None or repo is None:
+                status, body = 404, json.loads(gh.rest_body("Not Found", 404))
+            else:
+                status, body = 200, found
+            name = "apps/get-repo-installation"
+        else:
+            try:
+                installation_id = int(parts[2])
+            except ValueError:
+                installation_id = -1
+            status, body = apps.create_installation_token(
+                self.state, app, installation_id, req.body, self.clock.now()
+            )
+            name = "apps/create-installation-access-token"
+        return self._log_request(req, self._json(req, status, body), name, "rest")
+
     def _rest(self, req: _Request, route: str) -> Reply:
         parts = [p for p in route.split("/") if p]
+        answered = self._app_route(req, parts)
+        if answered is not None:
+            return answered
         denied = self._authenticate(req)
         if denied is not None:
             return self._log_request(req, denied, None, "rest")

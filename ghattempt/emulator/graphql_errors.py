@@ -187,13 +187,66 @@ def github_validation_errors(
     return out
 
 
+_PUNCTUATORS = {
+    "{": "LCURLY",
+    "}": "RCURLY",
+    "(": "LPAREN",
+    ")": "RPAREN",
+    "[": "LBRACKET",
+    "]": "RBRACKET",
+    ":": "COLON",
+    "=": "EQUALS",
+    "$": "VAR_SIGN",
+    "!": "BANG",
+    "@": "DIR_SIGN",
+    "...": "ELLIPSIS",
+    "|": "PIPE",
+    "&": "AMP",
+}
+_KINDS = {"Name": "IDENTIFIER", "Int": "INT", "Float": "FLOAT", "String": "STRING"}
+_TOKEN = re.compile(r"(?:found|Unexpected) (<EOF>|(Name|Int|Float|String) '(.*)'|'(.+)')\.$")
+
+
 def parse_error(error: GraphQLError) -> dict[str, Any]:
-    """A syntax error as GitHub words it: ``Parse error on "x" (TOKEN) at [line, col]``."""
+    """A syntax error as graphql-ruby words it: ``Parse error on "}" (RCURLY) at
+    [1, 18]``; a document that ends too early: ``Unexpected end of document``."""
     loc = error.locations[0] if error.locations else None
-    m = re.search(r"Unexpected (.+?)\.?$", error.message)
-    found = m[1] if m else error.message
+    m = _TOKEN.search(error.message)
+    if m and m[1] == "<EOF>":
+        return {"message": "Unexpected end of document", "locations": []}
+    if m and m[2]:
+        found = f'"{m[3]}" ({_KINDS[m[2]]})'
+    elif m and m[4]:
+        found = f'"{m[4]}" ({_PUNCTUATORS.get(m[4], "UNKNOWN_CHAR")})'
+    else:
+        found = error.message.removeprefix("Syntax Error: ").rstrip(".")
     where = f" at [{loc.line}, {loc.column}]" if loc else ""
     return {
         "message": f"Parse error on {found}{where}",
         "locations": [{"line": loc.line, "column": loc.column}] if loc else [],
+    }
+
+
+def empty_selection(document: DocumentNode) -> dict[str, Any] | None:
+    """GitHub's parser refuses ``{ }``; graphql-core 3.3 parses it. The parse error
+    for the first empty selection set, or None."""
+    found: list[SelectionSetNode] = []
+
+    def walk(selection_set: SelectionSetNode | None) -> None:
+        if selection_set is None or found:
+            return
+        if not selection_set.selections:
+            found.append(selection_set)
+            return
+        for sel in selection_set.selections:
+            walk(getattr(sel, "selection_set", None))
+
+    for definition in document.definitions:
+        walk(getattr(definition, "selection_set", None))
+    if not found or found[0].loc is None:
+        return None
+    loc = found[0].loc.source.get_location(found[0].loc.end - 1)
+    return {
+        "message": f'Parse error on "}}" (RCURLY) at [{loc.line}, {loc.column}]',
+        "locations": [{"line": loc.line, "column": loc.column}],
     }

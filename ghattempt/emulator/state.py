@@ -213,7 +213,8 @@ class State:
                 raise ValueError(f"token {label} access must be one of {ACCESS}")
         with self.transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO tokens (token, actor_id, role, discussions, contents, "
+                "rate_limit, installation_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (token, actor_id, role, discussions, contents, rate_limit, installation_id),
             )
 

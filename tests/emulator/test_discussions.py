@@ -365,7 +365,16 @@ def test_validation_errors_have_githubs_shape(actions: GQL) -> None:
     body = actions("query Q { viewer { login } } fragment F on User { login }", invalid=True)
     assert body["errors"][0]["message"] == "Fragment F was defined, but not used"
     body = actions("query Q { viewer { login } ", invalid=True)
-    assert body["errors"][0]["message"].startswith("Parse error on")
+    assert body == {"errors": [{"message": "Unexpected end of document", "locations": []}]}
+    body = actions("query Q { viewer { login } } }", invalid=True)
+    assert body["errors"][0] == {
+        "message": 'Parse error on "}" (RCURLY) at [1, 30]',
+        "locations": [{"line": 1, "column": 30}],
+    }
+    body = actions("query Q { viewer(1) { login } }", invalid=True)
+    assert body["errors"][0]["message"] == 'Parse error on "1" (INT) at [1, 18]'
+    body = actions("query Q { viewer { } }", invalid=True)
+    assert body["errors"][0]["message"] == 'Parse error on "}" (RCURLY) at [1, 20]'
     body = actions(CREATE_DISCUSSION, r="x", c="y", title=None, body="b")
     assert (
         body["errors"][0]["message"] == "Variable $title of type String! was provided invalid value"
