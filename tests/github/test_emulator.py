@@ -429,3 +429,39 @@ def test_capture_with_ref_reads_the_lease_in_the_same_snapshot(world):
     assert ref.commit is not None and ref.commit.message == "lease\n\ntoken: 1"
     assert p.usage.by_operation["JournalPageLease"].requests == 2
     assert "JournalPage" not in p.usage.by_operation  # the lease page replaced the first
+
+
+def test_github_app_installation_over_http(world_factory):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from ghattempt.github import AppAuth
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    fixture = dict(DEFAULT_FIXTURE, apps=[{
+        "app_id": 4242, "slug": "release-bot", "public_key": public,
+        "installations": [{"id": 777, "role": "write"}]}])
+    w = world_factory(fixture=fixture)
+    p = GitHubProvider(ProviderConfig(
+        auth=AppAuth(app_id=4242, private_key=private, installation_id=777),
+        base_url=w.server.url + "/api/v3/", mutation_interval=0, sleep=w.sleep))
+    w.providers.append(p)
+    discussion_id, number = w.journal(p)
+    comment = p.add_comment(discussion_id, "from the app")
+    # an App's GraphQL login is its bare slug
+    assert comment.author_login == "release-bot" and comment.author_database_id is not None
+    captured = all_comments(p.capture_journal(OWNER, NAME, number))[comment.id]
+    assert captured["author"]["login"] == "release-bot"
+    # one token exchange served every request (cached until a minute before expiry)
+    assert p.usage.by_operation["POST /app/installations/{id}/access_tokens"].requests == 1
+    assert p.usage.requests > 4
+    wrong = GitHubProvider(ProviderConfig(
+        auth=AppAuth(app_id=4242, private_key=private, installation_id=999),
+        base_url=w.server.url + "/", mutation_interval=0, sleep=w.sleep))
+    w.providers.append(wrong)
+    with pytest.raises(AuthFailed, match="installation-token exchange"):
+        wrong.repository(OWNER, NAME)
