@@ -310,7 +310,8 @@ class GitHubProvider:
         if isinstance(raw, dict):
             target = raw.get("target") or {}
             commit = Commit(target["oid"], target["message"]) if "message" in target else None
-            ref = Ref("", raw["prefix"] + raw["name"], target.get("oid", ""), commit)
+            ref = Ref(raw.get("id", ""), raw["prefix"] + raw["name"], target.get("oid", ""),
+                      commit)
         return result, ref, seen.get("time")
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,

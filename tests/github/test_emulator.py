@@ -426,6 +426,8 @@ def test_capture_with_ref_reads_the_lease_in_the_same_snapshot(world):
     p.create_ref(repo.id, "refs/heads/ghattempt/x", commit.oid)
     result, ref, _ = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
     assert ref is not None and ref.target_oid == commit.oid
+    direct = p.ref(OWNER, NAME, "refs/heads/ghattempt/x")
+    assert direct is not None and ref.id == direct.id and ref.name == direct.name
     assert ref.commit is not None and ref.commit.message == "lease\n\ntoken: 1"
     assert p.usage.by_operation["JournalPageLease"].requests == 2
     assert "JournalPage" not in p.usage.by_operation  # the lease page replaced the first
