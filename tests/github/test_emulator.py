@@ -467,3 +467,21 @@ def test_github_app_installation_over_http(world_factory):
     w.providers.append(wrong)
     with pytest.raises(AuthFailed, match="installation-token exchange"):
         wrong.repository(OWNER, NAME)
+
+
+def test_githubkit_defaults_would_post_a_duplicate(world, monkeypatch):
+    """Negative control: githubkit's default auto_retry re-sends a mutation after a 502,
+    and the journal gets the comment twice. The provider turns it off."""
+    import githubkit.core
+    from githubkit import GitHub
+
+    monkeypatch.setattr(githubkit.core.time, "sleep", lambda s: None)
+    p = world.provider()
+    discussion_id, number = world.journal(p)
+    world.emu.add_fault(FaultRule("lose_response", operation="addDiscussionComment", count=1))
+    naive = GitHub(ACTIONS, base_url=world.server.url + "/", timeout=10, http_cache=False)
+    naive.graphql.request(
+        "mutation($d: ID!) { addDiscussionComment(input: {discussionId: $d, body: \"x\"}) "
+        "{ comment { id } } }", {"d": discussion_id})
+    bodies = [c["body"] for c in all_comments(p.capture_journal(OWNER, NAME, number)).values()]
+    assert bodies == ["x", "x"]
