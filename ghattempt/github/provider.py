@@ -113,6 +113,12 @@ class GitHubProvider:
         """Requests and points spent so far, in total and by operation."""
         return self._transport.usage
 
+    def pace(self) -> float:
+        """Wait until the next content-creating mutation may go without pacing; returns the
+        seconds waited. Call it before the last ownership check (writer protocol step 4)
+        so that no pacing wait falls between that check and the send."""
+        return self._transport.pace()
+
     @property
     def last_server_time(self) -> float | None:
         """GitHub's clock at the last answer, POSIX seconds from its ``Date`` header (a

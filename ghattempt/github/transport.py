@@ -39,6 +39,11 @@ __all__ = ["Transport"]
 
 log = logging.getLogger("ghattempt.github")
 
+PACED_OPERATIONS = frozenset({"CreateDiscussion", "AddDiscussionComment",
+                              "CreateCommitOnBranch"})
+"""Content-creating mutations (GitHub docs, "secondary rate limits": content creation is
+limited to about 80 a minute and 500 an hour); they are sent ``mutation_interval`` apart."""
+
 EXCHANGE = "POST /app/installations/{id}/access_tokens"
 """The App installation-token exchange, as counted in usage."""
 
@@ -194,7 +199,7 @@ class Transport:
         def attempt_once() -> Any:
             nonlocal attempt, secondary
             attempt += 1
-            if request.mutation:
+            if request.operation in PACED_OPERATIONS:
                 self._pace()
             self._await_budget(request)
             answer = self._send_once(request, method, url)
@@ -282,15 +287,22 @@ class Transport:
         now_server = server_time(headers, self._config.wall_clock())
         self._exhausted[resource] = self._config.clock() + max(reset_at - now_server, 0.0) + 1.0
 
-    def _pace(self) -> None:
+    def pace(self) -> float:
+        """Wait until the next content-creating mutation may be sent; return the seconds
+        waited. A writer calls this before its last ownership check, so the wait does not
+        eat into the lease between that check and the send."""
         interval = self._config.mutation_interval
-        now = self._config.clock()
-        if self._last_mutation is not None and interval > 0:
-            gap = self._last_mutation + interval - now
-            if gap > 0:
-                self._config.sleep(gap)
-                now = self._config.clock()
-        self._last_mutation = now
+        if self._last_mutation is None or interval <= 0:
+            return 0.0
+        gap = self._last_mutation + interval - self._config.clock()
+        if gap <= 0:
+            return 0.0
+        self._config.sleep(gap)
+        return gap
+
+    def _pace(self) -> None:
+        self.pace()
+        self._last_mutation = self._config.clock()
 
     def _send_once(self, request: Request, method: str, url: str) -> Answer:
         raw: httpx.Response | None = None
