@@ -12,6 +12,7 @@ has the higher fencing token.
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 
 from hypothesis import HealthCheck, event, given, settings, target
@@ -211,7 +212,7 @@ def check(windows):
 
 
 @settings(
-    max_examples=300,
+    max_examples=int(os.environ.get("GHATTEMPT_MODEL_EXAMPLES", "300")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
