@@ -90,7 +90,8 @@ def test_action_is_composite_with_the_contract_inputs_and_outputs(action):
 
 def test_inputs_reach_the_program_only_through_env(action):
     run = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
-    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -m ghattempt.action'
+    # -I: isolated mode, so neither the workspace nor PYTHON* variables can shadow it
+    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -I -m ghattempt.action'
     for name in INPUTS:
         assert run["env"][env_name(name)] == f"${{{{ inputs.{name} }}}}"
     # no input is read anywhere but in that env block
