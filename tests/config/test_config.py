@@ -385,6 +385,7 @@ INVALID = [
     # writer
     ("[writer]\nlogni = 'x'", "writer.logni", 'unknown key (did you mean "login"?)'),
     ("[writer]\nlogin = 5", "writer.login", "expected a string, got integer 5"),
+    ("[writer]\nlogin = {a = 1}", "writer.login", "expected a string, got a table"),
     (
         "[writer]\nlogin = 'github-actions[bot]'",
         "writer.login",
