@@ -135,6 +135,7 @@ def test_install_uses_the_hash_checked_lock_and_the_cache_key_follows_it(action)
     assert "cache-hit != 'true'" in deps["if"]
     own = steps["Install ghattempt"]
     assert '"$GITHUB_ACTION_PATH/action/install.sh" self' in own["run"]
+    assert own["if"] == "steps.prep.outputs.self-ready != 'true'"
     cache = steps["Restore the ghattempt environment"]
     assert cache["uses"].startswith("actions/cache@")
     assert "steps.prep.outputs.lock-hash" in cache["with"]["key"]

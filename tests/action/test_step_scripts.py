@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+IGNORE = shutil.ignore_patterns("__pycache__")
 FILES = [ROOT / "action.yml", *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]
 
 
@@ -48,40 +51,60 @@ def test_every_run_script_parses_in_bash(path, tmp_path):
             assert done.returncode == 0, f"{path.name}: {s.get('name')}: {done.stderr}"
 
 
-def test_prep_step_finds_the_lock_hash_and_whether_the_venv_is_ready(tmp_path):
+def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
     prep = step(ROOT / "action.yml", "Locate the ghattempt environment")
+    action_path = tmp_path / "action-copy"
+    shutil.copytree(ROOT / "ghattempt", action_path / "ghattempt", ignore=IGNORE)
+    shutil.copy(ROOT / "pyproject.toml", action_path)
+    (action_path / "action").mkdir()
+    shutil.copy(ROOT / "action" / "requirements.txt", action_path / "action")
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
     out = tmp_path / "out"
     env = {
-        "GITHUB_ACTION_PATH": str(ROOT),
+        "GITHUB_ACTION_PATH": str(action_path),
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_OUTPUT": str(out),
     }
     lock_hash = hashlib.sha256((ROOT / "action" / "requirements.txt").read_bytes()).hexdigest()
 
-    out.write_text("")
-    done = run_bash(prep["run"], env, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert outputs(out) == {
-        "lock-hash": lock_hash,
-        "venv": f"{runner_temp}/ghattempt-venv",
-        "ready": "false",
-    }
+    def prep_outputs() -> dict[str, str]:
+        out.write_text("")
+        done = run_bash(prep["run"], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        return outputs(out)
 
-    # a venv installed from this very lock earlier in the job is reused
+    first = prep_outputs()
+    assert first["lock-hash"] == lock_hash
+    assert re.fullmatch(r"[0-9a-f]{64}", first["self-hash"])
+    assert first["venv"] == f"{runner_temp}/ghattempt-venv"
+    assert (first["ready"], first["self-ready"]) == ("false", "false")
+
+    # an earlier use of the Action in this job installed both: nothing to do
     venv = runner_temp / "ghattempt-venv"
     venv.mkdir()
     (venv / ".ghattempt-lock").write_text(lock_hash)
-    out.write_text("")
-    assert run_bash(prep["run"], env, tmp_path).returncode == 0
-    assert outputs(out)["ready"] == "true"
+    (venv / ".ghattempt-self").write_text(first["self-hash"])
+    again = prep_outputs()
+    assert again == first | {"ready": "true", "self-ready": "true"}
 
-    # one installed from another lock is not
+    # bytecode caches do not count as source
+    (action_path / "ghattempt" / "__pycache__").mkdir(exist_ok=True)
+    (action_path / "ghattempt" / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    assert prep_outputs()["self-ready"] == "true"
+
+    # another copy of ghattempt (a changed file, a new data file): reinstall it only
+    (action_path / "ghattempt" / "config.py").write_text("# changed\n", "utf-8")
+    changed = prep_outputs()
+    assert (changed["ready"], changed["self-ready"]) == ("true", "false")
+    assert changed["self-hash"] != first["self-hash"]
+    (venv / ".ghattempt-self").write_text(changed["self-hash"])
+    (action_path / "ghattempt" / "queries.graphql").write_text("query Q { x }\n")
+    assert prep_outputs()["self-ready"] == "false"
+
+    # a venv from another lock is rebuilt whole
     (venv / ".ghattempt-lock").write_text("0" * 64)
-    out.write_text("")
-    assert run_bash(prep["run"], env, tmp_path).returncode == 0
-    assert outputs(out)["ready"] == "false"
+    assert (prep_outputs()["ready"], prep_outputs()["self-ready"]) == ("false", "false")
 
 
 @pytest.mark.parametrize(
