@@ -1,0 +1,110 @@
+"""The pure journal core: every rule of the wire contract journal-v1, no I/O.
+
+Stdlib only; imports nothing else from the package. The reader bundle
+(``readers/business-attempt.pyz``) is built from this package alone.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from ._c14n import canonical, digest
+from ._codes import FAILURE_CODES, Failure, JournalInvalid
+from ._journal import (
+    AttemptState,
+    JournalState,
+    PhaseState,
+    Verdict,
+    find_blocking,
+    find_history,
+    read_journal,
+)
+from ._records import (
+    ActionsWriter,
+    AppWriter,
+    Attempt,
+    CliWriter,
+    Event,
+    Generation,
+    Intent,
+    Material,
+    Record,
+    Writer,
+    parse_body,
+)
+from ._rules import (
+    ATTEMPT_STATUSES,
+    PHASES,
+    AttemptStatus,
+    blocks_fresh_attempt,
+    recovery_for,
+)
+
+if TYPE_CHECKING:
+    from ._build import (
+        build_attempt,
+        build_event,
+        build_generation,
+        build_intent,
+        build_material,
+        check_attempt,
+        check_event,
+        next_event,
+        record_block,
+        render_body,
+    )
+
+_WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
+                          "build_material", "check_attempt", "check_event", "next_event",
+                          "record_block", "render_body"})
+
+
+def __getattr__(name: str) -> Any:
+    """Load the builders on first use: the reader never needs them (start-up time)."""
+    if name in _WRITER_SIDE:
+        from . import _build
+
+        value = getattr(_build, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "ATTEMPT_STATUSES",
+    "FAILURE_CODES",
+    "PHASES",
+    "ActionsWriter",
+    "AppWriter",
+    "Attempt",
+    "AttemptState",
+    "AttemptStatus",
+    "CliWriter",
+    "Event",
+    "Failure",
+    "Generation",
+    "Intent",
+    "JournalInvalid",
+    "JournalState",
+    "Material",
+    "PhaseState",
+    "Record",
+    "Verdict",
+    "Writer",
+    "blocks_fresh_attempt",
+    "build_attempt",
+    "build_event",
+    "build_generation",
+    "build_intent",
+    "build_material",
+    "check_attempt",
+    "check_event",
+    "next_event",
+    "record_block",
+    "render_body",
+    "canonical",
+    "digest",
+    "find_blocking",
+    "find_history",
+    "parse_body",
+    "read_journal",
+    "recovery_for",
+]

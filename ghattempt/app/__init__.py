@@ -1,0 +1,71 @@
+"""The GitHub App webhook server: GitHub events in, journal requests out.
+
+The server verifies each delivery, records it durably in a SQLite inbox before it
+answers, and a worker turns it into typed requests to a :class:`JournalSink` (the
+business attempt store). Run it with ``python -m ghattempt.app serve``; see docs/app.md.
+
+Public names:
+
+- :func:`create_app`, :func:`serve`: the Starlette application and its uvicorn runner;
+- :class:`AppSettings`, :func:`load_settings`, :class:`Secret`,
+  :class:`ConfigurationError`: configuration from the environment;
+- :class:`JournalSink` and its requests (:class:`OpenIntent`,
+  :class:`SupersedeAndAdmit`, :class:`PhaseResult`, :class:`CancelAttempt`,
+  :class:`TamperingReport`), answers (:class:`SinkResult`, :class:`Outcome`) and
+  :class:`SinkUnavailable`;
+- :class:`PhaseMap`, :func:`load_phase_map`: the workflow/job -> phase mapping;
+- :func:`plan_delivery`, :class:`Plan`: the pure routing decision;
+- :class:`Inbox`: the durable inbox; :class:`Worker`: its processor;
+- :func:`installation_github`: a githubkit client acting as one installation.
+"""
+
+from ghattempt.app.inbox import Inbox
+from ghattempt.app.installation import installation_github, installation_github_for
+from ghattempt.app.phases import PhaseMap, load_phase_map
+from ghattempt.app.routing import Plan, plan_delivery
+from ghattempt.app.server import create_app, serve
+from ghattempt.app.settings import AppSettings, ConfigurationError, Secret, load_settings
+from ghattempt.app.sink import (
+    AppWriter,
+    CancelAttempt,
+    GenerationRef,
+    IntentRef,
+    JournalSink,
+    OpenIntent,
+    Outcome,
+    PhaseResult,
+    SinkResult,
+    SinkUnavailable,
+    SupersedeAndAdmit,
+    TamperingReport,
+)
+from ghattempt.app.worker import Worker
+
+__all__ = [
+    "AppSettings",
+    "AppWriter",
+    "CancelAttempt",
+    "ConfigurationError",
+    "GenerationRef",
+    "Inbox",
+    "IntentRef",
+    "JournalSink",
+    "OpenIntent",
+    "Outcome",
+    "PhaseMap",
+    "PhaseResult",
+    "Plan",
+    "Secret",
+    "SinkResult",
+    "SinkUnavailable",
+    "SupersedeAndAdmit",
+    "TamperingReport",
+    "Worker",
+    "create_app",
+    "installation_github",
+    "installation_github_for",
+    "load_phase_map",
+    "load_settings",
+    "plan_delivery",
+    "serve",
+]

@@ -1,0 +1,233 @@
+"""The webhook endpoint: verify, record durably, answer; the worker does the rest.
+
+``POST /webhook``, in this order (GitHub's "Validating webhook deliveries" and "Best
+practices for using webhooks": verify the signature, answer within 10 s, use the
+delivery id against replays, do the work asynchronously):
+
+1. a ``Content-Length`` above the bound, or a body that grows past it while read
+   chunk by chunk: **413** (reading stops at the bound);
+2. ``X-Hub-Signature-256`` missing, not ``sha256=...``, or not the HMAC of the raw
+   body with the webhook secret (``githubkit.webhooks.verify``, constant time):
+   **401**; nothing is parsed before this check;
+3. ``X-GitHub-Event`` or ``X-GitHub-Delivery`` missing or malformed, or the body is
+   not a JSON object: **400**;
+4. ``ping``: **200**; an (event, action) the server does not handle: **200**,
+   ignored, nothing stored;
+5. otherwise the delivery is committed to the inbox (fsynced) and the answer is
+   **202**; a redelivery or replay of an accepted body: **200**, no new work; the same
+   delivery id with another body: **409**.
+
+``GET /healthz`` answers ``{"status":"ok","inbox":{pending,done,failed}}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from githubkit.webhooks import verify
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.routing import is_routed
+from ghattempt.app.settings import AppSettings, ConfigurationError
+from ghattempt.app.sink import JournalSink
+from ghattempt.app.worker import Worker
+
+__all__ = ["WEBHOOK_PATH", "create_app", "serve"]
+
+WEBHOOK_PATH = "/webhook"
+
+log = logging.getLogger("ghattempt.app")
+
+_PARSE_INLINE = 1024 * 1024
+_EVENT = re.compile(r"[a-z_]{1,64}")
+_DELIVERY = re.compile(r"[A-Za-z0-9-]{1,64}")
+
+
+def _answer(code: int, /, **fields: Any) -> JSONResponse:
+    return JSONResponse(fields, status_code=code)
+
+
+@contextlib.contextmanager
+def _exclusive(state: Path) -> Iterator[None]:
+    """Hold ``<state>.lock`` so that one server process works one inbox.
+
+    Two workers on one inbox would send one delivery twice and out of order. The lock
+    is an ``flock``: the kernel drops it when the process dies, even by SIGKILL.
+
+    Raises:
+        ConfigurationError: another process holds the lock.
+    """
+    path = state.with_name(state.name + ".lock")
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigurationError(
+                f"another server is already working the inbox {str(state)!r}: run one "
+                "server per GHATTEMPT_APP_STATE"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _refuse(request: Request, code: int, error: str) -> JSONResponse:
+    """Answer a refused delivery and log it (peer and reason only; no header values)."""
+    peer = request.client.host if request.client else "?"
+    log.warning("refused a delivery from %s: %d %s", peer, code, error)
+    return _answer(code, error=error)
+
+
+def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
+    """The Starlette application: the webhook route, health, and the worker's lifespan.
+
+    Args:
+        settings: server configuration (secret, inbox path, bounds, mapping).
+        sink: where the worker sends plans.
+
+    Raises:
+        sqlite3.Error: the inbox cannot be opened.
+    """
+    inbox = Inbox(settings.state_path)
+    worker = Worker(
+        inbox,
+        sink,
+        app_id=settings.app_id,
+        phase_map=settings.phase_map,
+        secrets=(settings.webhook_secret.reveal(), settings.private_key.reveal()),
+        max_tries=settings.max_tries,
+        retry_base=settings.retry_base,
+    )
+    secret = settings.webhook_secret
+    bound = settings.max_body
+
+    async def read_bounded(request: Request) -> bytes | None:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > bound:
+            return None
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > bound:
+                return None
+        return bytes(body)
+
+    async def webhook(request: Request) -> Response:
+        try:
+            body = await read_bounded(request)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if body is None:
+            return _refuse(request, 413, f"body larger than {bound} bytes")
+        signature = request.headers.get("x-hub-signature-256", "")
+        if not signature.startswith("sha256=") or not verify(secret.reveal(), body, signature):
+            return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
+        event = request.headers.get("x-github-event", "")
+        delivery = request.headers.get("x-github-delivery", "")
+        if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
+            return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
+        try:
+            if len(body) > _PARSE_INLINE:  # keep the event loop answering other deliveries
+                payload = await run_in_threadpool(json.loads, body)
+            else:
+                payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return _refuse(request, 400, "body is not JSON")
+        if not isinstance(payload, dict):
+            return _refuse(request, 400, "body is not a JSON object")
+        raw_action = payload.get("action")
+        action = raw_action if isinstance(raw_action, str) else None
+        if event == "ping":
+            return _answer(200, status="pong", delivery=delivery)
+        if not is_routed(event, action):
+            return _answer(200, status="ignored", delivery=delivery)
+        accepted = await run_in_threadpool(inbox.accept, delivery, event, action, body)
+        if accepted.admission is Admission.NEW:
+            worker.wake()
+            log.info("delivery %s %s/%s accepted", delivery, event, action)
+            return _answer(202, status="accepted", delivery=delivery)
+        if accepted.admission is Admission.CONFLICT:
+            log.warning("delivery %s: same id, different body: refused", delivery)
+            return _answer(
+                409, error="this delivery id was accepted with a different body", delivery=delivery
+            )
+        log.info(
+            "delivery %s %s/%s: %s of %s (%s), no new work",
+            delivery, event, action, accepted.admission.value, accepted.delivery, accepted.state,
+        )
+        return _answer(
+            200,
+            status=accepted.admission.value,
+            delivery=delivery,
+            first_delivery=accepted.delivery,
+            state=accepted.state,
+        )
+
+    async def healthz(request: Request) -> Response:
+        counts = await run_in_threadpool(inbox.counts)
+        return _answer(200, status="ok", inbox=counts)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        with _exclusive(settings.state_path):
+            worker.start()
+            try:
+                yield
+            finally:
+                await run_in_threadpool(worker.stop)
+
+    app = Starlette(
+        routes=[
+            Route(WEBHOOK_PATH, webhook, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.inbox = inbox
+    app.state.worker = worker
+    return app
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    settings: AppSettings | None = None,
+    log_level: str = "info",
+) -> None:
+    """Run the server with uvicorn until interrupted (``ghattempt app serve``).
+
+    Args:
+        host: address to bind.
+        port: TCP port to bind.
+        settings: configuration; read from the environment when ``None``.
+        log_level: uvicorn and ``ghattempt.app`` log level.
+
+    Raises:
+        ConfigurationError: the environment is incomplete or the sink cannot be built.
+    """
+    import uvicorn
+
+    from ghattempt.app.settings import load_settings
+    from ghattempt.app.sink_factory import load_sink
+
+    settings = load_settings() if settings is None else settings
+    logging.basicConfig(
+        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    app = create_app(settings, load_sink(settings))
+    # uvicorn's access log is off: the server logs each accepted and refused delivery
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)

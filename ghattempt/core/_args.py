@@ -1,0 +1,127 @@
+"""The reader's arguments (spec journal-v1, section 6): one parser for CLI and library."""
+
+
+import re
+from dataclasses import dataclass
+
+from ._codes import JournalInvalid
+from ._records import is_key
+
+DEFAULT_SERVER = "https://github.com"
+DEFAULT_MAX_RECORDS = 1000
+DEFAULT_MAX_ATTEMPTS = 100
+
+# Section 6: (http|https)://HOST(:PORT)?/? -- HOST a DNS name or IPv4 literal, or a
+# bracketed IPv6 literal; PORT 1 to 5 digits.
+_SERVER_URL = (r"(?:http|https)://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?"
+               r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?/?")
+
+FLAGS = ("--writer", "--writer-id", "--repository-id", "--request-key", "--server-url",
+         "--max-records", "--max-attempts")
+REQUIRED = ("--writer", "--repository-id")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Checked reader options (section 6). ``server_url`` has its trailing ``/`` dropped."""
+
+    writer: str
+    repository_id: str
+    writer_id: int | None = None
+    request_key: str | None = None
+    server_url: str = DEFAULT_SERVER
+    max_records: int = DEFAULT_MAX_RECORDS
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+
+
+def _bad(detail: str) -> JournalInvalid:
+    return JournalInvalid("bad_arguments", detail)
+
+
+def _positive(value: object, flag: str) -> int:
+    if type(value) is not int or value < 1:
+        raise _bad(f"{flag} must be an integer >= 1")
+    return value
+
+
+def make_options(writer: str, repository_id: str, *, writer_id: int | None = None,
+                 request_key: str | None = None, server_url: str | None = None,
+                 max_records: int = DEFAULT_MAX_RECORDS,
+                 max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> Options:
+    """Check option values (section 6) and return them as ``Options``.
+
+    Raises:
+        JournalInvalid: ``bad_arguments`` naming the wrong value.
+    """
+    if type(writer) is not str or type(repository_id) is not str:
+        raise _bad("--writer and --repository-id must be strings")
+    if writer_id is not None:
+        _positive(writer_id, "--writer-id")
+    _positive(max_records, "--max-records")
+    _positive(max_attempts, "--max-attempts")
+    if request_key is not None and not is_key(request_key):
+        raise _bad("--request-key must match [A-Za-z0-9._:/@+=-]{1,128}")
+    server = DEFAULT_SERVER
+    if server_url is not None:
+        if type(server_url) is not str or re.fullmatch(_SERVER_URL, server_url) is None:
+            raise _bad("--server-url must be (http|https)://HOST(:PORT) with at most a "
+                       "trailing /")
+        server = server_url[:-1] if server_url.endswith("/") else server_url
+    return Options(writer, repository_id, writer_id, request_key, server, max_records,
+                   max_attempts)
+
+
+def parse_argv(argv: list[str]) -> Options:
+    """Parse reader arguments (section 6). ``--help`` is handled by the caller.
+
+    Flags are separate tokens; the token after a flag is always its value; any other
+    token (``--flag=value``, a stray word) is an unknown flag.
+
+    Raises:
+        JournalInvalid: ``bad_arguments`` naming the first problem.
+    """
+    values: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        flag = argv[i]
+        if flag not in FLAGS:
+            raise _bad(f"unknown flag {flag[:40]!r}")
+        if flag in values:
+            raise _bad(f"{flag} is given twice")
+        if i + 1 >= len(argv):
+            raise _bad(f"{flag} has no value")
+        values[flag] = argv[i + 1]
+        i += 2
+    for flag in REQUIRED:
+        if flag not in values:
+            raise _bad(f"{flag} is required")
+    def number(flag: str) -> int | None:
+        text = values.get(flag)
+        if text is None:
+            return None
+        if not text.isascii() or not text.isdigit():
+            raise _bad(f"{flag} must be an integer >= 1 in plain decimal digits")
+        digits = text.lstrip("0")
+        # Beyond 18 digits every bound is unreachable; int() refuses > 4300 digits.
+        return int(digits or "0") if len(digits) <= 18 else 10**18
+
+    records, attempts = number("--max-records"), number("--max-attempts")
+    return make_options(
+        values["--writer"], values["--repository-id"], writer_id=number("--writer-id"),
+        request_key=values.get("--request-key"), server_url=values.get("--server-url"),
+        max_records=DEFAULT_MAX_RECORDS if records is None else records,
+        max_attempts=DEFAULT_MAX_ATTEMPTS if attempts is None else attempts)
+
+
+def request_key_of(argv: list[str]) -> str | None:
+    """The ``--request-key`` value of ``argv`` when it is a valid key, else None.
+
+    Used for the ``request_key`` of an invalid verdict (section 10), even when other
+    arguments are wrong: the value after the first ``--request-key`` flag token.
+    """
+    i = 0
+    while i < len(argv) - 1:
+        if argv[i] == "--request-key":
+            return argv[i + 1] if is_key(argv[i + 1]) else None
+        i += 2 if argv[i] in FLAGS else 1
+    return None

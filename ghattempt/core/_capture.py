@@ -1,0 +1,301 @@
+"""Reconstruction of a journal from captured GraphQL responses (spec journal-v1, section 5).
+
+Stdin is one JSON value: a response object or an array of them, in any order. Two
+response shapes are read, ``JournalPage`` and ``RepliesPage`` (``spec/queries``).
+Top-level comments are the union of every JournalPage's ``comments.nodes`` by ``id``;
+the replies of comment X are the union of X's nested replies and of every RepliesPage
+whose ``node.id`` is X. Anything that cannot come from one consistent capture is
+``capture_mismatch``; counting what is missing (``incomplete``) needs the trust rules
+and is left to the caller (``Capture.missing``).
+"""
+
+
+from dataclasses import dataclass
+from typing import Any
+
+from ._codes import JournalInvalid
+
+
+@dataclass(slots=True)
+class Comment:
+    """One captured comment node (fragment ``RecordComment``); read-only by convention.
+
+    ``login``/``database_id`` are None for a deleted account (``author: null``);
+    ``database_id`` is None when the author is not a Bot.
+    """
+
+    id: str
+    body: str
+    created_at: str
+    last_edited_at: str | None
+    includes_created_edit: bool
+    is_minimized: bool
+    deleted_at: str | None
+    login: str | None
+    database_id: int | None
+
+    def contributes(self, writer: str, writer_id: int | None) -> bool:
+        """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
+        return (self.login == writer
+                and (writer_id is None or self.database_id == writer_id)
+                and self.last_edited_at is None and not self.includes_created_edit
+                and self.deleted_at is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """A reconstructed journal: the discussion and its comments in node order.
+
+    ``comments`` are the top-level comments sorted by (createdAt, id); ``replies`` maps
+    a top-level comment id to its replies in the same order; ``replies_total`` to its
+    replies' ``totalCount``; ``body_author`` is the discussion body's author node.
+    """
+
+    repository_id: str
+    repository_name: str
+    discussion_id: str
+    discussion_number: int
+    body: Comment
+    comments_total: int
+    comments: tuple[Comment, ...]
+    replies: dict[str, tuple[Comment, ...]]
+    replies_total: dict[str, int]
+
+
+def _mismatch(detail: str) -> JournalInvalid:
+    return JournalInvalid("capture_mismatch", detail)
+
+
+def is_journal_page(response: object) -> bool:
+    """True for a response whose ``data.repository`` is an object (section 7.1)."""
+    if type(response) is not dict:
+        return False
+    data = response.get("data")
+    return type(data) is dict and type(data.get("repository")) is dict
+
+
+def check_input(value: object) -> list[dict[str, Any]]:
+    """Return the responses of a stdin value, or raise ``JournalInvalid(bad_input)``.
+
+    Section 7.1: an object or an array of objects, holding at least one JournalPage.
+    """
+    responses = [value] if type(value) is dict else value
+    if type(responses) is not list or not all(type(r) is dict for r in responses):
+        raise JournalInvalid("bad_input", "stdin is not a JSON object or an array of objects")
+    if not any(is_journal_page(r) for r in responses):
+        raise JournalInvalid("bad_input", "stdin holds no JournalPage (data.repository)")
+    return responses
+
+
+def _get(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if type(obj) is not dict or key not in obj:
+        raise _mismatch(f"{where}: no field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind) or (kind is int and type(value) is bool):
+        raise _mismatch(f"{where}: field {key!r} has the wrong type")
+    return value
+
+
+_OPT_STR = (str, type(None))
+
+
+def _author(obj: Any, where: str) -> tuple[str | None, int | None]:
+    if type(obj) is not dict or "author" not in obj:
+        raise _mismatch(f"{where}: no field 'author'")
+    author = obj["author"]
+    if author is None:
+        return None, None
+    login = _get(author, "login", str, where + " author")
+    dbid = author.get("databaseId")
+    if dbid is not None and type(dbid) is not int:
+        raise _mismatch(f"{where}: author.databaseId is not an integer")
+    return login, dbid
+
+
+def _comment(obj: Any, where: str) -> Comment:
+    try:  # the common case in one step; any surprise takes the explaining path below
+        author = obj["author"]
+        comment = Comment(obj["id"], obj["body"], obj["createdAt"], obj["lastEditedAt"],
+                          obj["includesCreatedEdit"], obj["isMinimized"], obj.get("deletedAt"),
+                          None if author is None else author["login"],
+                          None if author is None else author.get("databaseId"))
+    except (KeyError, TypeError, AttributeError):
+        comment = None
+    if (comment is not None and type(comment.id) is str and type(comment.body) is str
+            and type(comment.created_at) is str
+            and (comment.last_edited_at is None or type(comment.last_edited_at) is str)
+            and type(comment.includes_created_edit) is bool
+            and type(comment.is_minimized) is bool
+            and (comment.deleted_at is None or type(comment.deleted_at) is str)
+            and (author is None or (type(comment.login) is str
+                                    and (comment.database_id is None
+                                         or type(comment.database_id) is int)))):
+        return comment
+    return _explain_comment(obj, where)
+
+
+def _explain_comment(obj: Any, where: str) -> Comment:
+    """Check a node field by field; raises ``capture_mismatch`` naming the first problem."""
+    if type(obj) is not dict:
+        raise _mismatch(f"{where}: a node is not an object")
+    where = f"{where} node {str(obj.get('id'))[:40]}"
+    deleted = obj.get("deletedAt")
+    if deleted is not None and type(deleted) is not str:
+        raise _mismatch(f"{where}: deletedAt is not a string or null")
+    login, dbid = _author(obj, where)
+    return Comment(_get(obj, "id", str, where), _get(obj, "body", str, where),
+                   _get(obj, "createdAt", str, where),
+                   _get(obj, "lastEditedAt", _OPT_STR, where),
+                   _get(obj, "includesCreatedEdit", bool, where),
+                   _get(obj, "isMinimized", bool, where), deleted, login, dbid)
+
+
+def _connection(obj: Any, key: str, where: str) -> tuple[int, list[Any]]:
+    conn = _get(obj, key, dict, where)
+    total = _get(conn, "totalCount", int, f"{where} {key}")
+    info = _get(conn, "pageInfo", dict, f"{where} {key}")
+    _get(info, "hasNextPage", bool, f"{where} {key}.pageInfo")
+    _get(info, "endCursor", _OPT_STR, f"{where} {key}.pageInfo")
+    return total, _get(conn, "nodes", list, f"{where} {key}")
+
+
+class _Builder:
+    """Accumulates responses; every conflict between them is ``capture_mismatch``."""
+
+    def __init__(self) -> None:
+        self.repository: tuple[str, str] | None = None
+        self.discussion: tuple[Any, ...] | None = None
+        self.comments_total: int | None = None
+        self.nodes: dict[str, tuple[Comment, str | None]] = {}  # id -> (node, parent id)
+        self.top: list[Comment] = []
+        self.replies: dict[str, dict[str, Comment]] = {}
+        self.replies_total: dict[str, int] = {}
+        self.pending: list[tuple[str, str, int, list[Comment]]] = []
+
+    def node(self, comment: Comment, parent: str | None) -> bool:
+        """Record a node; False when already seen identically, raise when different."""
+        seen = self.nodes.get(comment.id)
+        if seen is None:
+            self.nodes[comment.id] = (comment, parent)
+            return True
+        if seen[0] != comment:
+            raise _mismatch(f"node {comment.id} appears twice with different field values")
+        if seen[1] != parent:
+            raise _mismatch(f"node {comment.id} appears under two different parents")
+        return False
+
+    def total(self, parent: str, total: int) -> None:
+        old = self.replies_total.setdefault(parent, total)
+        if old != total:
+            raise _mismatch(f"pages disagree on replies.totalCount of {parent}")
+
+    def journal_page(self, data: dict[str, Any], where: str) -> None:
+        repo = data["repository"]
+        ident = (_get(repo, "id", str, where), _get(repo, "nameWithOwner", str, where))
+        if self.repository is None:
+            self.repository = ident
+        elif self.repository != ident:
+            raise _mismatch("pages disagree on the repository")
+        if "discussion" not in repo or repo["discussion"] is None:
+            raise _mismatch(f"{where}: repository.discussion is null or missing")
+        disc = _get(repo, "discussion", dict, where)
+        dwhere = where + " discussion"
+        body = Comment(_get(disc, "id", str, dwhere), _get(disc, "body", str, dwhere), "",
+                       _get(disc, "lastEditedAt", _OPT_STR, dwhere),
+                       _get(disc, "includesCreatedEdit", bool, dwhere), False, None,
+                       *_author(disc, dwhere))
+        number = _get(disc, "number", int, dwhere)
+        dident = (body, number)
+        if self.discussion is None:
+            self.discussion = dident
+        elif self.discussion != dident:
+            raise _mismatch("pages disagree on the discussion")
+        total, nodes = _connection(disc, "comments", dwhere)
+        if self.comments_total is None:
+            self.comments_total = total
+        elif self.comments_total != total:
+            raise _mismatch("pages disagree on comments.totalCount")
+        for raw in nodes:
+            comment = _comment(raw, dwhere + " comments")
+            rtotal, rnodes = _connection(raw, "replies", f"{dwhere} comment {comment.id}")
+            if self.node(comment, None):
+                self.top.append(comment)
+                self.replies[comment.id] = {}
+            self.total(comment.id, rtotal)
+            self._replies(comment.id, rnodes, f"{dwhere} replies of {comment.id}")
+
+    def _replies(self, parent: str, nodes: list[Any], where: str) -> None:
+        bucket = self.replies[parent]
+        for raw in nodes:
+            reply = _comment(raw, where)
+            if self.node(reply, parent):
+                bucket[reply.id] = reply
+
+    def replies_page(self, data: dict[str, Any], where: str) -> None:
+        node = data["node"]
+        if node is None:
+            raise _mismatch(f"{where}: node is null")
+        parent = _get(node, "id", str, where)
+        disc = _get(node, "discussion", dict, where)
+        disc_id = _get(disc, "id", str, where + " discussion")
+        total, raw = _connection(node, "replies", where)
+        self.pending.append((parent, disc_id, total,
+                             [_comment(r, f"{where} replies") for r in raw]))
+
+    def finish(self) -> Capture:
+        assert self.repository is not None and self.discussion is not None
+        assert self.comments_total is not None
+        body, number = self.discussion
+        for parent, disc_id, total, replies in self.pending:
+            if disc_id != body.id:
+                raise _mismatch(f"a RepliesPage of {parent} belongs to another discussion")
+            seen = self.nodes.get(parent)
+            if seen is None or seen[1] is not None:
+                raise _mismatch(f"a RepliesPage is for {parent}, which no JournalPage holds")
+            self.total(parent, total)
+            bucket = self.replies[parent]
+            for reply in replies:
+                if self.node(reply, parent):
+                    bucket[reply.id] = reply
+        if len(self.top) > self.comments_total:
+            raise _mismatch(f"{len(self.top)} distinct top-level comments, "
+                            f"more than comments.totalCount {self.comments_total}")
+        for parent, bucket in self.replies.items():
+            if len(bucket) > self.replies_total[parent]:
+                raise _mismatch(f"{len(bucket)} distinct replies of {parent}, more than "
+                                f"replies.totalCount {self.replies_total[parent]}")
+        order = _node_order
+        return Capture(self.repository[0], self.repository[1], body.id, number, body,
+                       self.comments_total, tuple(sorted(self.top, key=order)),
+                       {p: tuple(sorted(b.values(), key=order)) for p, b in self.replies.items()},
+                       self.replies_total)
+
+
+def _node_order(comment: Comment) -> tuple[str, str]:
+    """Section 5: by createdAt, then by id in code-point order."""
+    return comment.created_at, comment.id
+
+
+def reconstruct(responses: list[dict[str, Any]]) -> Capture:
+    """Rebuild one journal from responses that ``check_input`` accepted (section 5).
+
+    Raises:
+        JournalInvalid: ``capture_mismatch`` naming the first conflict found.
+    """
+    builder = _Builder()
+    for index, response in enumerate(responses):
+        where = f"response {index}"
+        if "errors" in response:
+            raise _mismatch(f"{where} carries a top-level errors member")
+        data = response.get("data")
+        if type(data) is not dict:
+            raise _mismatch(f"{where} has no data object")
+        if "repository" in data and "node" not in data:
+            if data["repository"] is None:
+                raise _mismatch(f"{where}: repository is null")
+            builder.journal_page(data, where)
+        elif "node" in data and "repository" not in data:
+            builder.replies_page(data, where)
+        else:
+            raise _mismatch(f"{where} is neither a JournalPage nor a RepliesPage")
+    return builder.finish()

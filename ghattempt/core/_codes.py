@@ -1,0 +1,58 @@
+"""Failure codes of the wire contract and the one exception that carries them.
+
+Every way a journal can be refused has exactly one code here (spec journal-v1,
+sections 2-10). ``bad_arguments`` and ``bad_input`` are the caller's fault (exit 2);
+every other code means the captured journal is invalid (exit 3).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+Failure = Literal[
+    "bad_arguments",  # section 6: the reader's arguments
+    "bad_input",  # section 7.1 / 10: stdin, or several request keys and no --request-key
+    "capture_mismatch",  # section 5: responses that cannot come from one capture
+    "repository_mismatch",  # section 7.2 / 7.3: another repository than --repository-id
+    "incomplete",  # section 5: fewer nodes than a totalCount
+    "untrusted_journal",  # section 7.3: the discussion body does not contribute
+    "bad_record",  # sections 2-4: block, JSON, canonical form, values, shapes, type
+    "unknown_version",  # sections 2-3: marker vN or "v" other than 1
+    "digest_mismatch",  # section 3: "digest" is not the digest of the record
+    "identity_drift",  # sections 4, 9: intent / attempt / generation / request key
+    "history_bound",  # section 7.4 / 7.5c: --max-attempts / --max-records
+    "conflicting_duplicate",  # section 7.5d: one key, two digests
+    "fork",  # sections 7.5e, 9: one seq (or one predecessor), two records
+    "gap",  # section 7.5f: seqs not exactly 1..n
+    "broken_link",  # section 7.5g: prev is not the previous digest
+    "rewritten_terminal",  # section 8
+    "illegal_transition",  # section 8
+    "undeclared_phase",  # section 8
+    "out_of_order_phase",  # section 8
+    "missing_predecessor",  # section 8
+    "material_rejected",  # section 4 (material)
+    "material_conflict",  # section 4 (material)
+    "missing_predecessor_attempt",  # section 9
+    "blocked_successor",  # section 9
+    "authorization_reused",  # section 9
+]
+
+FAILURE_CODES: tuple[Failure, ...] = get_args(Failure)
+
+CALLER_FAULTS: frozenset[Failure] = frozenset({"bad_arguments", "bad_input"})
+
+
+class JournalInvalid(Exception):
+    """A failure of the contract: ``code`` is the verdict reason, ``detail`` says where.
+
+    Raised inside the core while a journal is read or a record is built; the reader
+    turns it into an ``invalid`` verdict. ``detail`` names the offending node or record
+    and never holds secrets (records hold none).
+    """
+
+    __slots__ = ("code", "detail")
+
+    def __init__(self, code: Failure, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code: Failure = code
+        self.detail: str = detail

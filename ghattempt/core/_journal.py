@@ -1,0 +1,542 @@
+"""Reading a journal: validation in the spec's order, verdict and writer state.
+
+``read_journal`` runs spec journal-v1 section 7 top to bottom (capture, trust, records,
+each attempt's chain and replay, then the rules across attempts of section 9) and
+returns a ``Verdict`` (section 10). When the journal is valid, the verdict also holds a
+``JournalState``: what a writer needs to append the next record or admit an attempt.
+"""
+
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._args import Options, make_options
+from ._capture import Capture, Comment, check_input, reconstruct
+from ._codes import CALLER_FAULTS, Failure, JournalInvalid
+from ._records import Attempt, Event, Intent, Material, is_key, parse_body
+from ._rules import (
+    AttemptStatus,
+    ReplayState,
+    apply,
+    blocks_fresh_attempt,
+    derive_status,
+    missing_phases,
+    recovery_for,
+    refusal,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseState:
+    """The last status of one plan phase, with that record's reason."""
+
+    status: str
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptState:
+    """One valid attempt after replay (sections 7.5, 8, 10).
+
+    ``root_ids`` are the node ids of the comment(s) holding the attempt record (a
+    retried root write leaves identical copies); ``events`` are the distinct event
+    records in seq order; ``event_nodes`` maps an event digest to the node ids holding
+    it; ``phases`` the last status per plan phase that has a record.
+    """
+
+    attempt: Attempt
+    root_ids: tuple[str, ...]
+    status: AttemptStatus
+    reason: str | None
+    recovery: str
+    missing_phases: tuple[str, ...]
+    phases: Mapping[str, PhaseState]
+    events: tuple[Event, ...]
+    event_nodes: Mapping[str, tuple[str, ...]]
+
+    @property
+    def id(self) -> str:
+        """The attempt id (the attempt record's digest)."""
+        return self.attempt.digest
+
+    @property
+    def request_key(self) -> str:
+        """The attempt's request key."""
+        return self.attempt.request_key
+
+    @property
+    def generation_id(self) -> str:
+        """``digest(generation)`` of the attempt."""
+        return self.attempt.generation_id
+
+    @property
+    def predecessor(self) -> str | None:
+        """The attempt this one succeeds, or None."""
+        return self.attempt.predecessor
+
+    @property
+    def head_seq(self) -> int:
+        """The seq of the last event (0 when there is none)."""
+        return len(self.events)
+
+    @property
+    def head_digest(self) -> str:
+        """The digest the next event's ``prev`` must name (the root's when no event)."""
+        return self.events[-1].digest if self.events else self.attempt.digest
+
+    @property
+    def blocks(self) -> bool:
+        """Whether this attempt blocks a fresh attempt at its key (ADR-038, section 9)."""
+        return blocks_fresh_attempt(self.status)
+
+    @property
+    def materials(self) -> tuple[Material, ...]:
+        """Every material the attempt's events cite, in seq and array order."""
+        return tuple(m for e in self.events for m in e.materials)
+
+    def event_by_key(self, key: str) -> Event | None:
+        """The event with idempotency ``key``, or None."""
+        for event in self.events:
+            if event.key == key:
+                return event
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """The entry of the verdict's ``attempts`` list (section 10)."""
+        return {"attempt": self.id, "request_key": self.request_key,
+                "generation": self.generation_id, "predecessor": self.predecessor,
+                "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class JournalState:
+    """A valid journal: the intent, its attempts in node order, and reading context.
+
+    ``materials`` maps each material id to the first reference seen (section 4: an id
+    always has the same bytes and digest); ``options`` are the arguments it was read
+    with (a writer's checks must use the same).
+    """
+
+    intent: Intent
+    discussion_id: str
+    discussion_number: int
+    repository_id: str
+    repository_name: str
+    attempts: tuple[AttemptState, ...]
+    materials: Mapping[str, Material]
+    ignored: int
+    options: Options
+
+    def attempt(self, attempt_id: str) -> AttemptState | None:
+        """The attempt with this id, or None."""
+        for state in self.attempts:
+            if state.id == attempt_id:
+                return state
+        return None
+
+    @property
+    def request_keys(self) -> tuple[str, ...]:
+        """Distinct request keys, in node order."""
+        return tuple(dict.fromkeys(a.request_key for a in self.attempts))
+
+    def tip(self, request_key: str) -> AttemptState | None:
+        """The chain tip for ``request_key``: its attempt no other attempt succeeds."""
+        named = {a.predecessor for a in self.attempts}
+        tips = [a for a in self.attempts if a.request_key == request_key and a.id not in named]
+        return tips[-1] if tips else None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The reader's verdict (section 10) and, when valid, the journal state.
+
+    ``exit_code`` is 0 (valid), 3 (invalid) or 2 (``bad_input``/``bad_arguments``).
+    ``journal`` is set whenever section 7 passed (also when the only problem is a
+    missing ``--request-key`` with several keys); ``current`` is the selected attempt.
+    """
+
+    status: str
+    reason: str | None
+    intent: str | None
+    request_key: str | None
+    attempt: str | None
+    generation: str | None
+    missing_phases: tuple[str, ...]
+    recovery: str
+    attempts: tuple[dict[str, Any], ...]
+    ignored: int
+    detail: str | None
+    exit_code: int
+    reader: str | None = None
+    journal: JournalState | None = field(default=None, compare=False)
+    current: AttemptState | None = field(default=None, compare=False)
+
+    @property
+    def valid(self) -> bool:
+        """True when the journal is valid and a request key was selected (exit 0)."""
+        return self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The reader's stdout object, key for key (section 10)."""
+        return {"reader": self.reader, "status": self.status, "reason": self.reason,
+                "intent": self.intent, "request_key": self.request_key,
+                "attempt": self.attempt, "generation": self.generation,
+                "missing_phases": list(self.missing_phases), "recovery": self.recovery,
+                "attempts": [dict(a) for a in self.attempts], "ignored": self.ignored,
+                "detail": self.detail}
+
+
+def invalid_verdict(code: Failure, detail: str, request_key: str | None,
+                    reader: str | None = None) -> Verdict:
+    """The ``invalid`` verdict for a failure (section 10)."""
+    return Verdict("invalid", code, None, request_key, None, None, (), "fail-closed", (), 0,
+                   detail, 2 if code in CALLER_FAULTS else 3, reader)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _lower_ascii(text: str) -> str:
+    """Lower-case A-Z only (section 4, material url)."""
+    return text.lower() if text.isascii() else text.translate(_LOWER)
+
+
+_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+class _Context:
+    """What the checks of one journal share: options, intent, attempts, materials."""
+
+    def __init__(self, options: Options, intent: Intent, roots: Mapping[str, Attempt]) -> None:
+        self.options = options
+        self.intent = intent
+        self.roots = roots
+        self.url_prefix = _lower_ascii(f"{options.server_url}/{intent.repository_name}/")
+        self.materials: dict[str, Material] = {}
+
+    def lineage(self, attempt: Attempt) -> Iterable[Attempt]:
+        """The attempt and its predecessors found in the journal, nearest first."""
+        seen: set[str] = set()
+        current: Attempt | None = attempt
+        while current is not None and current.digest not in seen:
+            seen.add(current.digest)
+            yield current
+            current = self.roots.get(current.predecessor) if current.predecessor else None
+
+    def check_materials(self, attempt: Attempt, event: Event,
+                        registry: dict[str, Material]) -> None:
+        """Section 8 (last rule) with section 4 (material): rejected first, then conflict."""
+        if not event.materials:
+            return
+        prefix = self.url_prefix
+        for m in event.materials:
+            url = m.url
+            if "?" in url or "#" in url or "@" in url:
+                raise JournalInvalid("material_rejected",
+                                     f"material {m.id} url holds ?, # or @ (seq {event.seq})")
+            if not _lower_ascii(url).startswith(prefix):
+                raise JournalInvalid("material_rejected",
+                                     f"material {m.id} url is not under {prefix} "
+                                     f"(seq {event.seq})")
+            producer = next((a for a in self.lineage(attempt) if a.digest == m.attempt), None)
+            if producer is None:
+                raise JournalInvalid("material_rejected",
+                                     f"material {m.id} names attempt {m.attempt}, neither this "
+                                     f"attempt nor a predecessor (seq {event.seq})")
+            if m.generation != producer.generation_id:
+                raise JournalInvalid("material_rejected",
+                                     f"material {m.id} names generation {m.generation}, not "
+                                     f"that of its attempt (seq {event.seq})")
+        for m in event.materials:
+            known = registry.get(m.id)
+            if known is None:
+                registry[m.id] = m
+            elif known.bytes != m.bytes or known.digest != m.digest:
+                raise JournalInvalid("material_conflict",
+                                     f"material {m.id} has other bytes/digest than before "
+                                     f"(seq {event.seq})")
+
+
+def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> tuple[
+        dict[str, Event], dict[str, list[str]], int]:
+    """Section 7.5 a-b: contributing event records, deduplicated by digest."""
+    opts = ctx.options
+    writer, writer_id = opts.writer, opts.writer_id
+    intent_id, attempt_id, gen_id = ctx.intent.digest, attempt.digest, attempt.generation_id
+    by_digest: dict[str, Event] = {}
+    nodes: dict[str, list[str]] = {}
+    ignored = 0
+    for reply in replies:
+        if not reply.contributes(writer, writer_id):
+            ignored += 1
+            continue
+        try:
+            event = parse_body(reply.body, "event")
+        except JournalInvalid as exc:
+            raise JournalInvalid(exc.code, f"reply {reply.id}: {exc.detail}") from None
+        if event is None:
+            ignored += 1
+            continue
+        assert isinstance(event, Event)
+        if event.intent != intent_id or event.attempt != attempt_id or event.generation != gen_id:
+            raise JournalInvalid("identity_drift",
+                                 f"reply {reply.id} names another intent, attempt or generation "
+                                 f"than its root {attempt_id}")
+        if event.digest in by_digest:
+            nodes[event.digest].append(reply.id)
+        else:
+            by_digest[event.digest] = event
+            nodes[event.digest] = [reply.id]
+    return by_digest, nodes, ignored
+
+
+def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
+          registry: dict[str, Material]) -> tuple[tuple[Event, ...], ReplayState]:
+    """Section 7.5 c-h for distinct event records of one attempt (any order).
+
+    Returns the events in seq order and the replay state; raises ``JournalInvalid``.
+    """
+    records = list(events)
+    aid = attempt.digest
+    if len(records) > ctx.options.max_records:
+        raise JournalInvalid("history_bound", f"attempt {aid} has {len(records)} records, "
+                             f"more than --max-records {ctx.options.max_records}")
+    keys: dict[str, str] = {}
+    for event in records:
+        if keys.setdefault(event.key, event.digest) != event.digest:
+            raise JournalInvalid("conflicting_duplicate",
+                                 f"key {event.key} holds two different records in {aid}")
+    seqs: dict[int, Event] = {}
+    for event in records:
+        if seqs.setdefault(event.seq, event).digest != event.digest:
+            raise JournalInvalid("fork", f"seq {event.seq} holds two different records in {aid}")
+    n = len(records)
+    if n and (max(seqs) != n):
+        missing = sorted(set(range(1, n + 1)) - seqs.keys())[:5]
+        raise JournalInvalid("gap", f"attempt {aid}: seqs are not exactly 1..{n} "
+                             f"(missing {missing})")
+    ordered = tuple(seqs[i] for i in range(1, n + 1))
+    prev = aid
+    for event in ordered:
+        if event.prev != prev:
+            before = "the root" if event.seq == 1 else f"seq {event.seq - 1}"
+            raise JournalInvalid("broken_link", f"attempt {aid}: seq {event.seq} prev is not "
+                                 f"the digest of {before}")
+        prev = event.digest
+    state = ReplayState.start(attempt.plan, attempt.expires_at)
+    for event in ordered:
+        refused = refusal(state, event)
+        if refused is not None:
+            raise JournalInvalid(refused[0], f"attempt {aid} seq {event.seq}: {refused[1]}")
+        apply(state, event, event.reason)
+        if event.materials:
+            ctx.check_materials(attempt, event, registry)
+    return ordered, state
+
+
+def _attempt_state(attempt: Attempt, root_ids: tuple[str, ...], events: tuple[Event, ...],
+                   nodes: Mapping[str, list[str]], state: ReplayState) -> AttemptState:
+    status, reason, phase = derive_status(state)
+    return AttemptState(attempt, root_ids, status, reason, recovery_for(status, phase),
+                        missing_phases(state),
+                        {p: PhaseState(*state.last[p]) for p in attempt.plan if p in state.last},
+                        events, {d: tuple(ids) for d, ids in nodes.items()})
+
+
+def _across(states: tuple[AttemptState, ...]) -> None:
+    """Section 9, rule by rule over the attempts in node order."""
+    by_id = {s.id: s for s in states}
+    for s in states:
+        if s.predecessor is not None and s.predecessor not in by_id:
+            raise JournalInvalid("missing_predecessor_attempt",
+                                 f"attempt {s.id} names predecessor {s.predecessor}, "
+                                 "no attempt of this journal")
+    for s in states:
+        if s.predecessor is not None and by_id[s.predecessor].request_key != s.request_key:
+            raise JournalInvalid("identity_drift", f"attempt {s.id} has another request key "
+                                 "than its predecessor")
+    successors: dict[str, str] = {}
+    first_of_key: dict[str, str] = {}
+    for s in states:
+        if s.predecessor is not None:
+            if successors.setdefault(s.predecessor, s.id) != s.id:
+                raise JournalInvalid("fork", f"two attempts succeed {s.predecessor}")
+        elif first_of_key.setdefault(s.request_key, s.id) != s.id:
+            raise JournalInvalid("fork", f"two attempts of key {s.request_key} have no "
+                                 "predecessor")
+    for s in states:
+        if s.predecessor is not None and by_id[s.predecessor].blocks:
+            raise JournalInvalid("blocked_successor",
+                                 f"attempt {s.id} succeeds {s.predecessor}, which is "
+                                 f"{by_id[s.predecessor].status} and blocks")
+    authorizations: dict[str, str] = {}
+    for s in states:
+        auth = s.attempt.authorization
+        if auth is not None and authorizations.setdefault(auth, s.id) != s.id:
+            raise JournalInvalid("authorization_reused",
+                                 f"authorization {auth} is used by two attempts")
+
+
+def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
+    capture: Capture = reconstruct(responses)  # section 5: capture_mismatch
+    if capture.repository_id != opts.repository_id:
+        raise JournalInvalid("repository_mismatch", "the capture is of repository "
+                             f"{capture.repository_id}, not --repository-id")
+    writer, writer_id = opts.writer, opts.writer_id
+    if len(capture.comments) < capture.comments_total:
+        raise JournalInvalid("incomplete", f"{len(capture.comments)} of "
+                             f"{capture.comments_total} top-level comments captured")
+    for comment in capture.comments:
+        got, total = len(capture.replies[comment.id]), capture.replies_total[comment.id]
+        if got < total and comment.contributes(writer, writer_id):
+            raise JournalInvalid("incomplete", f"{got} of {total} replies of {comment.id} "
+                                 "captured")
+    # 7.3: the journal body.
+    if not capture.body.contributes(writer, writer_id):
+        raise JournalInvalid("untrusted_journal", "the discussion body is not an unedited "
+                             "body by --writer")
+    intent = parse_body(capture.body.body, "intent")
+    if intent is None:
+        raise JournalInvalid("bad_record", "the discussion body holds no record")
+    assert isinstance(intent, Intent)
+    if intent.repository_id != capture.repository_id:
+        raise JournalInvalid("repository_mismatch", "the intent names another repository")
+    # 7.4: attempt roots, in node order.
+    ignored = 0
+    roots: dict[str, Attempt] = {}
+    root_nodes: dict[str, list[str]] = {}
+    for comment in capture.comments:
+        record = None
+        if comment.contributes(writer, writer_id):
+            try:
+                record = parse_body(comment.body, "attempt")
+            except JournalInvalid as exc:
+                raise JournalInvalid(exc.code, f"comment {comment.id}: {exc.detail}") from None
+        if record is None:
+            ignored += 1 + len(capture.replies[comment.id])
+            continue
+        assert isinstance(record, Attempt)
+        if record.intent != intent.digest:
+            raise JournalInvalid("identity_drift", f"comment {comment.id}: the attempt names "
+                                 "another intent than the journal")
+        if record.digest in roots:
+            root_nodes[record.digest].append(comment.id)
+        else:
+            roots[record.digest] = record
+            root_nodes[record.digest] = [comment.id]
+    if len(roots) > opts.max_attempts:
+        raise JournalInvalid("history_bound", f"{len(roots)} attempts, more than "
+                             f"--max-attempts {opts.max_attempts}")
+    # 7.5: each attempt.
+    ctx = _Context(opts, intent, roots)
+    states: list[AttemptState] = []
+    for aid, attempt in roots.items():
+        ids = root_nodes[aid]
+        replies: Iterable[Comment] = capture.replies[ids[0]]
+        if len(ids) > 1:
+            replies = sorted((r for i in ids for r in capture.replies[i]),
+                             key=lambda c: (c.created_at, c.id))
+        by_digest, nodes, skipped = _events_of(ctx, attempt, replies)
+        ignored += skipped
+        ordered, state = chain(ctx, attempt, by_digest.values(), ctx.materials)
+        states.append(_attempt_state(attempt, tuple(ids), ordered, nodes, state))
+    result = tuple(states)
+    _across(result)  # section 9
+    return JournalState(intent, capture.discussion_id, capture.discussion_number,
+                        capture.repository_id, capture.repository_name, result,
+                        dict(ctx.materials), ignored, opts)
+
+
+def read_journal(pages: object, *, writer: str, repository_id: str,
+                 writer_id: int | None = None, request_key: str | None = None,
+                 server_url: str | None = None, max_records: int = 1000,
+                 max_attempts: int = 100, reader: str | None = None) -> Verdict:
+    """Read a captured journal and return the verdict (spec journal-v1, sections 5-10).
+
+    Args:
+        pages: the parsed stdin value: a GraphQL response dict or a list of them
+            (``JournalPage``/``RepliesPage``, any order).
+        writer: the login whose unedited comments contribute (``--writer``).
+        repository_id: the repository's GraphQL node id (``--repository-id``).
+        writer_id: the author's ``databaseId`` that must also match (``--writer-id``).
+        request_key: selects the current attempt's chain (``--request-key``).
+        server_url: the GitHub server material URLs must start with (``--server-url``).
+        max_records: most events per attempt (``--max-records``).
+        max_attempts: most attempts per journal (``--max-attempts``).
+        reader: the reader digest to report in ``Verdict.reader``.
+
+    Returns:
+        A ``Verdict``; never raises for any input. Wrong arguments give a
+        ``bad_arguments`` verdict (exit 2), as the CLI would.
+    """
+    try:
+        opts = make_options(writer, repository_id, writer_id=writer_id,
+                            request_key=request_key, server_url=server_url,
+                            max_records=max_records, max_attempts=max_attempts)
+    except JournalInvalid as exc:
+        key = request_key if is_key(request_key) else None
+        return invalid_verdict(exc.code, exc.detail, key, reader)
+    return read_with(pages, opts, reader)
+
+
+def read_with(pages: object, opts: Options, reader: str | None = None) -> Verdict:
+    """``read_journal`` with already checked ``Options`` (used by the reader CLI)."""
+    try:
+        journal = _read(check_input(pages), opts)
+    except JournalInvalid as exc:
+        return invalid_verdict(exc.code, exc.detail, opts.request_key, reader)
+    except RecursionError:
+        return invalid_verdict("bad_input", "stdin nests too deeply", opts.request_key, reader)
+    return select(journal, opts.request_key, reader)
+
+
+def select(journal: JournalState, request_key: str | None,
+           reader: str | None = None) -> Verdict:
+    """Section 10: the verdict for the current attempt of ``request_key``.
+
+    Without ``request_key``, the only key of the journal is selected; several keys
+    give a ``bad_input`` verdict (exit 2) that still carries ``journal``.
+    """
+    attempts = tuple(s.summary() for s in journal.attempts)
+    if request_key is None:
+        keys = journal.request_keys
+        if len(keys) > 1:
+            verdict = invalid_verdict("bad_input", f"the journal holds {len(keys)} request "
+                                      "keys; pass --request-key", None, reader)
+            return _with_journal(verdict, journal, None)
+        request_key = keys[0] if keys else None
+    current = journal.tip(request_key) if request_key is not None else None
+    if current is None:
+        return Verdict("empty", None, journal.intent.digest, request_key, None, None, (),
+                       recovery_for("empty"), attempts, journal.ignored, None, 0, reader,
+                       journal, None)
+    return Verdict(current.status, current.reason, journal.intent.digest, request_key,
+                   current.id, current.generation_id, current.missing_phases,
+                   current.recovery, attempts, journal.ignored, None, 0, reader, journal,
+                   current)
+
+
+def _with_journal(verdict: Verdict, journal: JournalState,
+                  current: AttemptState | None) -> Verdict:
+    return Verdict(verdict.status, verdict.reason, verdict.intent, verdict.request_key,
+                   verdict.attempt, verdict.generation, verdict.missing_phases,
+                   verdict.recovery, verdict.attempts, verdict.ignored, verdict.detail,
+                   verdict.exit_code, verdict.reader, journal, current)
+
+
+def find_blocking(journal: JournalState, request_key: str) -> AttemptState | None:
+    """The attempt of ``request_key`` that blocks a fresh attempt, if any (ADR-038).
+
+    The preflight before admission: the attempt whose status blocks
+    (``blocks_fresh_attempt``); in a valid journal only a chain tip can.
+    """
+    return next((s for s in find_history(journal, request_key) if s.blocks), None)
+
+
+def find_history(journal: JournalState, request_key: str) -> tuple[AttemptState, ...]:
+    """Every attempt of ``request_key``, blocking or not, in node order (ADR-038).
+
+    For audit and for comparing a presented authorization with every past attempt.
+    """
+    return tuple(s for s in journal.attempts if s.request_key == request_key)

@@ -1,0 +1,109 @@
+"""The reader CLI (spec journal-v1, sections 6 and 10).
+
+``python3 business-attempt.pyz --writer LOGIN --repository-id ID [...] < capture.json``
+prints one JSON verdict and a newline on stdout; exit 0 valid, 3 invalid, 2
+``bad_input``/``bad_arguments``. Any stdin, random bytes included, ends in one verdict.
+The reader reads its own bundle (for its digest) and stdin, writes only stdout/stderr,
+and never touches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from hashlib import sha256
+from typing import Any, BinaryIO
+
+from ._args import parse_argv, request_key_of
+from ._codes import JournalInvalid
+from ._journal import Verdict, invalid_verdict, read_with
+
+USAGE = """\
+usage: business-attempt.pyz --writer LOGIN --repository-id ID [--writer-id N]
+       [--request-key KEY] [--server-url URL] [--max-records N] [--max-attempts N]
+       < capture.json
+
+Reads a captured attempt journal (GraphQL JournalPage/RepliesPage responses, one JSON
+object or an array of them) on stdin and prints one JSON verdict, then a newline.
+
+arguments (each flag and its value are separate tokens):
+  --writer LOGIN        only unedited, undeleted comments by this login count (required)
+  --repository-id ID    the repository's GraphQL node id (required)
+  --writer-id N         the author's databaseId must also be N
+  --request-key KEY     select the attempt chain of this request key (needed when the
+                        journal holds several keys)
+  --server-url URL      GitHub server material URLs must start with
+                        (default https://github.com)
+  --max-records N       most events per attempt (default 1000)
+  --max-attempts N      most attempts per journal (default 100)
+  --help                print this help and exit 0
+
+output: {"reader","status","reason","intent","request_key","attempt","generation",
+         "missing_phases","recovery","attempts","ignored","detail"}
+  status   pending running waiting reconciling succeeded failed cancelled superseded
+           expired rolling-back rolled-back rollback-failed empty invalid
+  recovery admit continue:<phase> wait:<phase> reconcile:<phase> none successor
+           new-generation manual fail-closed
+
+exit status: 0 valid journal (any status), 3 invalid journal (reason says why),
+             2 bad_input or bad_arguments.
+"""
+
+
+def own_digest() -> str | None:
+    """``"sha256:"`` + hex SHA-256 of the bundle this module runs from; None from source."""
+    archive = getattr(globals().get("__loader__"), "archive", None)
+    if not isinstance(archive, str):
+        return None
+    try:
+        with open(archive, "rb") as f:
+            return "sha256:" + sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+
+def run(argv: list[str], stdin: BinaryIO, reader: str | None) -> tuple[Verdict | None, str]:
+    """Evaluate one invocation; returns (verdict, "") or (None, usage) for ``--help``."""
+    if "--help" in argv:
+        return None, USAGE
+    try:
+        opts = parse_argv(argv)
+    except JournalInvalid as exc:
+        return invalid_verdict(exc.code, exc.detail, request_key_of(argv), reader), ""
+    try:
+        value = _decode(stdin.read().decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        return invalid_verdict("bad_input", f"stdin is not UTF-8 JSON ({str(exc)[:100]})",
+                               opts.request_key, reader), ""
+    return read_with(value, opts, reader), ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: prints the verdict (or usage) and returns the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    reader = own_digest()
+    try:
+        verdict, usage = run(args, sys.stdin.buffer, reader)
+    except Exception as exc:  # noqa: BLE001 -- any input ends in one verdict
+        verdict = invalid_verdict("bad_input", f"the reader could not read stdin "
+                                  f"({type(exc).__name__})", None, reader)
+        usage = ""
+    if verdict is None:
+        sys.stdout.write(usage)
+        sys.stdout.flush()
+        return 0
+    out = json.dumps(verdict.to_json(), ensure_ascii=True, separators=(",", ":"))
+    sys.stdout.buffer.write(out.encode("ascii") + b"\n")
+    sys.stdout.buffer.flush()
+    return verdict.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

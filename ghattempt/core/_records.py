@@ -1,0 +1,615 @@
+"""Records of the journal: their shapes, parsing and wire form (spec journal-v1, 2-4).
+
+A comment body holds Markdown for humans and at most one *record block*::
+
+    <!-- ghattempt:v1 -->
+    ```json
+    {canonical JSON of the record, on one line}
+    ```
+
+``parse_body`` finds the block and turns it into a record (``Intent``, ``Attempt`` or
+``Event``) or raises ``JournalInvalid`` with the code of the first failed check, in the
+order of section 3: marker and fence, JSON syntax, canonical form, allowed values,
+``v``, shapes (keys, types, patterns), ``digest``, and last the expected ``type``.
+"""
+
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from ._c14n import (
+    allowed_problem,
+    canonical_text,
+    decode_record,
+    digest,
+    digest_text,
+    split_canonical,
+)
+from ._codes import JournalInvalid
+from ._rules import PHASES, statuses_for
+
+RecordType = Literal["intent", "attempt", "event"]
+
+MAX_BODY_CHARS = 65536
+"""GitHub's limit on a comment or discussion body, in characters."""
+
+# Value shapes, section 3: each pattern matches the whole string, ASCII only. Checked
+# with str methods (no regular expressions to compile at start-up): ``s.strip(chars)``
+# is empty exactly when every character of ``s`` is one of ``chars``.
+_HEX = "0123456789abcdef"
+_DIGITS = "0123456789"
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS = _ALNUM + "._:/@+=-"
+_REPO_CHARS = _ALNUM + "_.-"
+MARKER_PREFIX = "<!-- ghattempt:v"
+
+
+def _digest_shape(s: str) -> bool:
+    # sha256:[0-9a-f]{64}
+    return len(s) == 71 and s.startswith("sha256:") and not s[7:].strip(_HEX)
+
+
+def _key_shape(s: str) -> bool:
+    # [A-Za-z0-9._:/@+=-]{1,128}
+    return 0 < len(s) <= 128 and not s.strip(_KEY_CHARS)
+
+
+def _time_shape(s: str) -> bool:
+    # [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z
+    return (len(s) == 20 and s[4] == "-" and s[7] == "-" and s[10] == "T" and s[13] == ":"
+            and s[16] == ":" and s[19] == "Z"
+            and not (s[:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]).strip(_DIGITS))
+
+
+def markers(body: str) -> list[str]:
+    """The version digit strings N of every marker ``<!-- ghattempt:vN -->`` in ``body``."""
+    found = []
+    at = body.find(MARKER_PREFIX)
+    while at >= 0:
+        start = end = at + len(MARKER_PREFIX)
+        while end < len(body) and body[end] in _DIGITS:
+            end += 1
+        if end > start and body.startswith(" -->", end):
+            found.append(body[start:end])
+        at = body.find(MARKER_PREFIX, end)
+    return found
+
+
+MATERIAL_KINDS = ("artifact", "checkpoint", "receipt", "passport", "readback")
+"""Kinds of material (section 4, material)."""
+
+REASON_REQUIRED = frozenset({"waiting", "failed", "cancelled", "superseded", "expired", "unknown"})
+"""Statuses whose event must carry a ``reason`` (section 4, event)."""
+
+
+def is_oid(value: object) -> bool:
+    """True for a Git object id: 40 or 64 lowercase hex digits (section 3, *oid*)."""
+    return type(value) is str and len(value) in (40, 64) and not value.strip(_HEX)
+
+
+def is_digest(value: object) -> bool:
+    """True for ``sha256:`` + 64 lowercase hex digits (section 3, *digest*)."""
+    return type(value) is str and _digest_shape(value)
+
+
+def is_key(value: object) -> bool:
+    """True for ``[A-Za-z0-9._:/@+=-]{1,128}`` (section 3, *key*)."""
+    return type(value) is str and _key_shape(value)
+
+
+def is_time(value: object) -> bool:
+    """True for a UTC time ``YYYY-MM-DDTHH:MM:SSZ`` (section 3, *time*)."""
+    return type(value) is str and _time_shape(value)
+
+
+def is_repo(value: object) -> bool:
+    """True for ``owner/name`` (section 3, *repo*)."""
+    if type(value) is not str:
+        return False
+    owner, slash, name = value.partition("/")
+    return (bool(slash) and 0 < len(owner) <= 100 and 0 < len(name) <= 100
+            and not owner.strip(_REPO_CHARS) and not name.strip(_REPO_CHARS))
+
+
+def is_name(value: object) -> bool:
+    """True for a string of 1..256 characters (section 3, *name*)."""
+    return type(value) is str and 1 <= len(value) <= 256
+
+
+def is_reason(value: object) -> bool:
+    """True for a string of 1..1024 characters (section 3, *reason*)."""
+    return type(value) is str and 1 <= len(value) <= 1024
+
+
+def is_count(value: object) -> bool:
+    """True for an integer >= 1 that is not a boolean (section 3, *count*)."""
+    return type(value) is int and value >= 1
+
+
+# --------------------------------------------------------------------------- writers
+
+
+@dataclass(frozen=True, slots=True)
+class ActionsWriter:
+    """A GitHub Actions job: ``{"kind":"actions","run_id","run_attempt","job","workflow"}``."""
+
+    run_id: int
+    run_attempt: int
+    job: str
+    workflow: str
+    kind: ClassVar[str] = "actions"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form (section 4, writer)."""
+        return {"kind": "actions", "run_id": self.run_id, "run_attempt": self.run_attempt,
+                "job": self.job, "workflow": self.workflow}
+
+
+@dataclass(frozen=True, slots=True)
+class AppWriter:
+    """A GitHub App webhook delivery: ``{"kind":"app","app_id","delivery"}``."""
+
+    app_id: int
+    delivery: str
+    kind: ClassVar[str] = "app"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form (section 4, writer)."""
+        return {"kind": "app", "app_id": self.app_id, "delivery": self.delivery}
+
+
+@dataclass(frozen=True, slots=True)
+class CliWriter:
+    """A person running the CLI: ``{"kind":"cli","actor"}``."""
+
+    actor: str
+    kind: ClassVar[str] = "cli"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form (section 4, writer)."""
+        return {"kind": "cli", "actor": self.actor}
+
+
+Writer: TypeAlias = ActionsWriter | AppWriter | CliWriter
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True, slots=True)
+class Material:
+    """A reference to retained bytes (section 4, material).
+
+    ``bytes`` is the byte count (>= 0), ``digest`` their ``sha256:`` digest,
+    ``attempt``/``generation`` the producing attempt and its generation id, ``url``
+    a permanent URL inside the intent's repository.
+    """
+
+    id: str
+    kind: str
+    bytes: int
+    digest: str
+    attempt: str
+    generation: str
+    url: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form (section 4, material)."""
+        return {"id": self.id, "kind": self.kind, "bytes": self.bytes, "digest": self.digest,
+                "attempt": self.attempt, "generation": self.generation, "url": self.url}
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """Exact inputs of an attempt (section 4, attempt ``generation``; ADR 0006).
+
+    Source commit and tree, the config file (path, blob oid, content digest) and the
+    observed protected base (ref, commit). Its id is ``digest(generation)``.
+    """
+
+    source_commit: str
+    tree: str
+    config_path: str
+    config_blob: str
+    config_digest: str
+    base_ref: str
+    base_commit: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form (section 4, attempt)."""
+        return {"source_commit": self.source_commit, "tree": self.tree,
+                "config": {"path": self.config_path, "blob": self.config_blob,
+                           "digest": self.config_digest},
+                "base": {"ref": self.base_ref, "commit": self.base_commit}}
+
+    @property
+    def id(self) -> str:
+        """The generation id: ``digest`` of the wire form (section 4)."""
+        return digest(self.to_dict())
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """The journal body: one pull request into one base branch of one repository.
+
+    ``repository_id`` is the GraphQL node id; ``repository_name`` (``owner/name``) is
+    informational. ``digest`` is the intent id (section 4, intent).
+    """
+
+    repository_id: str
+    repository_name: str
+    pull_request: int
+    base_ref: str
+    digest: str
+    type: ClassVar[RecordType] = "intent"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form, ``digest`` included (section 4, intent)."""
+        return {"v": 1, "type": "intent",
+                "repository": {"id": self.repository_id, "name": self.repository_name},
+                "pull_request": self.pull_request, "base_ref": self.base_ref,
+                "digest": self.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """An attempt root (section 4, attempt). ``digest`` is the attempt id.
+
+    ``plan`` is the ordered tuple of phases this channel runs; ``generation_id`` is
+    ``digest(generation)``; ``predecessor`` the attempt this one succeeds, or None.
+    """
+
+    intent: str
+    request_key: str
+    generation: Generation
+    predecessor: str | None
+    plan: tuple[str, ...]
+    channel: str
+    authorization: str | None
+    expires_at: str
+    writer: Writer
+    reader: str
+    at: str
+    digest: str
+    generation_id: str
+    type: ClassVar[RecordType] = "attempt"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form, ``digest`` included (section 4, attempt)."""
+        return {"v": 1, "type": "attempt", "intent": self.intent,
+                "request_key": self.request_key, "generation": self.generation.to_dict(),
+                "predecessor": self.predecessor, "plan": list(self.plan),
+                "channel": self.channel, "authorization": self.authorization,
+                "expires_at": self.expires_at, "writer": self.writer.to_dict(),
+                "reader": self.reader, "at": self.at, "digest": self.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event of an attempt (section 4, event); a reply to the attempt root.
+
+    ``seq`` counts from 1; ``prev`` is the digest of seq-1 (the root's for seq 1);
+    ``key`` is the idempotency key; ``phase`` a phase, ``"rollback"`` or None (an
+    attempt-level event).
+    """
+
+    intent: str
+    attempt: str
+    generation: str
+    seq: int
+    prev: str
+    key: str
+    phase: str | None
+    status: str
+    reason: str | None
+    materials: tuple[Material, ...]
+    writer: Writer
+    reader: str
+    at: str
+    digest: str
+    type: ClassVar[RecordType] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Wire form, ``digest`` included (section 4, event)."""
+        return {"v": 1, "type": "event", "intent": self.intent, "attempt": self.attempt,
+                "generation": self.generation, "seq": self.seq, "prev": self.prev,
+                "key": self.key, "phase": self.phase, "status": self.status,
+                "reason": self.reason, "materials": [m.to_dict() for m in self.materials],
+                "writer": self.writer.to_dict(), "reader": self.reader, "at": self.at,
+                "digest": self.digest}
+
+
+Record: TypeAlias = Intent | Attempt | Event
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _bad(what: str) -> JournalInvalid:
+    return JournalInvalid("bad_record", what)
+
+
+_INTENT_KEYS = frozenset({"v", "type", "repository", "pull_request", "base_ref", "digest"})
+_ATTEMPT_KEYS = frozenset({"v", "type", "intent", "request_key", "generation", "predecessor",
+                           "plan", "channel", "authorization", "expires_at", "writer",
+                           "reader", "at", "digest"})
+_EVENT_KEYS = frozenset({"v", "type", "intent", "attempt", "generation", "seq", "prev", "key",
+                         "phase", "status", "reason", "materials", "writer", "reader", "at",
+                         "digest"})
+_GEN_KEYS = frozenset({"source_commit", "tree", "config", "base"})
+_CONFIG_KEYS = frozenset({"path", "blob", "digest"})
+_BASE_KEYS = frozenset({"ref", "commit"})
+_REPOSITORY_KEYS = frozenset({"id", "name"})
+_MATERIAL_KEYS = frozenset({"id", "kind", "bytes", "digest", "attempt", "generation", "url"})
+_ACTIONS_KEYS = frozenset({"kind", "run_id", "run_attempt", "job", "workflow"})
+_APP_KEYS = frozenset({"kind", "app_id", "delivery"})
+_CLI_KEYS = frozenset({"kind", "actor"})
+_PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
+
+
+def _keys(obj: object, expected: frozenset[str], what: str) -> dict[str, Any]:
+    if type(obj) is not dict:
+        raise _bad(f"{what} is not an object")
+    if obj.keys() != expected:  # dict_keys == frozenset compares as sets
+        missing = sorted(expected - obj.keys())
+        unknown = sorted(obj.keys() - expected)
+        raise _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
+    return obj
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise _bad(what)
+
+
+def parse_writer(obj: object) -> Writer:
+    """Check and build a writer (section 4, writer). Raises ``JournalInvalid(bad_record)``."""
+    kind = obj.get("kind") if type(obj) is dict else None
+    if kind == "actions":
+        w = _keys(obj, _ACTIONS_KEYS, "writer")
+        run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
+                                              w["workflow"])
+        if not (type(run_id) is int and run_id >= 1 and type(run_attempt) is int
+                and run_attempt >= 1):
+            raise _bad("writer run_id/run_attempt is not a count")
+        if not (type(job) is str and 1 <= len(job) <= 256 and type(workflow) is str
+                and 1 <= len(workflow) <= 256):
+            raise _bad("writer job/workflow is not a name")
+        return ActionsWriter(run_id, run_attempt, job, workflow)
+    if kind == "app":
+        w = _keys(obj, _APP_KEYS, "writer")
+        _need(is_count(w["app_id"]), "writer app_id is not a count")
+        _need(is_name(w["delivery"]), "writer delivery is not a name")
+        return AppWriter(w["app_id"], w["delivery"])
+    if kind == "cli":
+        w = _keys(obj, _CLI_KEYS, "writer")
+        _need(is_name(w["actor"]), "writer actor is not a name")
+        return CliWriter(w["actor"])
+    raise _bad("writer kind is not actions, app or cli")
+
+
+def parse_material(obj: object) -> Material:
+    """Check and build a material (section 4). Raises ``JournalInvalid(bad_record)``."""
+    m = _keys(obj, _MATERIAL_KEYS, "material")
+    _need(is_key(m["id"]), "material id is not a key")
+    _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
+          + " ".join(MATERIAL_KINDS))
+    size = m["bytes"]
+    _need(type(size) is int and size >= 0, "material bytes is not an integer >= 0")
+    _need(is_digest(m["digest"]) and is_digest(m["attempt"]) and is_digest(m["generation"]),
+          "material digest/attempt/generation is not a digest")
+    _need(type(m["url"]) is str, "material url is not a string")
+    return Material(m["id"], m["kind"], size, m["digest"], m["attempt"], m["generation"],
+                    m["url"])
+
+
+def _parse_intent(r: dict[str, Any], dg: str) -> Intent:
+    _keys(r, _INTENT_FIELDS, "intent record")
+    repo = _keys(r["repository"], _REPOSITORY_KEYS, "intent repository")
+    _need(is_name(repo["id"]), "intent repository.id is not a name")
+    _need(is_repo(repo["name"]), "intent repository.name is not owner/name")
+    _need(is_count(r["pull_request"]), "intent pull_request is not a count")
+    _need(is_name(r["base_ref"]), "intent base_ref is not a name")
+    return Intent(repo["id"], repo["name"], r["pull_request"], r["base_ref"], dg)
+
+
+def parse_generation(obj: object) -> Generation:
+    """Check and build a generation (section 4). Raises ``JournalInvalid(bad_record)``."""
+    g = _keys(obj, _GEN_KEYS, "attempt generation")
+    config = _keys(g["config"], _CONFIG_KEYS, "generation config")
+    base = _keys(g["base"], _BASE_KEYS, "generation base")
+    _need(is_oid(g["source_commit"]) and is_oid(g["tree"]), "generation commit/tree is not an oid")
+    _need(is_name(config["path"]), "generation config.path is not a name")
+    _need(is_oid(config["blob"]), "generation config.blob is not an oid")
+    _need(is_digest(config["digest"]), "generation config.digest is not a digest")
+    _need(is_name(base["ref"]), "generation base.ref is not a name")
+    _need(is_oid(base["commit"]), "generation base.commit is not an oid")
+    return Generation(g["source_commit"], g["tree"], config["path"], config["blob"],
+                      config["digest"], base["ref"], base["commit"])
+
+
+def check_plan(plan: object) -> tuple[str, ...]:
+    """Check a plan: non-empty, no repeats, a subsequence of ``PHASES`` (section 4).
+
+    Raises ``JournalInvalid(bad_record)``.
+    """
+    _need(type(plan) is list and len(plan) > 0, "attempt plan is not a non-empty array")
+    assert isinstance(plan, list)
+    last = -1
+    for phase in plan:
+        index = _PHASE_INDEX.get(phase) if type(phase) is str else None
+        _need(index is not None, f"plan entry {phase!r} is not a phase")
+        assert index is not None
+        _need(index > last, "plan repeats a phase or leaves the admitted order")
+        last = index
+    return tuple(plan)
+
+
+def _parse_attempt(r: dict[str, Any], dg: str) -> Attempt:
+    _keys(r, _ATTEMPT_FIELDS, "attempt record")
+    _need(is_digest(r["intent"]), "attempt intent is not a digest")
+    _need(is_key(r["request_key"]), "attempt request_key is not a key")
+    generation = parse_generation(r["generation"])
+    pred = r["predecessor"]
+    _need(pred is None or is_digest(pred), "attempt predecessor is not a digest or null")
+    plan = check_plan(r["plan"])
+    _need(is_name(r["channel"]), "attempt channel is not a name")
+    auth = r["authorization"]
+    _need(auth is None or is_key(auth), "attempt authorization is not a key or null")
+    _need(is_time(r["expires_at"]), "attempt expires_at is not a time")
+    writer = parse_writer(r["writer"])
+    _need(is_digest(r["reader"]), "attempt reader is not a digest")
+    _need(is_time(r["at"]), "attempt at is not a time")
+    gen_id = digest_text(canonical_text(r["generation"]))
+    return Attempt(r["intent"], r["request_key"], generation, pred, plan, r["channel"], auth,
+                   r["expires_at"], writer, r["reader"], r["at"], dg, gen_id)
+
+
+_EVENT_FIELDS = _EVENT_KEYS - {"digest"}
+_ATTEMPT_FIELDS = _ATTEMPT_KEYS - {"digest"}
+_INTENT_FIELDS = _INTENT_KEYS - {"digest"}
+
+
+def _parse_event(r: dict[str, Any], dg: str) -> Event:
+    # The hot path of a long journal: checks written inline, same rules as is_*().
+    if r.keys() != _EVENT_FIELDS:
+        _keys(r, _EVENT_FIELDS, "event record")
+    digest_ = _digest_shape
+    intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
+    if not (type(intent) is str and digest_(intent) and type(attempt) is str
+            and digest_(attempt) and type(generation) is str and digest_(generation)):
+        raise _bad("event intent/attempt/generation is not a digest")
+    seq = r["seq"]
+    if type(seq) is not int or seq < 1:
+        raise _bad("event seq is not a count")
+    prev = r["prev"]
+    if type(prev) is not str or not digest_(prev):
+        raise _bad("event prev is not a digest")
+    key = r["key"]
+    if type(key) is not str or not _key_shape(key):
+        raise _bad("event key is not a key")
+    phase = r["phase"]
+    if phase is not None and type(phase) is not str:
+        raise _bad("event phase is not a string or null")
+    status = r["status"]
+    if type(status) is not str or status not in statuses_for(phase):
+        raise _bad(f"event status {str(status)[:40]!r} is not allowed for phase "
+                   f"{str(phase)[:40]!r}")
+    reason = r["reason"]
+    if status in REASON_REQUIRED:
+        if type(reason) is not str or not 1 <= len(reason) <= 1024:
+            raise _bad(f"status {status} needs a reason of 1..1024 characters")
+    elif reason is not None:
+        raise _bad(f"status {status} takes reason null")
+    raw = r["materials"]
+    if type(raw) is not list:
+        raise _bad("event materials is not an array")
+    materials = tuple([parse_material(m) for m in raw]) if raw else ()
+    writer = parse_writer(r["writer"])
+    reader, at = r["reader"], r["at"]
+    if type(reader) is not str or not digest_(reader):
+        raise _bad("event reader is not a digest")
+    if type(at) is not str or not _time_shape(at):
+        raise _bad("event at is not a time")
+    return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,
+                 materials, writer, reader, at, dg)
+
+
+_PARSERS: dict[str, Callable[[dict[str, Any], str], Record]] = {
+    "intent": _parse_intent, "attempt": _parse_attempt, "event": _parse_event}
+
+
+def find_block(body: str) -> str | None:
+    """Return the record's JSON line from a comment body, or None when it has no marker.
+
+    Section 2: ``\\r\\n`` reads as ``\\n``; more than one marker is ``bad_record``;
+    a version other than the digit string ``1`` is ``unknown_version``; a marker not
+    alone on its line or without the exact fence is ``bad_record``.
+
+    Raises:
+        JournalInvalid: ``bad_record`` or ``unknown_version``.
+    """
+    if MARKER_PREFIX not in body:
+        return None
+    found = markers(body)
+    if not found:
+        return None
+    if len(found) > 1:
+        raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
+    if found[0] != "1":
+        raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
+    if "\r\n" in body:
+        body = body.replace("\r\n", "\n")
+    marker = "<!-- ghattempt:v1 -->\n```json\n"
+    start = body.find(marker)
+    if start < 0 or (start > 0 and body[start - 1] != "\n"):
+        raise _bad("the marker is not followed by a line ```json, or is not alone on its line")
+    start += len(marker)
+    end = body.find("\n", start)
+    if end < 0:
+        raise _bad("the record block ends after its JSON line without a closing ```")
+    close = body.find("\n", end + 1)
+    fence = body[end + 1:] if close < 0 else body[end + 1:close]
+    if fence != "```":
+        raise _bad("the record's JSON line is not followed by a line that is exactly ```")
+    return body[start:end]
+
+
+def parse_line(line: str) -> Record:
+    """Parse one record line into a record, whatever its type (section 3 order).
+
+    Raises:
+        JournalInvalid: ``bad_record``, ``unknown_version`` or ``digest_mismatch``.
+    """
+    try:
+        obj = decode_record(line)
+    except (ValueError, RecursionError) as exc:
+        # JSON syntax, or a value outside the allowed subset (float, unsafe integer).
+        raise _bad(f"the record line is not allowed JSON ({str(exc)[:80]})") from None
+    if type(obj) is not dict:
+        raise _bad("the record is not a JSON object")
+    covered = split_canonical(obj, line)
+    if covered is None:
+        raise _bad("the record line is not in canonical form (c14n v1)")
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _bad("the record holds a lone surrogate; it has no UTF-8 form") from None
+        problem = allowed_problem(obj)
+        if problem is not None:
+            raise _bad(problem)
+    v = obj.get("v")
+    if type(v) is not int:
+        raise _bad("v is not the integer 1")
+    if v != 1:
+        raise JournalInvalid("unknown_version", f"record version v={v} is not 1")
+    kind = obj.get("type")
+    parser = _PARSERS.get(kind) if type(kind) is str else None
+    if parser is None:
+        raise _bad(f"record type {kind!r} is not intent, attempt or event")
+    dg = obj.pop("digest", None)
+    if type(dg) is not str or not _digest_shape(dg):
+        raise _bad("the record's digest is missing or not a digest")
+    record = parser(obj, dg)
+    if digest_text(covered) != dg:
+        raise JournalInvalid("digest_mismatch",
+                             f"{kind} record digest {dg} is not the digest of its content")
+    return record
+
+
+def parse_body(body: str, expected: RecordType) -> Record | None:
+    """Parse a comment body into a record of the ``expected`` type, or None without marker.
+
+    Raises:
+        JournalInvalid: the first failed check of section 3; a record of another type
+            than ``expected`` is ``bad_record``.
+    """
+    line = find_block(body)
+    if line is None:
+        return None
+    record = parse_line(line)
+    if record.type != expected:
+        raise _bad(f"a {record.type} record stands where an {expected} record belongs")
+    return record

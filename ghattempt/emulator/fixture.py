@@ -1,0 +1,252 @@
+"""Fixture files: the actors, tokens, repositories, categories and pull requests a
+fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)::
+
+    [[actors]]                  # kind: User | Bot | Organization
+    login = "github-actions"
+    kind = "Bot"
+    database_id = 41898282      # optional; otherwise allocated
+
+    [[tokens]]
+    token = "ghs_writer"
+    actor = "github-actions"
+    role = "write"              # none | read | triage | write | maintain | admin
+    discussions = "write"       # none | read | write   (default write)
+    contents = "write"          # none | read | write   (default write)
+    rate_limit = 1000           # primary GraphQL points per hour (default 5000)
+
+    [[repositories]]
+    owner = "octo-org"
+    name = "widgets"
+    default_branch = "main"
+    branches = [{name = "main", message = "Initial commit"},
+                {name = "feature", message = "Add a widget", from = "main"}]
+    categories = [{name = "Releases", slug = "releases"}]
+    pull_requests = [{number = 1, title = "Add a widget", head = "feature",
+                      base = "main", author = "alice"}]
+
+    [limits]                    # optional secondary limits (GitHub's defaults)
+    content_per_minute = 80
+    content_per_hour = 500
+    points_per_minute = 2000
+
+Branch commits have the empty tree and fixed dates, so their oids are stable.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import git
+from .state import State
+
+FIXTURE_EPOCH = 1_700_000_000
+DEFAULT_FIXTURE: dict[str, Any] = {
+    "actors": [
+        {"login": "github-actions", "kind": "Bot", "database_id": 41898282},
+        {"login": "octo-org", "kind": "Organization"},
+        {"login": "alice", "kind": "User", "name": "Alice"},
+        {"login": "mallory", "kind": "User"},
+        {"login": "ghattempt-app", "kind": "Bot"},
+    ],
+    "tokens": [
+        {"token": "ghs_actions", "actor": "github-actions", "role": "write", "rate_limit": 1000},
+        {"token": "ghs_app", "actor": "ghattempt-app", "role": "write"},
+        {"token": "ghp_alice", "actor": "alice", "role": "admin"},
+        {"token": "ghp_mallory", "actor": "mallory", "role": "read"},
+        {
+            "token": "ghs_nodiscussions",
+            "actor": "ghattempt-app",
+            "role": "write",
+            "discussions": "none",
+        },
+    ],
+    "repositories": [
+        {
+            "owner": "octo-org",
+            "name": "widgets",
+            "default_branch": "main",
+            "branches": [
+                {"name": "main", "message": "Initial commit"},
+                {"name": "feature", "message": "Add a widget", "from": "main"},
+            ],
+            "categories": [
+                {"name": "Release journal", "slug": "release-journal", "emoji": ":rocket:"},
+                {"name": "General", "slug": "general", "emoji": ":speech_balloon:"},
+            ],
+            "pull_requests": [
+                {
+                    "number": 1,
+                    "title": "Add a widget",
+                    "head": "feature",
+                    "base": "main",
+                    "author": "alice",
+                }
+            ],
+        }
+    ],
+}
+
+
+class FixtureError(ValueError):
+    """The fixture is malformed; the message names the entry and the field."""
+
+
+def load_fixture(path: str | Path) -> dict[str, Any]:
+    """Read a ``.toml`` or ``.json`` fixture file.
+
+    Raises:
+        FixtureError: unreadable, not TOML/JSON, or not a table at the top.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if p.suffix == ".toml" else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise FixtureError(f"fixture {p}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise FixtureError(f"fixture {p}: the top level must be a table/object")
+    return data
+
+
+def _req(entry: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in entry:
+        raise FixtureError(f"{where}: missing {key!r}")
+    return entry[key]
+
+
+def seed(state: State, data: Mapping[str, Any]) -> None:
+    """Apply ``data`` to an empty database in one transaction, then mark it seeded.
+
+    Raises:
+        FixtureError: a missing field, an unknown actor or branch, a bad role.
+    """
+    with state.transaction():
+        try:
+            _seed(state, data)
+        except ValueError as exc:
+            if isinstance(exc, FixtureError):
+                raise
+            raise FixtureError(str(exc)) from exc
+        state.set_meta("seeded", "1")
+
+
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute")
+
+
+def _seed(state: State, data: Mapping[str, Any]) -> None:
+    limits = data.get("limits", {})
+    unknown = set(limits) - set(LIMITS)
+    if unknown:
+        raise FixtureError(f"limits: unknown key(s) {sorted(unknown)}; use {LIMITS}")
+    for key, value in limits.items():
+        if not isinstance(value, int) or value < 1:
+            raise FixtureError(f"limits.{key}: must be an integer >= 1")
+        state.set_meta(f"limit:{key}", str(value))
+    actors: dict[str, int] = {}
+    for i, a in enumerate(data.get("actors", [])):
+        where = f"actors[{i}]"
+        login = str(_req(a, "login", where))
+        actors[login] = state.add_actor(
+            login, str(a.get("kind", "User")), a.get("database_id"), a.get("name")
+        )
+    for i, t in enumerate(data.get("tokens", [])):
+        where = f"tokens[{i}]"
+        login = str(_req(t, "actor", where))
+        if login not in actors:
+            raise FixtureError(f"{where}: unknown actor {login!r}")
+        state.add_token(
+            str(_req(t, "token", where)),
+            actors[login],
+            str(t.get("role", "write")),
+            str(t.get("discussions", "write")),
+            str(t.get("contents", "write")),
+            int(t.get("rate_limit", 5000)),
+            t.get("installation_id"),
+        )
+    for i, r in enumerate(data.get("repositories", [])):
+        where = f"repositories[{i}]"
+        owner = str(_req(r, "owner", where))
+        if owner not in actors:
+            raise FixtureError(f"{where}: unknown owner {owner!r}")
+        default_branch = str(r.get("default_branch", "main"))
+        repo_id = state.add_repository(
+            actors[owner],
+            str(_req(r, "name", where)),
+            default_branch,
+            bool(r.get("has_discussions", True)),
+            bool(r.get("private", False)),
+        )
+        branches = r.get("branches") or [{"name": default_branch, "message": "Initial commit"}]
+        heads: dict[str, str] = {}
+        for j, b in enumerate(branches):
+            bwhere = f"{where}.branches[{j}]"
+            name = str(_req(b, "name", bwhere))
+            parents: list[str] = []
+            if b.get("from"):
+                if b["from"] not in heads:
+                    raise FixtureError(f"{bwhere}: unknown branch {b['from']!r} in 'from'")
+                parents = [heads[b["from"]]]
+            sig = ("Fixture", "fixture@example.invalid", FIXTURE_EPOCH + j)
+            oid = state.add_commit(
+                repo_id,
+                git.EMPTY_TREE,
+                parents,
+                str(b.get("message", f"Commit on {name}")),
+                sig,
+                sig,
+                oid=b.get("oid"),
+            )
+            heads[name] = oid
+            state.set_ref(repo_id, f"refs/heads/{name}", oid)
+        for j, c in enumerate(r.get("categories", [])):
+            cwhere = f"{where}.categories[{j}]"
+            with state.transaction() as db:
+                db.execute(
+                    "INSERT INTO categories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        state.next_id(),
+                        repo_id,
+                        str(_req(c, "name", cwhere)),
+                        str(_req(c, "slug", cwhere)),
+                        str(c.get("emoji", ":speech_balloon:")),
+                        c.get("description"),
+                        int(bool(c.get("is_answerable", False))),
+                        FIXTURE_EPOCH,
+                    ),
+                )
+        for j, p in enumerate(r.get("pull_requests", [])):
+            pwhere = f"{where}.pull_requests[{j}]"
+            head, base = str(_req(p, "head", pwhere)), str(_req(p, "base", pwhere))
+            for ref in (head, base):
+                if ref not in heads:
+                    raise FixtureError(f"{pwhere}: unknown branch {ref!r}")
+            number = int(p["number"]) if "number" in p else state.take_number(repo_id)
+            with state.transaction() as db:
+                db.execute(
+                    "UPDATE repositories SET next_number = max(next_number, ?) WHERE id = ?",
+                    (number + 1, repo_id),
+                )
+                author = p.get("author")
+                if author is not None and author not in actors:
+                    raise FixtureError(f"{pwhere}: unknown author {author!r}")
+                db.execute(
+                    "INSERT INTO pull_requests VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        state.next_id(),
+                        repo_id,
+                        number,
+                        str(p.get("title", f"Pull request {number}")),
+                        str(p.get("body", "")),
+                        actors.get(author) if author else None,
+                        head,
+                        heads[head],
+                        base,
+                        heads[base],
+                        str(p.get("state", "OPEN")),
+                        FIXTURE_EPOCH,
+                    ),
+                )

@@ -1,0 +1,145 @@
+"""InMemoryExclusive: a per-scope thread lock. FOR TESTS ONLY.
+
+    !!! This adapter gives NO exclusion across processes, hosts or GitHub Actions jobs. !!!
+
+It is a local mutex, which ADR 0006 names as insufficient: two runners (two processes)
+each get their own lock and both "own" the scope. Use it to test code that takes an
+:class:`ExclusiveAdapter` inside one process; production writers use :class:`RefLease`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from ._errors import OwnershipLost, ScopeBusy
+from ._scope import Scope
+
+__all__ = ["InMemoryExclusive", "InMemoryOwner"]
+
+T = TypeVar("T")
+
+
+class InMemoryOwner:
+    """Owner handle of :class:`InMemoryExclusive` (no expiry: ``remaining()`` is inf)."""
+
+    __slots__ = ("_holder", "_lost_reason", "_scope", "_token")
+
+    def __init__(self, scope: Scope, holder: str, token: int) -> None:
+        self._scope = scope
+        self._holder = holder
+        self._token = token
+        self._lost_reason: str | None = None
+
+    @property
+    def scope(self) -> Scope:
+        return self._scope
+
+    @property
+    def holder(self) -> str:
+        return self._holder
+
+    @property
+    def fencing_token(self) -> int:
+        return self._token
+
+    def remaining(self) -> float:
+        return -math.inf if self._lost_reason is not None else math.inf
+
+    def assert_owner(self, *, mutating: bool = True) -> None:
+        """Raise :class:`OwnershipLost` once released or revoked."""
+        if self._lost_reason is not None:
+            raise OwnershipLost(
+                scope_key=self._scope.key,
+                holder=self._holder,
+                token=self._token,
+                reason=self._lost_reason,
+            )
+
+    @contextmanager
+    def mutation(self) -> Iterator[None]:
+        self.assert_owner(mutating=True)
+        yield
+
+    def _end(self, reason: str) -> None:
+        if self._lost_reason is None:
+            self._lost_reason = reason
+
+
+class InMemoryExclusive:
+    """Per-scope ``threading.Lock`` adapter. TESTS ONLY: NO exclusion across processes.
+
+    Args:
+        acquire_timeout: seconds ``hold`` waits for the lock before raising ``ScopeBusy``
+            (0: do not wait).
+
+    Fencing tokens start at 1 per scope and grow by one per acquisition. ``revoke(scope)``
+    makes the current owner's ``assert_owner()`` fail, to test how a writer reacts to
+    losing its scope.
+    """
+
+    def __init__(self, *, acquire_timeout: float = 5.0) -> None:
+        if not (acquire_timeout >= 0 and math.isfinite(acquire_timeout)):
+            raise ValueError(f"acquire_timeout must be a finite number >= 0, got {acquire_timeout}")
+        self._acquire_timeout = acquire_timeout
+        self._guard = threading.Lock()
+        self._locks: dict[Scope, threading.Lock] = {}
+        self._tokens: dict[Scope, int] = {}
+        self._owners: dict[Scope, InMemoryOwner] = {}
+        self._serial = itertools.count(1)
+
+    def _lock_for(self, scope: Scope) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(scope)
+            if lock is None:
+                lock = self._locks[scope] = threading.Lock()
+            return lock
+
+    @contextmanager
+    def hold(self, scope: Scope) -> Iterator[InMemoryOwner]:
+        """Hold ``scope``'s lock for the block (see :meth:`ExclusiveAdapter.hold`)."""
+        lock = self._lock_for(scope)
+        if not lock.acquire(timeout=self._acquire_timeout):
+            with self._guard:
+                current = self._owners.get(scope)
+            raise ScopeBusy(
+                scope_key=scope.key,
+                holder=current.holder if current is not None else "another thread",
+                token=current.fencing_token if current is not None else None,
+                expires_at=None,
+                state="held",
+                waited=self._acquire_timeout,
+            )
+        try:
+            with self._guard:
+                token = self._tokens.get(scope, 0) + 1
+                self._tokens[scope] = token
+                owner = InMemoryOwner(
+                    scope, f"in-memory/{threading.get_ident()}/{next(self._serial)}", token
+                )
+                self._owners[scope] = owner
+            try:
+                yield owner
+            finally:
+                with self._guard:
+                    owner._end("the scope was released")
+                    if self._owners.get(scope) is owner:
+                        del self._owners[scope]
+        finally:
+            lock.release()
+
+    def run(self, scope: Scope, fn: Callable[[InMemoryOwner], T]) -> T:
+        """``with self.hold(scope) as owner: return fn(owner)``."""
+        with self.hold(scope) as owner:
+            return fn(owner)
+
+    def revoke(self, scope: Scope) -> None:
+        """Make the current owner of ``scope`` (if any) fail ``assert_owner()`` from now on."""
+        with self._guard:
+            owner = self._owners.get(scope)
+            if owner is not None:
+                owner._end("the scope was revoked")

@@ -1,0 +1,211 @@
+"""Provider configuration: where GitHub is, who we are, how long we wait.
+
+Every default lives here (githubkit's ``config.py`` shape). Secrets are held in small
+frozen objects whose ``repr`` never shows them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from .errors import InputError
+
+__all__ = [
+    "AppAuth",
+    "Auth",
+    "ProviderConfig",
+    "RetryPolicy",
+    "TokenAuth",
+    "graphql_endpoint",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenAuth:
+    """A token: the Actions ``GITHUB_TOKEN``, a personal access token, or an installation
+    token obtained elsewhere. Sent as ``Authorization: token …`` by githubkit's
+    ``TokenAuthStrategy``.
+    """
+
+    token: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.token or self.token != self.token.strip():
+            raise InputError(
+                "TokenAuth needs a non-empty token without surrounding whitespace; "
+                "pass the value of GITHUB_TOKEN or a personal access token"
+            )
+
+    def __repr__(self) -> str:
+        return "TokenAuth(token=[redacted])"
+
+    @classmethod
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, name: str = "GITHUB_TOKEN"
+    ) -> TokenAuth:
+        """Build from an environment variable.
+
+        In Actions: ``env: {GITHUB_TOKEN: ${{ github.token }}}`` on the step.
+
+        Raises:
+            InputError: the variable is unset or empty.
+        """
+        value = (os.environ if env is None else env).get(name, "")
+        if not value:
+            raise InputError(f"environment variable {name} is not set; export the token there")
+        return cls(value)
+
+
+@dataclass(frozen=True, slots=True)
+class AppAuth:
+    """A GitHub App acting as one installation.
+
+    githubkit's ``AppInstallationAuthStrategy`` signs an App JWT (RS256, pyjwt; issued one
+    minute in the past, valid ten minutes, cached eight) and exchanges it at
+    ``POST /app/installations/{id}/access_tokens``; the installation token is cached until
+    one minute before its ``expires_at`` and then fetched again (GitHub docs,
+    "Authenticating as a GitHub App installation").
+    """
+
+    app_id: int | str
+    private_key: str = field(repr=False)
+    installation_id: int
+
+    def __post_init__(self) -> None:
+        if "PRIVATE KEY" not in self.private_key:
+            raise InputError(
+                "AppAuth.private_key must be the App's PEM private key "
+                "(the text starting with -----BEGIN RSA PRIVATE KEY-----)"
+            )
+        if not isinstance(self.installation_id, int) or self.installation_id < 1:
+            raise InputError("AppAuth.installation_id must be a positive integer")
+
+    def __repr__(self) -> str:
+        return (
+            f"AppAuth(app_id={self.app_id!r}, private_key=[redacted], "
+            f"installation_id={self.installation_id!r})"
+        )
+
+
+Auth = TokenAuth | AppAuth
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Bounds of the one retry policy (see ``docs/provider.md``, "Retry table").
+
+    All durations are seconds.
+
+    Attributes:
+        max_attempts: attempts per read request, the first included.
+        max_wait: total seconds one read may spend waiting between attempts; a rate-limit
+            wait longer than what is left is not slept: ``RateLimited`` is raised instead.
+        backoff_base: first wait after a 502/503/504 or connection error, doubled each time.
+        backoff_cap: largest such wait.
+        secondary_min_wait: least wait after a secondary rate limit without ``retry-after``
+            (GitHub docs: "wait for at least one minute"), doubled on each further one.
+        lag_attempts: attempts when GitHub cannot resolve a node just created, and re-reads
+            of a journal whose expected comments are not visible yet (read lag).
+        lag_base: first wait of those, doubled each time up to ``lag_cap``.
+        lag_cap: largest read-lag wait.
+    """
+
+    max_attempts: int = 5
+    max_wait: float = 900.0
+    backoff_base: float = 1.0
+    backoff_cap: float = 30.0
+    secondary_min_wait: float = 60.0
+    lag_attempts: int = 5
+    lag_base: float = 0.5
+    lag_cap: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or self.lag_attempts < 1:
+            raise InputError("RetryPolicy attempts must be >= 1")
+        if min(self.max_wait, self.backoff_base, self.backoff_cap, self.secondary_min_wait,
+               self.lag_base, self.lag_cap) < 0:
+            raise InputError("RetryPolicy durations must be >= 0 seconds")
+
+
+_GHES_API = re.compile(r"/api/v3/?$")
+
+
+def graphql_endpoint(base_url: str) -> str:
+    """The GraphQL endpoint for a REST base URL.
+
+    ``https://api.github.com/`` -> ``https://api.github.com/graphql``;
+    GHES ``https://HOST/api/v3/`` -> ``https://HOST/api/graphql`` (GitHub Enterprise Server
+    docs, "Forming calls with GraphQL"; octokit/graphql.js does the same).
+    """
+    url = httpx.URL(base_url)
+    path, replaced = _GHES_API.subn("/api/graphql", url.path, count=1)
+    if replaced:
+        return str(url.copy_with(path=path))
+    return str(url.copy_with(path=url.path.rstrip("/") + "/graphql"))
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """Everything a :class:`~ghattempt.github.GitHubProvider` needs.
+
+    Attributes:
+        auth: :class:`TokenAuth` or :class:`AppAuth`.
+        base_url: REST base, ``https://api.github.com/`` or GHES ``https://HOST/api/v3/``.
+        timeout: seconds for reading a response (and writing the request); GitHub ends
+            requests at 10 s itself, so keep this above 10.
+        connect_timeout: seconds to open a connection.
+        mutation_interval: least seconds between two mutations (GitHub docs, "Best
+            practices": wait at least one second between mutative requests); 0 in tests.
+        retry: the retry bounds.
+        user_agent: the ``User-Agent`` header.
+        transport: an httpx transport (``httpx.MockTransport``, a respx router, the
+            emulator's in-process transport); None for real network.
+        sleep: how to wait (tests pass a fake that advances a fake clock).
+        clock: monotonic seconds, used for pacing.
+        wall_clock: POSIX seconds, used when GitHub's ``Date`` header is missing.
+    """
+
+    auth: Auth
+    base_url: str = "https://api.github.com/"
+    timeout: float = 30.0
+    connect_timeout: float = 10.0
+    mutation_interval: float = 1.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    user_agent: str = "ghattempt"
+    transport: httpx.BaseTransport | None = field(default=None, repr=False, compare=False)
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
+    wall_clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.auth, TokenAuth | AppAuth):
+            raise InputError("ProviderConfig.auth must be TokenAuth or AppAuth")
+        try:
+            url = httpx.URL(self.base_url)
+        except Exception:
+            raise InputError("ProviderConfig.base_url is not a URL") from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise InputError(
+                "ProviderConfig.base_url must be http(s)://HOST/..., e.g. "
+                "https://api.github.com/ or https://HOST/api/v3/ for GitHub Enterprise Server"
+            )
+        if url.userinfo or url.query or url.fragment:
+            raise InputError(
+                "ProviderConfig.base_url must not carry credentials, a query or a fragment; "
+                "put credentials in auth"
+            )
+        if self.timeout <= 0 or self.connect_timeout <= 0:
+            raise InputError("ProviderConfig timeouts must be > 0 seconds (never unbounded)")
+        if self.mutation_interval < 0:
+            raise InputError("ProviderConfig.mutation_interval must be >= 0 seconds")
+
+    @property
+    def graphql_url(self) -> str:
+        """The GraphQL endpoint derived from ``base_url``."""
+        return graphql_endpoint(self.base_url)

@@ -1,0 +1,193 @@
+"""Errors raised by the GitHub provider.
+
+Every error says whose side the problem is on, so a caller can decide without parsing
+messages::
+
+    GitHubError                      base of everything below
+    ├── InputError                   your input or configuration is wrong; nothing was sent
+    ├── GitHubRefused                GitHub answered with a definite refusal; nothing committed
+    │   ├── AuthFailed               401, or 403 that is not a rate limit, or the App token
+    │   │                            exchange failed
+    │   ├── NotFound                 a repository, discussion, ref, pull request or node id
+    │   │                            GitHub cannot resolve (GraphQL NOT_FOUND, null object, 404)
+    │   ├── RefConflict              a ref compare-and-set lost (createRef on an existing ref,
+    │   │                            updateRefs / createCommitOnBranch with a stale oid)
+    │   └── GraphQLRefused           any other GraphQL error: validation, FORBIDDEN,
+    │                                UNPROCESSABLE, ... (``.errors`` holds GitHub's list)
+    ├── RateLimited                  a primary or secondary rate limit; the request was not
+    │                                executed (GitHub docs, "Exceeding the rate limit").
+    │                                ``.retry_after`` seconds, ``.kind`` primary|secondary
+    ├── GitHubUnavailable            a read kept failing (502/503/504, connection errors,
+    │                                replica lag) past the retry budget, or a mutation could
+    │                                not be sent at all (connection refused); nothing committed
+    │   └── ReadLagExceeded          records the caller expects are still not visible
+    └── AmbiguousOutcome             a mutation was sent and its outcome is unknown (timeout
+                                     after send, 502/504, connection reset, lost or garbled
+                                     response). Carries exactly what was sent, for the store
+                                     to reconcile by read-back. Never retried here.
+
+Messages and attributes never hold secrets (tokens, private keys, JWTs): the transport
+raises these errors ``from None`` and passes every message through
+:func:`ghattempt.github._redact.redact`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+__all__ = [
+    "AmbiguousOutcome",
+    "AuthFailed",
+    "GitHubError",
+    "GitHubRefused",
+    "GitHubUnavailable",
+    "GraphQLRefused",
+    "InputError",
+    "NotFound",
+    "RateLimited",
+    "ReadLagExceeded",
+    "RefConflict",
+]
+
+
+class GitHubError(Exception):
+    """Base of every provider error.
+
+    Attributes:
+        operation: the GraphQL document name or REST route that failed ("" when none).
+        status: the HTTP status GitHub answered, or None when there was no answer.
+    """
+
+    def __init__(self, message: str, *, operation: str = "", status: int | None = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.status = status
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r}, operation={self.operation!r})"
+
+
+class InputError(GitHubError, ValueError):
+    """The caller's input or configuration is wrong; nothing was sent to GitHub."""
+
+
+class GitHubRefused(GitHubError):
+    """GitHub refused the request definitely; a mutation did not commit."""
+
+
+class AuthFailed(GitHubRefused):
+    """Credentials missing, wrong, expired or lacking permission (401, 403 not rate limit)."""
+
+
+class NotFound(GitHubRefused):
+    """GitHub could not resolve an object the request names (NOT_FOUND, null, 404)."""
+
+
+class RefConflict(GitHubRefused):
+    """A ref compare-and-set lost: the ref exists already, or it moved from the oid given."""
+
+
+class GraphQLRefused(GitHubRefused):
+    """GitHub answered with GraphQL errors that are not covered by a subclass.
+
+    Attributes:
+        errors: GitHub's ``errors`` list (each a dict with ``message``, maybe ``type``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str = "",
+        status: int | None = None,
+        errors: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(message, operation=operation, status=status)
+        self.errors: tuple[Mapping[str, Any], ...] = tuple(errors)
+
+
+class RateLimited(GitHubError):
+    """A rate limit refused the request; GitHub did not execute it.
+
+    Attributes:
+        kind: ``"primary"`` (points or requests per hour) or ``"secondary"``
+            (abuse protection: concurrency, content creation, points per minute).
+        retry_after: seconds to wait before trying again, from ``retry-after``, else
+            ``x-ratelimit-reset`` minus GitHub's ``Date``, else 60.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str = "",
+        status: int | None = None,
+        kind: Literal["primary", "secondary"],
+        retry_after: float,
+    ) -> None:
+        super().__init__(message, operation=operation, status=status)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+class GitHubUnavailable(GitHubError):
+    """GitHub could not be reached or kept failing; nothing was committed."""
+
+
+class ReadLagExceeded(GitHubUnavailable):
+    """Comments the caller expects were still missing after the bounded re-reads.
+
+    Attributes:
+        missing: the expected comment node ids that were not visible.
+        pages: the last capture (raw GraphQL responses), for diagnosis.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str = "",
+        missing: frozenset[str],
+        pages: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(message, operation=operation)
+        self.missing = missing
+        self.pages: tuple[Mapping[str, Any], ...] = tuple(pages)
+
+
+class AmbiguousOutcome(GitHubError):
+    """A mutation was sent and GitHub's answer does not say whether it committed.
+
+    The store reconciles by reading back (architecture: writer protocol, step 5) and, if
+    the record is absent, sends ``body`` again byte for byte.
+
+    Attributes:
+        document: the GraphQL document name (e.g. ``AddDiscussionComment``) or the REST
+            route (``POST /repos/{owner}/{repo}/git/commits``).
+        variables: the GraphQL variables (or REST JSON body) exactly as sent.
+        body: the HTTP request body bytes exactly as sent.
+        reason: what made it ambiguous (``"timeout"``, ``"http 502"``, ...).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str,
+        status: int | None = None,
+        variables: Mapping[str, Any],
+        body: bytes,
+        reason: str,
+    ) -> None:
+        super().__init__(message, operation=operation, status=status)
+        self.document = operation
+        self.variables = variables
+        self.body = body
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return (
+            f"AmbiguousOutcome(document={self.document!r}, reason={self.reason!r}, "
+            f"status={self.status!r}, body_bytes={len(self.body)})"
+        )

@@ -1,0 +1,123 @@
+"""Small frozen records the provider returns. Ids are GitHub node ids, opaque strings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "EMPTY_TREE",
+    "Comment",
+    "Commit",
+    "Discussion",
+    "DiscussionCategory",
+    "DiscussionSummary",
+    "PullRequest",
+    "Ref",
+    "Repository",
+]
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree (SHA-1); a lease commit carries its state in the message only."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiscussionCategory:
+    id: str
+    name: str
+    slug: str
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    """``id`` is the node id (the journal's repository identity, spec section 1)."""
+
+    id: str
+    database_id: int
+    name_with_owner: str
+    categories: tuple[DiscussionCategory, ...] = ()
+    has_discussions: bool = True
+    viewer_permission: str | None = None
+    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App)."""
+
+    @property
+    def owner(self) -> str:
+        return self.name_with_owner.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.name_with_owner.split("/", 1)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Discussion:
+    """A journal. ``author_login`` / ``author_database_id`` are the GraphQL author (as the
+    reader will see it: ``github-actions`` and 41898282 for the Actions bot, where REST
+    says ``github-actions[bot]``); the database id is None for non-bots."""
+
+    id: str
+    number: int
+    url: str
+    created_at: str
+    author_login: str | None = None
+    author_database_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscussionSummary:
+    """One discussion of a category listing: enough to recognise a journal by its body.
+
+    ``author_login``/``author_id`` are None for a deleted account (``databaseId`` only
+    for bots); ``edited`` is True when ``lastEditedAt`` is set or ``includesCreatedEdit``.
+    """
+
+    id: str
+    number: int
+    title: str
+    body: str
+    locked: bool
+    edited: bool
+    author_login: str | None
+    author_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    """A comment just written; author fields as in :class:`Discussion`."""
+
+    id: str
+    created_at: str
+    url: str
+    author_login: str | None = None
+    author_database_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A commit; ``committed_date`` is ISO 8601 as GitHub wrote it ("" when not read)."""
+
+    oid: str
+    message: str
+    tree_oid: str = ""
+    parent_oids: tuple[str, ...] = ()
+    committed_date: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A Git ref; ``name`` is fully qualified (``refs/heads/x``)."""
+
+    id: str
+    name: str
+    target_oid: str
+    commit: Commit | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    id: str
+    number: int
+    state: str
+    head_ref_name: str
+    head_oid: str
+    base_ref_name: str
+    base_oid: str

@@ -1,0 +1,484 @@
+"""``GitHubProvider``: every GitHub call the journal, the store and the ref lease make.
+
+Sync, one instance per thread. Methods take and return small frozen records
+(:mod:`ghattempt.github.models`); errors are those of :mod:`ghattempt.github.errors`.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import Any
+
+from .capture import CaptureResult, capture_pages
+from .config import ProviderConfig
+from .documents import document
+from .errors import GitHubRefused, InputError, NotFound
+from .models import (
+    EMPTY_TREE,
+    Comment,
+    Commit,
+    Discussion,
+    DiscussionCategory,
+    DiscussionSummary,
+    PullRequest,
+    Ref,
+    Repository,
+)
+from .transport import Transport, check_segment
+from .usage import Usage
+
+__all__ = ["GitHubProvider"]
+
+BODY_LIMIT = 65_536
+"""GitHub's largest comment or discussion body, in characters (architecture, storage facts)."""
+
+_OID_LENGTHS = (40, 64)
+
+
+def _oid(value: str, what: str) -> str:
+    if (not isinstance(value, str) or len(value) not in _OID_LENGTHS
+            or any(c not in "0123456789abcdef" for c in value)):
+        raise InputError(f"{what} must be a lowercase hex Git object id, got {value!r}")
+    return value
+
+
+def _body(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{what} must be a non-empty string")
+    if len(value) > BODY_LIMIT:
+        raise InputError(f"{what} has {len(value)} characters; GitHub accepts {BODY_LIMIT}")
+    return value
+
+
+def _qualified(name: str) -> str:
+    if not isinstance(name, str) or not name.startswith("refs/") or ".." in name:
+        raise InputError(f"ref name must be fully qualified (refs/heads/x), got {name!r}")
+    return name
+
+
+def _shape(op: str, value: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            raise GitHubRefused(f"{op}: GitHub's answer lacks {'.'.join(path)}", operation=op)
+        value = value[key]
+    return value
+
+
+class GitHubProvider:
+    """GitHub access for ghattempt over GraphQL (and one REST call), built on githubkit.
+
+    Example::
+
+        with GitHubProvider(ProviderConfig(auth=TokenAuth.from_env())) as gh:
+            repo = gh.repository("octo", "app")
+            pages = gh.capture_journal("octo", "app", 7)
+    """
+
+    def __init__(self, config: ProviderConfig) -> None:
+        self._config = config
+        self._transport = Transport(config)
+
+    def __repr__(self) -> str:
+        return f"GitHubProvider(base_url={self._config.base_url!r}, auth={self._config.auth!r})"
+
+    def __enter__(self) -> GitHubProvider:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self._transport.close()
+
+    @property
+    def config(self) -> ProviderConfig:
+        return self._config
+
+    @property
+    def usage(self) -> Usage:
+        """Requests and points spent so far, in total and by operation."""
+        return self._transport.usage
+
+    @property
+    def last_server_time(self) -> float | None:
+        """GitHub's clock at the last answer, POSIX seconds from its ``Date`` header (a
+        lease is timed by GitHub's clock, not ours); None before any answer."""
+        return self._transport.last_date
+
+    def _query(self, name: str, variables: Mapping[str, Any]) -> dict[str, Any]:
+        return self._transport.graphql(document(name), variables)
+
+    def _data(self, name: str, variables: Mapping[str, Any]) -> dict[str, Any]:
+        data = self._query(name, variables).get("data")
+        if not isinstance(data, dict):
+            raise GitHubRefused(f"{name}: GitHub's answer has no data", operation=name)
+        return data
+
+    # -- repositories -----------------------------------------------------------------
+
+    def repository(self, owner: str, name: str) -> Repository:
+        """The repository's node id, databaseId, name and discussion categories.
+
+        Raises:
+            NotFound: no such repository, or not visible to these credentials.
+        """
+        data = self._data("RepositoryLookup", {"owner": check_segment(owner, "owner"),
+                                               "name": check_segment(name, "repository")})
+        repo = data.get("repository")
+        if not isinstance(repo, dict):
+            raise NotFound(f"repository {owner}/{name} not found", operation="RepositoryLookup")
+        cats = tuple(
+            DiscussionCategory(c["id"], c["name"], c["slug"])
+            for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
+            if isinstance(c, dict)
+        )
+        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
+                          bool(repo.get("hasDiscussionsEnabled", True)),
+                          repo.get("viewerPermission"))
+
+    def repository_by_id(self, repository_id: str) -> Repository:
+        """The repository with this node id (survives renames and transfers).
+
+        Raises:
+            NotFound: the id names no repository visible to these credentials.
+        """
+        data = self._data("RepositoryById", {"id": repository_id})
+        repo = data.get("node")
+        if not isinstance(repo, dict) or "nameWithOwner" not in repo:
+            raise NotFound(f"no repository with node id {repository_id!r}",
+                           operation="RepositoryById")
+        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"])
+
+    def discussion_category(self, owner: str, name: str, category: str) -> DiscussionCategory:
+        """The discussion category whose slug equals ``category``, else whose name does
+        (names compared case-insensitively).
+
+        Raises:
+            NotFound: no such category (the message lists the slugs there are).
+        """
+        repo = self.repository(owner, name)
+        for cat in repo.categories:
+            if cat.slug == category:
+                return cat
+        for cat in repo.categories:
+            if cat.name.casefold() == category.casefold():
+                return cat
+        known = ", ".join(c.slug for c in repo.categories) or "none"
+        raise NotFound(
+            f"{owner}/{name} has no discussion category {category!r} (slugs: {known}); "
+            "enable Discussions and create the category first", operation="RepositoryLookup")
+
+    def pull_request(self, owner: str, name: str, number: int) -> PullRequest:
+        """A pull request's head oid and base ref + oid.
+
+        Raises:
+            NotFound: no such pull request.
+        """
+        data = self._data("PullRequestLookup", {"owner": check_segment(owner, "owner"),
+                                                "name": check_segment(name, "repository"),
+                                                "number": _positive(number, "number")})
+        pr = (data.get("repository") or {}).get("pullRequest")
+        if not isinstance(pr, dict):
+            raise NotFound(f"{owner}/{name} has no pull request #{number}",
+                           operation="PullRequestLookup")
+        return PullRequest(
+            id=pr["id"], number=pr["number"], state=pr["state"],
+            head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
+            base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
+        )
+
+    # -- journals ---------------------------------------------------------------------
+
+    def category_discussions(self, owner: str, name: str,
+                             category_id: str) -> Iterator[DiscussionSummary]:
+        """Every discussion of a category, oldest first, 100 a request (``CategoryDiscussions``).
+
+        Does not use search (its index lags behind new discussions). Lazy: stop iterating
+        to stop paging.
+
+        Raises:
+            NotFound: no such repository.
+        """
+        after: str | None = None
+        while True:
+            data = self._data("CategoryDiscussions", {
+                "owner": check_segment(owner, "owner"), "name": check_segment(name, "repository"),
+                "categoryId": category_id, "after": after, "first": 100})
+            repo = data.get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found",
+                               operation="CategoryDiscussions")
+            conn = _shape("CategoryDiscussions", repo, "discussions")
+            for d in conn.get("nodes") or []:
+                if not isinstance(d, dict):
+                    continue
+                author = d.get("author") if isinstance(d.get("author"), dict) else None
+                yield DiscussionSummary(
+                    d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
+                    bool(d.get("locked")),
+                    d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
+                    author.get("login") if author else None,
+                    author.get("databaseId") if author else None)
+            info = conn.get("pageInfo") or {}
+            cursor = info.get("endCursor")
+            if not info.get("hasNextPage") or not cursor or cursor == after:
+                return
+            after = cursor
+
+    def capture_with_ref(self, owner: str, name: str, number: int, ref_name: str, *,
+                         expect_comment_ids: Iterable[str] = ()
+                         ) -> tuple[CaptureResult, Ref | None, float | None]:
+        """:meth:`capture` whose first page also reads ``ref_name`` (``JournalPageLease``).
+
+        Returns the capture (its pages are plain ``JournalPage``/``RepliesPage`` responses:
+        the ``lease`` field is removed), the ref as read in the same snapshot as the final
+        capture's first page (None when absent), and GitHub's clock (POSIX seconds, from
+        ``Date``) at that answer.
+        """
+        seen: dict[str, Any] = {}
+
+        def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
+            if op != "JournalPage" or variables.get("after") is not None:
+                return self._query(op, variables)
+            page = self._query("JournalPageLease", {**variables, "lease": _qualified(ref_name)})
+            repo = (page.get("data") or {}).get("repository")
+            if isinstance(repo, dict):
+                ref = repo.pop("lease", None)
+                seen["ref"] = ref
+                seen["time"] = self._transport.last_date
+            return page
+
+        check_segment(owner, "owner")
+        check_segment(name, "repository")
+        _positive(number, "number")
+        result = capture_pages(send, owner, name, number,
+                               expect=frozenset(expect_comment_ids), policy=self._config.retry,
+                               sleep=self._config.sleep)
+        raw = seen.get("ref")
+        ref: Ref | None = None
+        if isinstance(raw, dict):
+            target = raw.get("target") or {}
+            commit = Commit(target["oid"], target["message"]) if "message" in target else None
+            ref = Ref("", raw["prefix"] + raw["name"], target.get("oid", ""), commit)
+        return result, ref, seen.get("time")
+
+    def create_discussion(self, repository_id: str, category_id: str, title: str,
+                          body: str) -> Discussion:
+        """``createDiscussion``: a new journal. Paced; never retried after sending.
+
+        Raises:
+            AmbiguousOutcome: sent, outcome unknown.
+        """
+        data = self._data("CreateDiscussion", {
+            "repositoryId": repository_id, "categoryId": category_id,
+            "title": _body(title, "title"), "body": _body(body, "body")})
+        d = _shape("CreateDiscussion", data, "createDiscussion", "discussion")
+        return Discussion(d["id"], d["number"], d["url"], d["createdAt"], *_author(d))
+
+    def add_comment(self, discussion_id: str, body: str,
+                    reply_to_id: str | None = None) -> Comment:
+        """``addDiscussionComment``: an attempt root (``reply_to_id`` None) or an event.
+
+        Paced; never retried after sending. A node GitHub cannot resolve yet (just
+        created) is retried within ``RetryPolicy.lag_attempts``: GitHub resolves ids
+        before executing, so nothing was written.
+
+        Raises:
+            AmbiguousOutcome: sent, outcome unknown; ``.body`` holds the exact bytes.
+        """
+        data = self._data("AddDiscussionComment", {
+            "discussionId": discussion_id, "body": _body(body, "body"),
+            "replyToId": reply_to_id})
+        c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
+        return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
+
+    def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
+        """``lockLockable``: only writers with repository write access may comment after.
+
+        ``reason`` is a GitHub ``LockReason`` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED) or None.
+        """
+        data = self._data("LockLockable", {"lockableId": lockable_id, "lockReason": reason})
+        locked = _shape("LockLockable", data, "lockLockable", "lockedRecord", "locked")
+        if locked is not True:
+            raise GitHubRefused(f"LockLockable: {lockable_id} is still unlocked",
+                                operation="LockLockable")
+
+    def capture_journal(self, owner: str, name: str, number: int, *,
+                        expect_comment_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Every JournalPage and RepliesPage response of discussion ``number`` (spec 5),
+        raw (``{"data": ...}``), in request order: the reader's stdin as a JSON array.
+
+        Args:
+            expect_comment_ids: node ids just written (comments, or the discussion); the
+                journal is read again, whole, with bounded backoff until all are visible
+                and the pages agree.
+
+        Raises:
+            NotFound: no such repository or discussion.
+            ReadLagExceeded: still not settled after ``RetryPolicy.lag_attempts`` reads.
+        """
+        return list(self.capture(owner, name, number,
+                                 expect_comment_ids=expect_comment_ids).pages)
+
+    def capture_journal_by_id(self, repository_id: str, number: int, *,
+                              expect_comment_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """As :meth:`capture_journal`, for a repository given by node id (one extra request
+        resolves its current name).
+
+        Raises:
+            NotFound: the id or the discussion is unknown.
+            GitHubRefused: the captured repository id is not ``repository_id`` (renamed
+                in between); capture again.
+        """
+        repo = self.repository_by_id(repository_id)
+        pages = self.capture_journal(repo.owner, repo.name, number,
+                                     expect_comment_ids=expect_comment_ids)
+        got = pages[0]["data"]["repository"]["id"]
+        if got != repository_id:
+            raise GitHubRefused(
+                f"JournalPage: {repo.name_with_owner} is now repository {got}, not "
+                f"{repository_id} (renamed or transferred while capturing); capture again",
+                operation="JournalPage")
+        return pages
+
+    def capture(self, owner: str, name: str, number: int, *,
+                expect_comment_ids: Iterable[str] = ()) -> CaptureResult:
+        """As :meth:`capture_journal`, returning the :class:`CaptureResult` (pages, seen
+        ids, how many whole reads it took)."""
+        check_segment(owner, "owner")
+        check_segment(name, "repository")
+        _positive(number, "number")
+        return capture_pages(
+            self._query, owner, name, number,
+            expect=frozenset(expect_comment_ids), policy=self._config.retry,
+            sleep=self._config.sleep)
+
+    # -- refs (the lease) -------------------------------------------------------------
+
+    def ref(self, owner: str, name: str, qualified_name: str) -> Ref | None:
+        """The ref and its target commit (message included), or None when absent."""
+        data = self._data("RefLookup", {"owner": check_segment(owner, "owner"),
+                                        "name": check_segment(name, "repository"),
+                                        "qualifiedName": _qualified(qualified_name)})
+        repo = data.get("repository")
+        if not isinstance(repo, dict):
+            raise NotFound(f"repository {owner}/{name} not found", operation="RefLookup")
+        ref = repo.get("ref")
+        if not isinstance(ref, dict):
+            return None
+        target = ref.get("target") or {}
+        commit = None
+        if "message" in target:
+            parents = tuple(p["oid"] for p in ((target.get("parents") or {}).get("nodes") or []))
+            commit = Commit(target["oid"], target["message"],
+                            (target.get("tree") or {}).get("oid", ""), parents,
+                            target.get("committedDate", ""))
+        return Ref(ref["id"], ref["prefix"] + ref["name"], target.get("oid", ""), commit)
+
+    def create_ref(self, repository_id: str, qualified_name: str, oid: str) -> Ref:
+        """``createRef``: GitHub refuses when the ref exists (compare-and-set on absence).
+
+        Raises:
+            RefConflict: the ref exists already.
+            AmbiguousOutcome: sent, outcome unknown.
+        """
+        data = self._data("CreateRef", {"repositoryId": repository_id,
+                                        "name": _qualified(qualified_name),
+                                        "oid": _oid(oid, "oid")})
+        r = _shape("CreateRef", data, "createRef", "ref")
+        return Ref(r["id"], r["prefix"] + r["name"], r["target"]["oid"])
+
+    def update_ref(self, repository_id: str, qualified_name: str, *, after_oid: str,
+                   before_oid: str | None, force: bool = False) -> None:
+        """``updateRefs`` with one update; with ``before_oid`` it is a compare-and-set.
+
+        Raises:
+            RefConflict: the ref is not at ``before_oid``.
+            AmbiguousOutcome: sent, outcome unknown.
+        """
+        update: dict[str, Any] = {"name": _qualified(qualified_name),
+                                  "afterOid": _oid(after_oid, "after_oid"), "force": force}
+        if before_oid is not None:
+            update["beforeOid"] = _oid(before_oid, "before_oid")
+        data = self._data("UpdateRefs", {"repositoryId": repository_id, "refUpdates": [update]})
+        _shape("UpdateRefs", data, "updateRefs")
+
+    def delete_ref(self, ref_id: str) -> None:
+        """``deleteRef`` by the ref's node id."""
+        data = self._data("DeleteRef", {"refId": ref_id})
+        _shape("DeleteRef", data, "deleteRef")
+
+    def create_commit(self, owner: str, name: str, *, message: str, parents: Iterable[str],
+                      tree: str = EMPTY_TREE,
+                      author: Mapping[str, str] | None = None) -> Commit:
+        """REST ``POST /repos/{owner}/{repo}/git/commits``: a commit object on no branch
+        (the lease commit: empty tree, state in the message).
+
+        Args:
+            author: ``{"name", "email", "date"}``; with a fixed date a resend yields the
+                same commit oid, so a read-back can recognise it.
+
+        Raises:
+            AmbiguousOutcome: sent, outcome unknown (a duplicate commit object is harmless).
+        """
+        body: dict[str, Any] = {"message": _body(message, "message"), "tree": _oid(tree, "tree"),
+                                "parents": [_oid(p, "parent") for p in parents]}
+        if author is not None:
+            body["author"] = dict(author)
+            body["committer"] = dict(author)
+        path = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+                "/git/commits")
+        out = self._transport.rest("POST", "POST /repos/{owner}/{repo}/git/commits", path, body)
+        if not isinstance(out, dict) or "sha" not in out:
+            raise GitHubRefused("POST git/commits: GitHub's answer has no sha",
+                                operation="POST /repos/{owner}/{repo}/git/commits")
+        return Commit(out["sha"], out.get("message", message),
+                      (out.get("tree") or {}).get("sha", tree),
+                      tuple(p.get("sha", "") for p in out.get("parents") or []),
+                      (out.get("committer") or {}).get("date", ""))
+
+    def create_commit_on_branch(self, name_with_owner: str, branch: str, *,
+                                expected_head_oid: str, headline: str, body: str = "",
+                                additions: Mapping[str, bytes] | None = None,
+                                deletions: Iterable[str] = ()) -> Commit:
+        """``createCommitOnBranch``: commit onto ``branch`` only if its head is still
+        ``expected_head_oid``.
+
+        Raises:
+            RefConflict: the branch moved.
+            AmbiguousOutcome: sent, outcome unknown.
+        """
+        variables: dict[str, Any] = {
+            "branch": {"repositoryNameWithOwner": name_with_owner, "branchName": branch},
+            "expectedHeadOid": _oid(expected_head_oid, "expected_head_oid"),
+            "message": {"headline": _body(headline, "headline"), "body": body},
+            "fileChanges": None,
+        }
+        if additions or deletions:
+            variables["fileChanges"] = {
+                "additions": [{"path": p, "contents": base64.b64encode(c).decode("ascii")}
+                              for p, c in (additions or {}).items()],
+                "deletions": [{"path": p} for p in deletions],
+            }
+        data = self._data("CreateCommitOnBranch", variables)
+        c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
+        return Commit(c["oid"], c.get("message", headline),
+                      committed_date=c.get("committedDate", ""))
+
+
+def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    author = node.get("author")
+    if not isinstance(author, dict):
+        return None, None
+    db = author.get("databaseId")
+    return author.get("login"), db if isinstance(db, int) else None
+
+
+def _positive(value: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError(f"{what} must be an integer >= 1, got {value!r}")
+    return value

@@ -1,0 +1,251 @@
+"""Shared helpers for the App tests: example payloads, signing, a running server."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / ".cache" / "npm" / "webhooks-examples" / "api.github.com" / "index.json"
+SECRET = "test-webhook-secret-5b1f0c"
+
+PHASES_TOML = """
+merged_phase = "merge"
+[[workflows]]
+workflow = ".github/workflows/test.yml"
+phase = "build"
+[[workflows]]
+workflow = "CodeQL"
+job = "linters"
+phase = "review"
+"""
+
+
+def _load_examples() -> dict[str, list[dict[str, Any]]]:
+    if not EXAMPLES.is_file():
+        message = (
+            f"@octokit/webhooks-examples is missing ({EXAMPLES}); run scripts/fetch-npm-fixtures"
+        )
+        if os.environ.get("GHATTEMPT_REQUIRE_FIXTURES") == "1":
+            pytest.fail(message + " (GHATTEMPT_REQUIRE_FIXTURES=1)")
+        pytest.skip("SKIPPED LOUDLY: " + message)
+    index = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    return {entry["name"]: entry["examples"] for entry in index}
+
+
+@pytest.fixture(scope="session")
+def examples() -> dict[str, list[dict[str, Any]]]:
+    """Every example payload of @octokit/webhooks-examples, by event name."""
+    return _load_examples()
+
+
+@pytest.fixture(scope="session")
+def example(examples: dict[str, list[dict[str, Any]]]) -> Callable[..., dict[str, Any]]:
+    """``example(event, action, **match)``: a deep copy of the first matching payload."""
+
+    def pick(event: str, action: str | None, **match: Any) -> dict[str, Any]:
+        for payload in examples[event]:
+            if payload.get("action") != action:
+                continue
+            if all(_dig(payload, k) == v for k, v in match.items()):
+                return copy.deepcopy(payload)
+        raise LookupError(f"no {event}/{action} example with {match}")
+
+    return pick
+
+
+def _dig(payload: dict[str, Any], dotted: str) -> Any:
+    obj: Any = payload
+    for part in dotted.split("__"):
+        obj = obj.get(part) if isinstance(obj, dict) else None
+    return obj
+
+
+def sign(body: bytes, secret: str = SECRET) -> str:
+    """The ``X-Hub-Signature-256`` GitHub sends for ``body``."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def headers(event: str, body: bytes, delivery: str | None = None, **extra: str) -> dict[str, str]:
+    """GitHub's delivery headers for a body, signed with the test secret."""
+    return {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(body),
+        "Content-Type": "application/json",
+        **extra,
+    }
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload).encode()
+
+
+@pytest.fixture(scope="session")
+def rsa_pem(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A fresh RSA private key file for the App, and its PEM text."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    ).decode()
+    path = tmp_path_factory.mktemp("key") / "app.pem"
+    path.write_text(pem)
+    return path, pem
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A ``python -m ghattempt.app serve`` subprocess on 127.0.0.1."""
+
+    workdir: Path
+    env: dict[str, str]
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    logs: list[Path] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def recording(self) -> Path:
+        return Path(self.env["GHATTEMPT_APP_RECORDING"])
+
+    @property
+    def state(self) -> Path:
+        return Path(self.env["GHATTEMPT_APP_STATE"])
+
+    def start(self, **overrides: str) -> Server:
+        assert self.proc is None, "already running"
+        self.port = free_port()
+        env = {**self.env, **overrides}
+        log = self.workdir / f"server-{len(self.logs)}.log"
+        self.logs.append(log)
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "ghattempt.app",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+            )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited {self.proc.returncode}: {self.log_text()}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise RuntimeError(f"server did not start: {self.log_text()}")
+
+    def post(self, event: str, body: bytes, **kw: Any) -> httpx.Response:
+        delivery = kw.pop("delivery", None)
+        hdrs = kw.pop("headers", None) or headers(event, body, delivery)
+        return httpx.post(self.url + "/webhook", content=body, headers=hdrs, timeout=10, **kw)
+
+    def health(self) -> dict[str, Any]:
+        return httpx.get(self.url + "/healthz", timeout=5).json()  # type: ignore[no-any-return]
+
+    def wait_idle(self, timeout: float = 20) -> dict[str, int]:
+        """Wait until no delivery is pending; returns the inbox counts."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            counts = self.health()["inbox"]
+            if counts["pending"] == 0:
+                return counts  # type: ignore[no-any-return]
+            time.sleep(0.05)
+        raise AssertionError(f"deliveries still pending: {self.health()}")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc = None
+
+    def wait_exit(self, timeout: float = 20) -> int:
+        assert self.proc is not None
+        code = self.proc.wait(timeout)
+        self.proc = None
+        return code
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.proc = None
+
+    def log_text(self) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in self.logs if p.exists())
+
+
+@pytest.fixture
+def server_factory(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Callable[..., Server]]:
+    """``server_factory(**env)``: a configured (not yet started) server; stopped at the end."""
+    made: list[Server] = []
+
+    def make(**env: str) -> Server:
+        work = tmp_path / f"srv{len(made)}"
+        work.mkdir()
+        phases = work / "phases.toml"
+        phases.write_text(PHASES_TOML)
+        base = {k: v for k, v in os.environ.items() if not k.startswith("GHATTEMPT_APP")}
+        base.update(
+            GHATTEMPT_APP_ID="12345",
+            GHATTEMPT_APP_PRIVATE_KEY_FILE=str(rsa_pem[0]),
+            GHATTEMPT_WEBHOOK_SECRET=SECRET,
+            GHATTEMPT_APP_STATE=str(work / "inbox.sqlite"),
+            GHATTEMPT_APP_PHASES=str(phases),
+            GHATTEMPT_APP_SINK="ghattempt.app.recording:recording_sink",
+            GHATTEMPT_APP_RECORDING=str(work / "recording.sqlite"),
+            GHATTEMPT_APP_RETRY_BASE="0.05",
+        )
+        base.update(env)
+        server = Server(workdir=work, env=base)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.stop()

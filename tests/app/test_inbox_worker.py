@@ -1,0 +1,181 @@
+"""The durable inbox and the worker, in process, with the recording sink."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.phases import PhaseMap
+from ghattempt.app.recording import RecordingSink, read_calls, read_effects
+from ghattempt.app.sink import SinkResult, SinkUnavailable
+from ghattempt.app.worker import Worker, redact
+
+from .conftest import encode
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_worker(tmp_path: Path, sink=None, **kw) -> tuple[Inbox, Worker, Path]:
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    rec = tmp_path / "rec.sqlite"
+    sink = sink or RecordingSink(rec)
+    worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), **kw)
+    return inbox, worker, rec
+
+
+def drain(worker: Worker) -> None:
+    while worker.run_once() is None:
+        pass
+
+
+def test_accept_is_durable_and_deduplicates(tmp_path):
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    body = b'{"action":"opened"}'
+    assert inbox.accept("d1", "pull_request", "opened", body).admission is Admission.NEW
+    again = inbox.accept("d1", "pull_request", "opened", body)
+    assert (again.admission, again.state) == (Admission.DUPLICATE, "pending")
+    replay = inbox.accept("d2", "pull_request", "opened", body)
+    assert (replay.admission, replay.delivery) == (Admission.REPLAY, "d1")
+    conflict = inbox.accept("d1", "pull_request", "opened", b'{"action":"closed"}')
+    assert conflict.admission is Admission.CONFLICT
+    inbox.close()
+    # a fresh connection (another process after a crash) sees the committed row
+    conn = sqlite3.connect(tmp_path / "inbox.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("SELECT delivery, state FROM deliveries").fetchall() == [("d1", "pending")]
+    assert Inbox(tmp_path / "inbox.sqlite").next_pending().delivery == "d1"
+
+
+def test_worker_sends_the_plan_and_a_second_run_has_no_second_effect(tmp_path, example):
+    inbox, worker, rec = make_worker(tmp_path)
+    inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+    drain(worker)
+    assert inbox.counts() == {"pending": 0, "done": 1, "failed": 0}
+    (effect,) = read_effects(rec)
+    assert effect["method"] == "open_intent" and effect["key"] == "gh:d1:open"
+    # the head index now knows the pull request's head
+    (intent,) = inbox.lookup_heads(
+        effect["request"]["intent"]["repository_id"], effect["request"]["generation"]["head_sha"]
+    )
+    assert intent.pull_request == 2
+    # as after a crash between the effect and the done mark: the redo is a no-op
+    inbox._conn().execute("UPDATE deliveries SET state = 'pending'")
+    drain(worker)
+    assert [c["outcome"] for c in read_calls(rec)] == ["applied", "already-applied"]
+    assert len(read_effects(rec)) == 1
+    state, outcome = inbox.state_of("d1")
+    assert state == "done" and outcome["results"][0]["outcome"] == "already-applied"
+
+
+def test_unavailable_sink_is_retried_with_backoff_then_failed(tmp_path, example):
+    clock = Clock()
+    sink = RecordingSink(tmp_path / "rec.sqlite", unavailable=2)
+    inbox, worker, rec = make_worker(tmp_path, sink, clock=clock, retry_base=4, max_tries=5)
+    inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+    inbox.accept("d2", "pull_request", "closed", encode(example("pull_request", "closed")))
+    assert worker.run_once() is None  # try 1: unavailable
+    assert worker.run_once() == pytest.approx(1.0)  # held 4 s; d2 waits behind it
+    clock.now += 4
+    assert worker.run_once() is None  # try 2: unavailable, held 8 s
+    clock.now += 7
+    assert worker.run_once() == pytest.approx(1.0)
+    clock.now += 1
+    drain(worker)
+    assert [e["method"] for e in read_effects(rec)] == ["open_intent", "cancel"]  # in order
+    assert inbox.counts()["done"] == 2
+
+    always = RecordingSink(tmp_path / "rec2.sqlite", unavailable=100)
+    inbox2 = Inbox(tmp_path / "inbox2.sqlite")
+    worker2 = Worker(
+        inbox2, always, app_id=7, phase_map=PhaseMap(), clock=clock, retry_base=1, max_tries=3
+    )
+    inbox2.accept("d9", "pull_request", "opened", encode(example("pull_request", "opened")))
+    for _ in range(3):
+        clock.now += 100
+        worker2.run_once()
+    state, outcome = inbox2.state_of("d9")
+    assert state == "failed" and "after 3 tries" in outcome["error"]
+    assert inbox2.requeue_failed() == 1 and inbox2.counts()["pending"] == 1
+
+
+class Exploding:
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def _boom(self, request) -> SinkResult:
+        raise RuntimeError(self.message)
+
+    open_intent = supersede_and_admit = record_phase = cancel = report_tampering = _boom
+
+
+def test_sink_error_fails_the_delivery_without_leaking_secrets(tmp_path, example):
+    secret = "s3cr3t-value-xyz"
+    inbox, worker, _ = make_worker(
+        tmp_path, Exploding(f"GitHub said no; token {secret}"), secrets=(secret,)
+    )
+    inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+    drain(worker)
+    state, outcome = inbox.state_of("d1")
+    assert state == "failed"
+    assert "RuntimeError: GitHub said no" in outcome["error"]
+    assert secret not in json.dumps(outcome) and "***" in outcome["error"]
+
+
+def test_unroutable_payload_is_failed_with_the_reason(tmp_path, example):
+    inbox, worker, rec = make_worker(tmp_path)
+    payload = example("pull_request", "opened")
+    del payload["repository"]
+    inbox.accept("d1", "pull_request", "opened", encode(payload))
+    drain(worker)
+    state, outcome = inbox.state_of("d1")
+    assert state == "failed" and "repository.node_id" in outcome["error"]
+    assert read_effects(rec) == []
+
+
+def test_closed_forgets_the_heads(tmp_path, example):
+    inbox, worker, _ = make_worker(tmp_path)
+    opened = example("pull_request", "opened")
+    inbox.accept("d1", "pull_request", "opened", encode(opened))
+    inbox.accept("d2", "pull_request", "closed", encode(example("pull_request", "closed")))
+    repo, head = opened["repository"]["node_id"], opened["pull_request"]["head"]["sha"]
+    worker.run_once()
+    assert len(inbox.lookup_heads(repo, head)) == 1
+    worker.run_once()
+    assert inbox.lookup_heads(repo, head) == []
+
+
+def test_redact_and_truncate():
+    assert redact("a KEY b KEY", ["KEY", ""]) == "a *** b ***"
+    assert len(redact("x" * 5000, [])) == 2001
+
+
+def test_worker_thread_processes_and_stops(tmp_path, example):
+    inbox, worker, rec = make_worker(tmp_path)
+    worker.start()
+    try:
+        inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+        worker.wake()
+        import time
+
+        deadline = time.monotonic() + 10
+        while not read_effects(rec) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(read_effects(rec)) == 1
+    finally:
+        worker.stop()
+    assert worker._thread is None
+
+
+def test_sink_unavailable_carries_retry_after():
+    exc = SinkUnavailable("rate limited", retry_after=30)
+    assert exc.retry_after == 30 and str(exc) == "rate limited"
