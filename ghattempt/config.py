@@ -40,6 +40,9 @@ from os import PathLike
 from pathlib import Path, PurePosixPath
 from typing import Final, NoReturn
 
+# The one admitted phase order (journal-v1 section 4), re-exported for callers.
+from ghattempt.core import PHASES
+
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "GITHUB_SERVER_BOUND",
@@ -72,24 +75,12 @@ __all__ = [
 
 DEFAULT_CONFIG_PATH: Final = ".github/ghattempt.toml"
 
-# The one admitted phase order (journal-v1 section 4). TODO: import it from ghattempt.core
-# once that package exports it, and delete this copy.
-PHASES: Final[tuple[str, ...]] = (
-    "admission",
-    "build",
-    "review",
-    "warrant",
-    "merge",
-    "publication",
-    "distribution",
-    "next-development",
-)
-
 # A request that GitHub ends at 10 s answers 502/504 and its mutation may still land
 # (architecture.md, "Storage facts"); the lease must outlive that window.
 GITHUB_SERVER_BOUND: Final = 10.0
 
-# journal-v1 section 3, *key*. TODO: use ghattempt.core's pattern once it lands.
+# journal-v1 section 3, *key*: the shape ghattempt.core checks records with (its is_key
+# is private; tests/config checks that both agree).
 _KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}\Z")
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 # GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
