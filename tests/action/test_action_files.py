@@ -196,7 +196,7 @@ def test_every_env_name_and_output_is_documented():
         assert f"`{name}`" in doc, name
     for needed in (
         "::add-mask::",
-        "::error title=ghattempt journal invalid::",
+        "::error title=ghattempt::journal invalid",
         "GITHUB_STEP_SUMMARY",
         "GITHUB_OUTPUT",
     ):

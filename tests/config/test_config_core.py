@@ -78,3 +78,26 @@ def test_default_request_key_renders_a_core_key_for_valid_channel_names(channel)
     cfg = parse_config(text.encode(), path=PATH)
     key = cfg.request_key(repository_id="R_kgDOx", pull_request=12, base_ref="release/2.x")
     assert is_key(key)
+
+
+@given(
+    st.integers(min_value=1, max_value=400),
+    st.floats(min_value=0.5, max_value=120, allow_nan=False),
+    st.floats(min_value=0, max_value=60, allow_nan=False),
+)
+def test_a_lease_loads_exactly_when_the_exclusive_layer_accepts_it(length, timeout, skew):
+    from ghattempt.exclusive import LeaseSettings as Rule
+    from ghattempt.exclusive import LeaseSettingsError
+
+    text = f"[lease]\nlength = {length}\nrequest_timeout = {timeout!r}\nclock_skew = {skew!r}\n"
+    try:
+        Rule(lease_seconds=length, request_timeout=timeout, clock_skew=skew)
+        accepted = True
+    except LeaseSettingsError:
+        accepted = False
+    try:
+        lease = parse_config(text.encode(), path=PATH).settings.lease
+    except ConfigError as e:
+        assert e.key == "lease.length" and not accepted
+    else:
+        assert accepted and lease.length == length
