@@ -141,7 +141,7 @@ def test_install_uses_the_hash_checked_lock_and_the_cache_key_follows_it(action)
     assert "steps.prep.outputs.lock-hash" in cache["with"]["key"]
     assert "steps.python.outputs.python-version" in cache["with"]["key"]
     prep = steps["Locate the ghattempt environment"]
-    assert 'sha256sum "$GITHUB_ACTION_PATH/action/requirements.txt"' in prep["run"]
+    assert '"${sha[@]}" "$GITHUB_ACTION_PATH/action/requirements.txt"' in prep["run"]
     python = steps["Set up Python for ghattempt"]
     # the consumer's own Python and PATH stay as they were
     assert python["with"]["update-environment"] is False

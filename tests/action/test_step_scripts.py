@@ -134,3 +134,40 @@ def test_example_release_work_steps_print_without_expressions(tmp_path):
         done = run_bash(s["run"], env, tmp_path)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("::notice::replace with the ")
+
+
+def test_prep_step_hashes_with_shasum_where_sha256sum_is_missing(tmp_path):
+    # macOS runners have `shasum -a 256` but no sha256sum; both print "<hex>  <name>"
+    prep = step(ROOT / "action.yml", "Locate the ghattempt environment")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "cat", "cut", "find", "sort", "xargs"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    real = shutil.which("sha256sum")
+    (tools / "shasum").write_text(
+        f'#!/bin/sh\n[ "$1 $2" = "-a 256" ] || exit 9\nshift 2\nexec {real} "$@"\n'
+    )
+    (tools / "shasum").chmod(0o755)
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    results = []
+    for path in (str(tools), "/usr/local/bin:/usr/bin:/bin"):
+        out = tmp_path / "out"
+        out.write_text("")
+        env = {
+            "PATH": path,
+            "GITHUB_ACTION_PATH": str(ROOT),
+            "RUNNER_TEMP": str(runner_temp),
+            "GITHUB_OUTPUT": str(out),
+        }
+        script = tmp_path / "step.sh"
+        script.write_text(prep["run"])
+        done = subprocess.run(
+            [str(tools / "bash"), "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        results.append(outputs(out))
+    assert results[0] == results[1]
