@@ -45,7 +45,9 @@ def main() -> int:
 
     gh = h.provider(url=args.url, token=args.token)
     repo_id = h.repository_id(gh)
-    adapter = h.NoExclusion() if args.exclusion == "none" else h.lease(gh, repo_id)
+    # waiters poll the lease ref gently: 8 writers share one emulator on 2 cores
+    adapter = (h.NoExclusion() if args.exclusion == "none"
+               else h.lease(gh, repo_id, backoff_initial=0.15, backoff_max=0.6))
     store = h.store(gh, adapter, repo_id=repo_id, observer=observer)
     journal = store.open_journal(1, "main")
     keys = args.keys.split(",")
