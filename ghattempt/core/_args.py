@@ -1,6 +1,5 @@
 """The reader's arguments (spec journal-v1, section 6): one parser for CLI and library."""
 
-from __future__ import annotations
 
 import re
 from dataclasses import dataclass

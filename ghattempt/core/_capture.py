@@ -9,7 +9,6 @@ whose ``node.id`` is X. Anything that cannot come from one consistent capture is
 and is left to the caller (``Capture.missing``).
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any

@@ -6,7 +6,6 @@ returns a ``Verdict`` (section 10). When the journal is valid, the verdict also 
 ``JournalState``: what a writer needs to append the next record or admit an attempt.
 """
 
-from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field

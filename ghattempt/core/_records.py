@@ -13,7 +13,6 @@ order of section 3: marker and fence, JSON syntax, canonical form, allowed value
 ``v``, shapes (keys, types, patterns), ``digest``, and last the expected ``type``.
 """
 
-from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass

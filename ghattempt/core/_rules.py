@@ -23,7 +23,6 @@ attempt blocks a fresh attempt at the same request key (section 9), and
 ``recovery_for`` maps a status to the one recovery selector of section 10.
 """
 
-from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -112,11 +111,11 @@ class ReplayState:
     events: int = 0
 
     @classmethod
-    def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
+    def start(cls, plan: tuple[str, ...], expires_at: str) -> "ReplayState":
         """The state of an attempt with no event."""
         return cls(plan, expires_at, {})
 
-    def copy(self) -> ReplayState:
+    def copy(self) -> "ReplayState":
         """An independent copy (to try a record without applying it)."""
         return ReplayState(self.plan, self.expires_at, dict(self.last), self.overall,
                            self.events)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -346,6 +346,177 @@ class Scenario:
         return read_journal(self.pages() if pages is None else pages, **kwargs)
 
 
+
+
+# ----------------------------------------------------------------------- sample corpus
+
+def _statuses() -> Iterator[tuple[str, str, Scenario, list[str]]]:
+    plan = ("admission", "build", "merge")
+    s = Scenario()
+    s.fixture.root("A human note", author=OCTOCAT)
+    yield "valid-empty", "no attempt, a human note", s, []
+    s = Scenario()
+    s.attempt(plan=plan)
+    yield "valid-pending", "an attempt without events", s, []
+    s = Scenario()
+    s.attempt(plan=plan).succeed("admission").event("build", "started")
+    yield "valid-running", "build started", s, []
+    s = Scenario()
+    s.attempt(plan=plan).event("admission", "waiting", "Waiting for approval")
+    yield "valid-waiting", "admission waiting", s, []
+    s = Scenario()
+    s.attempt(plan=plan).succeed("admission", "build").event("merge", "unknown", "timeout")
+    yield "valid-reconciling", "merge outcome unknown", s, []
+    s = Scenario()
+    s.attempt(plan=plan).succeed()
+    yield "valid-succeeded", "every plan phase succeeded", s, []
+    for status in ("failed", "cancelled", "superseded"):
+        s = Scenario()
+        s.attempt(plan=plan).succeed("admission").event("build", status, f"build {status}")
+        yield f"valid-{status}", f"build {status}", s, []
+    s = Scenario()
+    s.attempt(plan=plan).event(None, "cancelled", "called off")
+    yield "valid-cancelled-attempt-level", "attempt-level cancel", s, []
+    s = Scenario()
+    s.attempt(plan=plan, expires_at="2026-03-01T00:10:00Z").event(
+        None, "expired", "window elapsed", at="2026-03-01T00:10:00Z")
+    yield "valid-expired", "expired while pending", s, []
+    for end in ("started", "succeeded", "failed"):
+        s = Scenario()
+        a = s.attempt(plan=plan).succeed()
+        a.event("rollback", "started")
+        if end != "started":
+            a.event("rollback", end, None if end == "succeeded" else "revert conflicts")
+        yield f"valid-rollback-{end}", f"rollback {end}", s, []
+    s = Scenario()
+    first = s.attempt(plan=plan)
+    first.event("admission", "failed", "no", materials=[first.material("ckpt", "checkpoint")])
+    second = s.attempt(plan=plan, predecessor=first)
+    second.event("admission", "started", materials=[first.material("ckpt", "checkpoint")])
+    yield "valid-successor", "a successor citing its predecessor's checkpoint", s, []
+    s = Scenario()
+    s.attempt(plan=plan, request_key="a").succeed()
+    s.attempt(plan=plan, request_key="b").event("admission", "started")
+    yield "valid-request-key", "two keys, --request-key selects one", s, ["--request-key", "b"]
+
+
+def _failures() -> Iterator[tuple[str, str, Scenario, list[str]]]:
+    plan = ("admission", "build", "merge")
+
+    def started() -> tuple[Scenario, AttemptHandle]:
+        s = Scenario()
+        a = s.attempt(plan=plan)
+        a.event("admission", "started")
+        return s, a
+
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded")).replace(",", ", ", 1)))
+    yield "bad_record-spacing", "non-canonical JSON line", s, []
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded")), version="2"))
+    yield "unknown_version-marker", "marker v2", s, []
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded"), redigest=False,
+                            at="2026-03-09T00:00:00Z")))
+    yield "digest_mismatch", "edited after sealing", s, []
+    s, a = started()
+    s.fixture.last_edited_at = "2026-03-02T00:00:00Z"
+    yield "untrusted_journal", "edited discussion body", s, []
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded"), generation="sha256:" + "2" * 64)))
+    yield "identity_drift", "event of another generation", s, []
+    s, a = started()
+    a.event("admission", "succeeded", key="k")
+    a.post(a.build("build", "started", key="k"))
+    yield "conflicting_duplicate", "one key, two records", s, []
+    s, a = started()
+    a.post(a.build("admission", "succeeded"))
+    a.post(a.build("admission", "waiting", "queued"))
+    yield "fork", "two records at seq 2", s, []
+    s, a = started()
+    a.post(a.build("admission", "succeeded", seq=3))
+    yield "gap", "seq 2 missing", s, []
+    s, a = started()
+    a.post(a.build("admission", "succeeded", prev=a.id))
+    yield "broken_link", "seq 2 links to the root", s, []
+    s, a = started()
+    a.event("admission", "failed", "no")
+    a.event("admission", "started")
+    yield "rewritten_terminal", "restart after failure", s, []
+    s, a = started()
+    a.event("admission", "unknown", "lost")
+    a.event("admission", "started")
+    yield "illegal_transition", "retry of an unknown outcome", s, []
+    s, a = started()
+    a.event("admission", "succeeded")
+    a.event("review", "started")
+    yield "undeclared_phase", "review is not in the plan", s, []
+    s, a = started()
+    a.event("admission", "succeeded")
+    a.event("build", "started")
+    a.event("admission", "started")
+    yield "out_of_order_phase", "admission after build started", s, []
+    s, a = started()
+    a.event("build", "started")
+    yield "missing_predecessor", "build before admission succeeded", s, []
+    s, a = started()
+    a.event("admission", "succeeded",
+            materials=[a.material("m", url="https://github.com/octo-org/widgets/m?sig=1")])
+    yield "material_rejected", "signed URL", s, []
+    s = Scenario()
+    first = s.attempt(plan=plan)
+    first.event("admission", "failed", "no", materials=[first.material("m", size=1)])
+    second = s.attempt(plan=plan, predecessor=first)
+    second.event("admission", "started", materials=[second.material("m", size=2)])
+    yield "material_conflict", "one material id, two sizes", s, []
+    s = Scenario()
+    s.attempt(plan=plan, predecessor="sha256:" + "5" * 64)
+    yield "missing_predecessor_attempt", "predecessor not in the journal", s, []
+    s = Scenario()
+    first = s.attempt(plan=plan)
+    first.event("admission", "started")
+    s.attempt(plan=plan, predecessor=first)
+    yield "blocked_successor", "successor of a running attempt", s, []
+    s = Scenario()
+    first = s.attempt(plan=plan, authorization="auth-1")
+    first.event("admission", "failed", "no")
+    s.attempt(plan=plan, predecessor=first, authorization="auth-1")
+    yield "authorization_reused", "one authorization, two attempts", s, []
+    s, a = started()
+    a.event("admission", "succeeded")
+    yield "history_bound", "more records than --max-records", s, ["--max-records", "0001"]
+    s, a = started()
+    yield "repository_mismatch", "another repository id", s, ["--repository-id", "R_other"]
+
+
+def sample_cases() -> Iterator[tuple[str, str, list[str], list[dict[str, Any]]]]:
+    """A deterministic corpus of ``(name, description, argv, pages)``: every status,
+    every recovery selector and the failure codes, for regression and release checks.
+
+    ``argv`` is complete reader arguments (``--writer``/``--repository-id`` included).
+    """
+    for name, about, s, extra in (*_statuses(), *_failures()):
+        argv = ["--writer", s.login, "--repository-id", s.fixture.repository_id]
+        if "--repository-id" in extra:
+            argv = ["--writer", s.login]
+        yield name, about, argv + extra, s.pages(replies_per_page=2, more_replies_per_page=3,
+                                                  shuffle=random.Random(name))  # noqa: S311 -- fixed order
+    s = Scenario()
+    s.attempt().event("admission", "started")
+    pages = s.pages()
+    pages[0]["errors"] = [{"message": "partial"}]
+    yield "capture_mismatch", "a response with errors", ["--writer", s.login,
+                                                          "--repository-id",
+                                                          s.fixture.repository_id], pages
+    s = Scenario()
+    a = s.attempt()
+    for _ in range(3):
+        a.event("admission", "waiting", "queued")
+    yield "incomplete", "a replies page missing", ["--writer", s.login, "--repository-id",
+                                                   s.fixture.repository_id], s.pages(
+        replies_per_page=1, more_replies_per_page=1)[:-1]
+
+
 __all__ = ["ACTIONS_BOT", "OCTOCAT", "READER", "WRITER", "AttemptHandle", "Author",
            "JournalFixture", "Node", "Scenario", "block_body", "forge", "record_block",
-           "sample_generation", "time_at"]
+           "sample_cases", "sample_generation", "time_at"]

@@ -339,6 +339,10 @@ class DiscussionCategory:
     def repository(self, info: Info) -> Repository:
         return repository(self._ctx, self._repo_id)
 
+    def headRepository(self, info: Info) -> Repository:
+        # Pull requests of the emulator come from branches of the same repository.
+        return repository(self._ctx, self._repo_id)
+
 
 def repository(ctx: Ctx, repo_id: int) -> Repository:
     row = ctx.state.repository(repo_id)

@@ -177,6 +177,7 @@ SELECTION: dict[str, tuple[str, ...]] = {
         "databaseId",
         "headRefName",
         "headRefOid",
+        "headRepository",
         "id",
         "includesCreatedEdit",
         "lastEditedAt",

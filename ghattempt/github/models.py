@@ -50,10 +50,16 @@ class Repository:
 
 @dataclass(frozen=True, slots=True)
 class Discussion:
+    """A journal. ``author_login`` / ``author_database_id`` are the GraphQL author (as the
+    reader will see it: ``github-actions`` and 41898282 for the Actions bot, where REST
+    says ``github-actions[bot]``); the database id is None for non-bots."""
+
     id: str
     number: int
     url: str
     created_at: str
+    author_login: str | None = None
+    author_database_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +82,13 @@ class DiscussionSummary:
 
 @dataclass(frozen=True, slots=True)
 class Comment:
+    """A comment just written; author fields as in :class:`Discussion`."""
+
     id: str
     created_at: str
     url: str
+    author_login: str | None = None
+    author_database_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,4 +121,3 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
-    head_repository_id: str | None

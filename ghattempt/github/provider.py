@@ -185,12 +185,10 @@ class GitHubProvider:
         if not isinstance(pr, dict):
             raise NotFound(f"{owner}/{name} has no pull request #{number}",
                            operation="PullRequestLookup")
-        head_repo = pr.get("headRepository")
         return PullRequest(
             id=pr["id"], number=pr["number"], state=pr["state"],
             head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
             base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-            head_repository_id=head_repo.get("id") if isinstance(head_repo, dict) else None,
         )
 
     # -- journals ---------------------------------------------------------------------
@@ -279,7 +277,7 @@ class GitHubProvider:
             "repositoryId": repository_id, "categoryId": category_id,
             "title": _body(title, "title"), "body": _body(body, "body")})
         d = _shape("CreateDiscussion", data, "createDiscussion", "discussion")
-        return Discussion(d["id"], d["number"], d["url"], d["createdAt"])
+        return Discussion(d["id"], d["number"], d["url"], d["createdAt"], *_author(d))
 
     def add_comment(self, discussion_id: str, body: str,
                     reply_to_id: str | None = None) -> Comment:
@@ -296,7 +294,7 @@ class GitHubProvider:
             "discussionId": discussion_id, "body": _body(body, "body"),
             "replyToId": reply_to_id})
         c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
-        return Comment(c["id"], c["createdAt"], c["url"])
+        return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
 
     def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
         """``lockLockable``: only writers with repository write access may comment after.
@@ -315,8 +313,9 @@ class GitHubProvider:
         raw (``{"data": ...}``), in request order: the reader's stdin as a JSON array.
 
         Args:
-            expect_comment_ids: comment ids just written; the journal is read again, whole,
-                with bounded backoff until all are visible and the pages agree.
+            expect_comment_ids: node ids just written (comments, or the discussion); the
+                journal is read again, whole, with bounded backoff until all are visible
+                and the pages agree.
 
         Raises:
             NotFound: no such repository or discussion.
@@ -469,6 +468,14 @@ class GitHubProvider:
         c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
         return Commit(c["oid"], c.get("message", headline),
                       committed_date=c.get("committedDate", ""))
+
+
+def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    author = node.get("author")
+    if not isinstance(author, dict):
+        return None, None
+    db = author.get("databaseId")
+    return author.get("login"), db if isinstance(db, int) else None
 
 
 def _positive(value: int, what: str) -> int:

@@ -1,0 +1,325 @@
+"""The ``ghattempt`` command line.
+
+Shape::
+
+    main(argv: list[str] | None = None) -> int     # the console script; returns the exit status
+    build_parser() -> argparse.ArgumentParser
+
+Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
+
+=================  ==================================================================
+``status``         capture a journal and show the current attempt (table, or ``--json``)
+``capture``        write the journal's JournalPage/RepliesPage responses (reader stdin)
+``read``           the reader itself: same arguments, output and exit codes as the bundle
+``admit``          open the journal if needed and admit an attempt (ADR-038 preflight)
+``record``         append an event: phase, status, reason, key, materials
+``successor``      admit the successor of a failed/cancelled/expired/rolled-back attempt
+``expire``         expire a pending attempt whose ``expires_at`` has passed
+``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
+``verify-material`` check retrieved bytes against a material reference
+``emulator serve`` the embedded GitHub over HTTP on loopback
+``app serve``      the GitHub App webhook server
+``demo``           a pull request's whole life against the emulator, checked end to end
+=================  ==================================================================
+
+Exit status (every command): 0 success (for ``status``/``read``: a valid journal, any
+status); 1 refused (the journal forbids the write, or bytes do not match); 2 usage error,
+bad input or configuration; 3 the journal is invalid (fail closed); 4 GitHub could not
+be reached or refused the request (auth, not found, rate limit, outcome unknown);
+130 interrupted.
+
+Cold start: this module imports only the standard library; each command imports what it
+needs (githubkit, graphql-core, ...) when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+
+__all__ = ["EXIT_CODES", "build_parser", "main"]
+
+EXIT_CODES = {
+    0: "success (status/read: a valid journal, whatever its status)",
+    1: "refused: the journal forbids this write, or the bytes do not match",
+    2: "usage error, bad input or bad configuration",
+    3: "the journal is invalid: fail closed",
+    4: "GitHub unreachable, refused the request, or the outcome is unknown",
+    70: "internal error (a defect; GHATTEMPT_DEBUG=1 prints the traceback)",
+    130: "interrupted",
+}
+
+_EPILOG = "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_CODES.items())
+
+_ENV_NOTE = ("environment: GITHUB_TOKEN (token), GITHUB_API_URL (API base), "
+             "GITHUB_REPOSITORY (owner/name), GITHUB_SERVER_URL (web base for material URLs)")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name, "")
+    return value if value else default
+
+
+def _add_connection(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("GitHub")
+    g.add_argument("--repository", metavar="OWNER/NAME", default=_env("GITHUB_REPOSITORY"),
+                   help="repository of the journal (env GITHUB_REPOSITORY)")
+    g.add_argument("--api-url", metavar="URL",
+                   default=_env("GITHUB_API_URL", "https://api.github.com/"),
+                   help="REST API base: https://api.github.com/ or https://HOST/api/v3/ "
+                        "(env GITHUB_API_URL)")
+    g.add_argument("--token-env", metavar="NAME", default="GITHUB_TOKEN",
+                   help="environment variable holding the token (default GITHUB_TOKEN); "
+                        "tokens are never taken on the command line")
+    g.add_argument("--timeout", metavar="SECONDS", type=float, default=30.0,
+                   help="client timeout of one request (default 30; GitHub ends requests "
+                        "at 10 s)")
+
+
+def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True) -> None:
+    g = p.add_argument_group("journal")
+    g.add_argument("--discussion", metavar="N", type=int,
+                   help="number of the journal Discussion")
+    g.add_argument("--pull-request", metavar="N", type=int,
+                   help="pull request whose journal to use (with --base-ref; looked up "
+                        "instead of --discussion)")
+    g.add_argument("--base-ref", metavar="BRANCH",
+                   help="base branch of the pull request (default: the pull request's)")
+    g.add_argument("--config", metavar="PATH", default=".github/ghattempt.toml",
+                   help="consumer configuration (default .github/ghattempt.toml); its "
+                        "[writer] gives --writer/--writer-id when absent")
+    if reader:
+        r = p.add_argument_group("reading")
+        r.add_argument("--writer", metavar="LOGIN",
+                       help="login whose unedited records count (default: config, else "
+                            "github-actions)")
+        r.add_argument("--repository-id", metavar="ID",
+                       help="repository node id the capture must be of (default: the id "
+                            "the capture reports)")
+        r.add_argument("--writer-id", metavar="N", type=int,
+                       help="databaseId the writer must also have (default: config)")
+        r.add_argument("--request-key", metavar="KEY",
+                       help="request key whose chain is current (needed with several keys)")
+        r.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                       help="web base material URLs must start with (env GITHUB_SERVER_URL; "
+                            "default https://github.com)")
+        r.add_argument("--max-records", metavar="N", type=int, default=1000,
+                       help="most events per attempt (default 1000)")
+        r.add_argument("--max-attempts", metavar="N", type=int, default=100,
+                       help="most attempts per journal (default 100)")
+
+
+def _add_writer(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("writer identity (recorded in the record's writer field)")
+    g.add_argument("--actor", metavar="NAME", default=_env("GITHUB_ACTOR"),
+                   help="person running the CLI: writer {kind: cli, actor} "
+                        "(env GITHUB_ACTOR; default: the token's login)")
+    g.add_argument("--channel", metavar="NAME",
+                   help="release channel (default: attempt.default_channel of the config)")
+    g.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                   help="web base of the journal URL and of material URLs (env "
+                        "GITHUB_SERVER_URL; default https://github.com)")
+
+
+def _sub(subs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_: str,
+         description: str) -> argparse.ArgumentParser:
+    return subs.add_parser(name, help=help_, description=textwrap.fill(description, 79),
+                           epilog=_EPILOG, formatter_class=_Formatter)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (argparse only; nothing else imported)."""
+    parser = argparse.ArgumentParser(
+        prog="ghattempt", formatter_class=_Formatter,
+        description=textwrap.fill("Record and read business attempts at a release pipeline, "
+                                  "kept as a hash-chained journal in GitHub Discussions.", 79)
+        + "\n\n" + textwrap.fill(_ENV_NOTE, 79),
+        epilog=_EPILOG)
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = _sub(subs, "status", "show the current attempt of a journal",
+             "Capture the journal and read it with the reader's own rules. Prints a table "
+             "of the verdict and of every attempt's events; --json prints the reader's "
+             "verdict object instead (exactly what `read` would print).")
+    _add_connection(p)
+    _add_journal(p)
+    p.add_argument("--json", action="store_true", help="print the reader's verdict as JSON")
+    p.add_argument("--capture", metavar="FILE",
+                   help="read this capture file instead of GitHub ('-' for stdin)")
+
+    p = _sub(subs, "capture", "write a journal's pages for the reader",
+             "Write every JournalPage and RepliesPage response of the journal (spec "
+             "journal-v1 section 5) as one JSON array: the reader's stdin.")
+    _add_connection(p)
+    _add_journal(p, reader=False)
+    p.add_argument("--output", "-o", metavar="FILE", default="-",
+                   help="file to write (default '-': stdout)")
+
+    subs.add_parser("read", help="the reader (same arguments, output and exit codes as "
+                    "readers/business-attempt.pyz); `ghattempt read --help`", add_help=False)
+
+    p = _sub(subs, "admit", "admit an attempt (opening the journal if needed)",
+             "Open the intent's journal if there is none, then admit an attempt for the "
+             "pull request's current generation. Refused while an attempt at the request "
+             "key blocks (ADR-038); a presented authorization id is compared with every "
+             "past attempt.")
+    _add_connection(p)
+    _add_journal(p, reader=False)
+    _add_writer(p)
+    p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+    p.add_argument("--authorization", metavar="ID", help="authorization id presented")
+    p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
+
+    p = _sub(subs, "record", "append an event to the current attempt",
+             "Append one event (phase, status, reason, materials) to the current attempt "
+             "of the request key. A re-run with the same --key is a no-op once it landed; "
+             "an unknown outcome is read back and reconciled, never re-sent under a new key.")
+    _add_connection(p)
+    _add_journal(p, reader=False)
+    _add_writer(p)
+    p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+    p.add_argument("--phase", required=True, metavar="PHASE",
+                   help="a plan phase, 'rollback', or 'attempt' for an attempt-level event")
+    p.add_argument("--status", required=True, metavar="STATUS",
+                   help="started waiting succeeded failed cancelled superseded unknown "
+                        "(attempt-level: expired cancelled superseded)")
+    p.add_argument("--reason", metavar="TEXT",
+                   help="required for waiting failed cancelled superseded expired unknown")
+    p.add_argument("--key", metavar="KEY",
+                   help="idempotency key of the event (default: derived from the writer, "
+                        "phase and status, so a re-run reuses it)")
+    p.add_argument("--materials", metavar="JSON",
+                   help='JSON array of {"id","kind","bytes","digest","url"} (attempt and '
+                        "generation are filled in), or @FILE")
+    p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
+
+    for name, help_, desc in (
+        ("successor", "admit the successor of a finished attempt",
+         "Admit a fresh attempt succeeding the current one (failed, cancelled, expired or "
+         "rolled back); it inherits no success."),
+        ("expire", "expire a pending attempt past its expires_at",
+         "Record the attempt-level 'expired' event of a pending attempt whose expires_at "
+         "has passed (GitHub's clock)."),
+        ("rollback", "record a rollback of a succeeded attempt",
+         "Record rollback started / succeeded / failed on the current attempt."),
+    ):
+        p = _sub(subs, name, help_, desc)
+        _add_connection(p)
+        _add_journal(p, reader=False)
+        _add_writer(p)
+        p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+        p.add_argument("--reason", metavar="TEXT", help="why (required for expire and for a "
+                       "failed rollback)")
+        if name == "rollback":
+            p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
+            p.add_argument("--key", metavar="KEY", help="idempotency key of the event")
+        if name == "successor":
+            p.add_argument("--authorization", metavar="ID", help="authorization id presented")
+        p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
+
+    p = _sub(subs, "verify-material", "check bytes against a material reference",
+             "Hash FILE and compare its byte count and sha256 digest with a material: given "
+             "directly (--bytes/--digest), as a JSON reference (--material), or by id from a "
+             "capture (--capture with the reading options). Exit 0 when they match, 1 when "
+             "not.")
+    p.add_argument("file", metavar="FILE", help="the retrieved bytes ('-' for stdin)")
+    p.add_argument("--bytes", dest="size", metavar="N", type=int, help="expected byte count")
+    p.add_argument("--digest", metavar="DIGEST", help="expected sha256:<hex>")
+    p.add_argument("--material", metavar="JSON", help="a material reference (JSON object)")
+    p.add_argument("--id", metavar="ID", help="material id to look up in --capture")
+    p.add_argument("--capture", metavar="FILE", help="capture file to find --id in")
+    p.add_argument("--writer", metavar="LOGIN", default="github-actions")
+    p.add_argument("--writer-id", metavar="N", type=int)
+    p.add_argument("--repository-id", metavar="ID", help="repository node id (with --capture)")
+    p.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"))
+
+    p = _sub(subs, "emulator", "the embedded GitHub", "The embedded GitHub emulator.")
+    esubs = p.add_subparsers(dest="emulator_command", metavar="SUBCOMMAND", required=True)
+    e = _sub(esubs, "serve", "serve the emulator over HTTP on loopback",
+             "Serve the emulator; prints 'listening on http://127.0.0.1:PORT' then serves "
+             "until interrupted.")
+    e.add_argument("--host", default="127.0.0.1")
+    e.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    e.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
+    e.add_argument("--fixture", help="TOML or JSON fixture for a new database")
+    e.add_argument("--server-url", default="https://github.com",
+                   help="web URL the emulated objects' url fields start with")
+
+    p = _sub(subs, "app", "the GitHub App webhook server", "The GitHub App webhook server.")
+    asubs = p.add_subparsers(dest="app_command", metavar="SUBCOMMAND", required=True)
+    a = _sub(asubs, "serve", "run the webhook server",
+             "Run the webhook server (configuration from the environment: GHATTEMPT_APP_*; "
+             "see docs/app.md).")
+    a.add_argument("--host", default="127.0.0.1")
+    a.add_argument("--port", type=int, default=8000)
+    a.add_argument("--log-level", default="info",
+                   choices=["critical", "error", "warning", "info", "debug"])
+
+    p = _sub(subs, "demo", "run a pull request's whole life against the emulator",
+             "Start the emulator over HTTP, drive a pull request through every phase with "
+             "the Action's entry point (a superseded first generation, a publication whose "
+             "response is lost after commit), capture the journal, read it with the reader "
+             "bundle in a separate process and check the outcome.")
+    p.add_argument("--keep", metavar="DIR", help="keep the database and captures in DIR")
+    p.add_argument("--quiet", action="store_true", help="print only the final line")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    command: str = args.command
+    handler: Callable[[argparse.Namespace], int]
+    if command == "emulator":
+        from ghattempt.cli import _serve
+
+        handler = _serve.emulator_serve
+    elif command == "app":
+        from ghattempt.cli import _serve
+
+        handler = _serve.app_serve
+    elif command == "demo":
+        from ghattempt import demo
+
+        handler = demo.run_demo_command
+    elif command == "verify-material":
+        from ghattempt.cli import _material
+
+        handler = _material.verify_material
+    elif command in ("status", "capture"):
+        from ghattempt.cli import _reading
+
+        handler = _reading.status if command == "status" else _reading.capture
+    else:
+        from ghattempt.cli import _writing
+
+        handler = getattr(_writing, command)
+    return handler(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (see ``EXIT_CODES``)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "read":
+        from ghattempt.cli._reading import read
+
+        return read(args_list[1:])
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if args.version:
+        from ghattempt import __version__
+
+        print(f"ghattempt {__version__}")
+        return 0
+    if args.command is None:
+        parser.print_help()
+        return 2
+    from ghattempt.cli._errors import guarded
+
+    return guarded(lambda: _run(args), getattr(args, "token_env", None))

@@ -1,0 +1,178 @@
+"""What every command that talks to GitHub shares: where, who, with which settings.
+
+Shape::
+
+    split_repository(text: str | None) -> tuple[str, str]          # raises CliError(2)
+    load_settings(path: str, *, required: bool) -> LoadedConfig | None
+    connect(args) -> GitHubProvider                                # token from the env
+    reader_identity(args, cfg) -> tuple[str, int | None]           # --writer, --writer-id
+    journal_url(server_url, repository, number) -> str
+    Progress(provider, what)                                        # stderr ticker
+
+Tokens are read from the environment variable ``--token-env`` names (default
+``GITHUB_TOKEN``), never from the command line, so they stay out of ``ps`` and shell
+history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ghattempt.cli._errors import CliError
+
+if TYPE_CHECKING:
+    from ghattempt.config import LoadedConfig
+    from ghattempt.github import GitHubProvider
+
+__all__ = [
+    "DEFAULT_SERVER_URL",
+    "Progress",
+    "connect",
+    "journal_url",
+    "load_settings",
+    "reader_identity",
+    "split_repository",
+]
+
+DEFAULT_SERVER_URL = "https://github.com"
+_REPO = re.compile(r"([A-Za-z0-9_.-]{1,100})/([A-Za-z0-9_.-]{1,100})")
+
+
+def split_repository(text: str | None) -> tuple[str, str]:
+    """``owner/name`` -> ``(owner, name)``.
+
+    Raises:
+        CliError: (2) missing or not ``owner/name``.
+    """
+    if not text:
+        raise CliError(2, "no repository: pass --repository OWNER/NAME or set "
+                          "GITHUB_REPOSITORY")
+    m = _REPO.fullmatch(text)
+    if m is None:
+        raise CliError(2, f"--repository must be OWNER/NAME, got {text!r}")
+    return m.group(1), m.group(2)
+
+
+def load_settings(path: str, *, required: bool, root: str | None = None) -> LoadedConfig | None:
+    """The consumer configuration at ``path`` (relative to ``root`` or the current
+    directory); None when it is absent and not ``required``.
+
+    Raises:
+        ConfigError: the file is unreadable or invalid (exit 2, its one-line message).
+    """
+    from ghattempt.config import load_config
+
+    full = Path(root, path) if root else Path(path)
+    if not required and not full.is_file():
+        return None
+    return load_config(path, root=root)
+
+
+def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvider:
+    """A provider for ``--api-url`` with the token from ``--token-env``.
+
+    Raises:
+        CliError: (2) the token variable is unset.
+        InputError: a bad API URL or timeout (exit 2).
+    """
+    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+    name = getattr(args, "token_env", None) or "GITHUB_TOKEN"
+    token = os.environ.get(name, "")
+    if not token:
+        raise CliError(2, f"no token: environment variable {name} is empty; export the "
+                          "token there (or name another variable with --token-env)")
+    interval = 1.0 if mutation_interval is None else mutation_interval
+    env_interval = os.environ.get("GHATTEMPT_WRITE_INTERVAL", "")
+    if env_interval:
+        try:
+            interval = float(env_interval)
+        except ValueError:
+            raise CliError(2, "GHATTEMPT_WRITE_INTERVAL must be a number of seconds") from None
+    timeout = float(getattr(args, "timeout", 30.0) or 30.0)
+    if timeout <= 0:
+        raise CliError(2, "--timeout must be > 0 seconds")
+    api = getattr(args, "api_url", None) or "https://api.github.com/"
+    if not api.endswith("/"):
+        api += "/"
+    return GitHubProvider(ProviderConfig(auth=TokenAuth(token), base_url=api, timeout=timeout,
+                                         connect_timeout=min(10.0, timeout),
+                                         mutation_interval=interval))
+
+
+def reader_identity(args: Any, cfg: LoadedConfig | None) -> tuple[str, int | None]:
+    """``(--writer, --writer-id)``: the options, else the config's ``[writer]``, else
+    ``github-actions`` with its databaseId 41898282 (the config's own defaults)."""
+    writer = getattr(args, "writer", None)
+    writer_id = getattr(args, "writer_id", None)
+    if writer:
+        return writer, writer_id
+    if cfg is not None:
+        return cfg.settings.writer.login, cfg.settings.writer.database_id
+    from ghattempt.config import WriterSettings
+
+    default = WriterSettings()
+    return default.login, default.database_id
+
+
+def journal_url(server_url: str | None, repository: str, number: int) -> str:
+    """The journal Discussion's web URL: ``<server>/<owner>/<name>/discussions/<n>``."""
+    base = (server_url or DEFAULT_SERVER_URL).rstrip("/")
+    return f"{base}/{repository}/discussions/{number}"
+
+
+class Progress:
+    """A stderr ticker for long GitHub work: shown at once on a TTY, else after 1 s.
+
+    Use as a context manager; it reads ``provider.usage.requests`` every half second.
+    Disabled with ``GHATTEMPT_PROGRESS=0``.
+    """
+
+    def __init__(self, provider: GitHubProvider, what: str, *, delay: float = 1.0) -> None:
+        self._provider = provider
+        self._what = what
+        tty = sys.stderr.isatty()
+        self._delay = 0.0 if tty else delay
+        self._tty = tty
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shown = False
+        self._start = 0.0
+
+    def __enter__(self) -> Progress:
+        if os.environ.get("GHATTEMPT_PROGRESS") == "0":
+            return self
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._thread.start()
+        return self
+
+    def _line(self) -> str:
+        n = self._provider.usage.requests
+        return f"{self._what}: {n} request{'s' if n != 1 else ''}, " \
+               f"{time.monotonic() - self._start:.1f} s"
+
+    def _tick(self) -> None:
+        if self._stop.wait(self._delay):
+            return
+        while True:
+            self._shown = True
+            end = "\r" if self._tty else "\n"
+            sys.stderr.write(self._line() + end)
+            sys.stderr.flush()
+            if self._stop.wait(0.5 if self._tty else 2.0):
+                return
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        if self._shown:
+            sys.stderr.write(self._line() + " done\n")
+            sys.stderr.flush()

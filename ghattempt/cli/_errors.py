@@ -1,0 +1,112 @@
+"""One clear line per error, the exit status for it, and no secret in either.
+
+Shape::
+
+    CliError(code: int, message: str)        # raised by commands: usage (2), refused (1) ...
+    guarded(run: Callable[[], int], token_env: str | None) -> int
+
+``guarded`` runs a command and turns every error into ``ghattempt: error: <message>`` on
+stderr and the exit status of ``ghattempt.cli.EXIT_CODES``. Messages pass through the
+provider's redaction (token-shaped strings and the token's value are replaced) before
+printing. A traceback is printed only for an unexpected exception and only when
+``GHATTEMPT_DEBUG=1``; otherwise its one line says so (exit 70).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "scrub"]
+
+EXIT_INTERNAL = 70
+"""An unexpected exception: a defect of ghattempt (BSD sysexits ``EX_SOFTWARE``)."""
+
+
+class CliError(Exception):
+    """An error a command reports as one line with its exit status.
+
+    Attributes:
+        code: the exit status (1 refused, 2 usage/input/config, 3 invalid journal,
+            4 GitHub).
+        message: what was wrong and what to do, one line, no secret.
+    """
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def scrub(text: str, token_env: str | None = None) -> str:
+    """``text`` with token-shaped strings, and the token's own value, replaced."""
+    secrets = []
+    for name in {token_env or "GITHUB_TOKEN", "GITHUB_TOKEN", "GHATTEMPT_TOKEN"}:
+        value = os.environ.get(name, "")
+        if value:
+            secrets.append(value)
+    from ghattempt.github._redact import redact
+
+    return " ".join(redact(text, secrets).split())
+
+
+def classify(exc: BaseException) -> tuple[int, str] | None:
+    """The exit status and message for a known error, or None for an unexpected one."""
+    if isinstance(exc, CliError):
+        return exc.code, exc.message
+    mod = type(exc).__module__
+    if mod.startswith("ghattempt.config") or type(exc).__name__ == "ConfigError":
+        return 2, str(exc)
+    if "ghattempt.github.errors" in sys.modules:
+        from ghattempt.github import errors as gh
+
+        if isinstance(exc, gh.InputError):
+            return 2, str(exc)
+        if isinstance(exc, gh.AmbiguousOutcome):
+            return 4, (f"{exc} (the outcome is unknown: run the same command again with the "
+                       "same --key to read it back and reconcile)")
+        if isinstance(exc, gh.RateLimited):
+            return 4, f"{exc} (rate limited: retry after {exc.retry_after} s)"
+        if isinstance(exc, gh.GitHubError):
+            return 4, str(exc)
+    if "ghattempt.store" in sys.modules:
+        from ghattempt.cli._store import classify_store_error
+
+        found = classify_store_error(exc)
+        if found is not None:
+            return found
+    if "ghattempt.exclusive" in sys.modules:
+        from ghattempt import exclusive
+
+        if isinstance(exc, exclusive.ScopeBusy):
+            return 4, f"{exc} (another writer holds the journal; try again later)"
+        if isinstance(exc, exclusive.ExclusionError):
+            return 4, str(exc)
+    if isinstance(exc, OSError):
+        return 2, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+    return None
+
+
+def guarded(run: Callable[[], int], token_env: str | None = None) -> int:
+    """Run a command; print one ``ghattempt: error: ...`` line for any error."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        print("ghattempt: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 -- every error ends in one line
+        known = classify(exc)
+        if known is None:
+            if os.environ.get("GHATTEMPT_DEBUG") == "1":
+                import traceback
+
+                traceback.print_exc()
+            code, message = EXIT_INTERNAL, (f"internal error {type(exc).__name__}: {exc} "
+                                            "(set GHATTEMPT_DEBUG=1 for a traceback)")
+        else:
+            code, message = known
+        print(f"ghattempt: error: {scrub(message, token_env)}", file=sys.stderr)
+        return code

@@ -1,0 +1,101 @@
+"""``verify-material``: do retrieved bytes match a material reference?
+
+A material binds a byte count and a ``sha256:`` digest of the bytes (spec journal-v1
+section 4, material; ADR 0006: "the internal material verifier checks retrieved
+bytes; storing a reference alone does not prove retrieval"). The reference comes from
+the command line (``--bytes``/``--digest``), a JSON object (``--material``), or the
+journal itself (``--id`` looked up in a ``--capture`` the reader accepts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from typing import Any
+
+from ghattempt.cli._errors import CliError
+
+__all__ = ["file_digest", "verify_material"]
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def file_digest(path: str) -> tuple[int, str]:
+    """``(byte count, "sha256:<hex>")`` of a file (``-``: stdin), read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    size = 0
+    stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    try:
+        while block := stream.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return size, "sha256:" + h.hexdigest()
+
+
+def _expected(args: Any) -> tuple[str, int, str]:
+    if args.material:
+        try:
+            m = json.loads(args.material)
+        except ValueError as exc:
+            raise CliError(2, f"--material is not JSON ({exc})") from None
+        if not isinstance(m, dict) or type(m.get("bytes")) is not int \
+                or not isinstance(m.get("digest"), str):
+            raise CliError(2, '--material must be an object with "bytes" (integer) and '
+                              '"digest" (sha256:<hex>)')
+        return str(m.get("id", "material")), int(m["bytes"]), str(m["digest"])
+    if args.id:
+        if not args.capture:
+            raise CliError(2, "--id needs --capture FILE (and --repository-id)")
+        from ghattempt.core import read_journal
+
+        with open(args.capture, "rb") as f:
+            try:
+                pages = json.loads(f.read().decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
+        repo = args.repository_id or _repo_id(pages)
+        verdict = read_journal(pages, writer=args.writer, writer_id=args.writer_id,
+                               repository_id=repo, server_url=args.server_url)
+        if verdict.journal is None:
+            raise CliError(3 if verdict.exit_code == 3 else 2,
+                           f"the capture is not a valid journal: {verdict.reason}: "
+                           f"{verdict.detail}")
+        found = verdict.journal.materials.get(args.id)
+        if found is None:
+            raise CliError(1, f"the journal cites no material {args.id!r}")
+        return found.id, found.bytes, found.digest
+    if args.size is None or args.digest is None:
+        raise CliError(2, "give the expected reference: --bytes N --digest sha256:<hex>, "
+                          "--material JSON, or --id ID --capture FILE")
+    return "material", args.size, args.digest
+
+
+def _repo_id(pages: Any) -> str:
+    for page in pages if isinstance(pages, list) else [pages]:
+        repo = (page.get("data") or {}).get("repository") if isinstance(page, dict) else None
+        if isinstance(repo, dict) and isinstance(repo.get("id"), str):
+            return str(repo["id"])
+    return ""
+
+
+def verify_material(args: Any) -> int:
+    """Exit 0 when FILE has the reference's byte count and digest, 1 when not."""
+    ident, size, digest = _expected(args)
+    if size < 0 or not _DIGEST.fullmatch(digest):
+        raise CliError(2, "the expected digest must be sha256:<64 lowercase hex> and the "
+                          "byte count >= 0")
+    got_size, got_digest = file_digest(args.file)
+    if (got_size, got_digest) == (size, digest):
+        print(f"ok: {args.file} matches {ident}: {size} bytes, {digest}")
+        return 0
+    what = []
+    if got_size != size:
+        what.append(f"{got_size} bytes, expected {size}")
+    if got_digest != digest:
+        what.append(f"digest {got_digest}, expected {digest}")
+    raise CliError(1, f"{args.file} does not match {ident}: {'; '.join(what)}")

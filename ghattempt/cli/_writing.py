@@ -1,0 +1,375 @@
+"""Writer commands: ``admit``, ``record``, ``successor``, ``expire``, ``rollback``.
+
+Shape::
+
+    perform(command: str, args) -> WriteOutcome          # shared by the CLI and the Action
+    WriteOutcome(verdict: Verdict, url: str, message: str, wrote: bool)
+    admit(args) / record(args) / successor(args) / expire(args) / rollback(args) -> int
+
+Every write goes through the business attempt store (``ghattempt.store``) under a
+``RefLease`` writer scope on the repository (docs/store.md; architecture, "Exclusion"):
+the store captures and replays the journal with the core, refuses what the reader
+would refuse, and reconciles an unknown outcome by reading back the same key. Nothing
+here decides a rule; this module only gathers the inputs:
+
+- the repository's node id (GitHub's, looked up by name);
+- the generation (ADR 0006): the pull request's head commit and its tree, the
+  configuration file's path, git blob oid and content digest (read from the checkout:
+  ``--config`` relative to the working directory, ``GITHUB_WORKSPACE`` in Actions), and
+  the observed base branch and commit;
+- the channel's plan, the request key (rendered from the configuration unless given),
+  ``expires_at`` = GitHub's clock + ``attempt.expires_after``;
+- the writer: ``{"kind":"actions",...}`` in Actions, ``{"kind":"cli","actor"}`` otherwise.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ghattempt.cli._context import connect, journal_url, load_settings, split_repository
+from ghattempt.cli._errors import CliError
+
+if TYPE_CHECKING:
+    from ghattempt.config import LoadedConfig
+    from ghattempt.core import AttemptState, Generation, Material, Verdict, Writer
+    from ghattempt.github import GitHubProvider
+    from ghattempt.store import BusinessAttemptStore, Journal, Session
+
+__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor"]
+
+_LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
+_KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/@+=-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """What a write did: the verdict read right after it, the journal URL, a one-line
+    message, and whether anything was written (False: the same operation was there)."""
+
+    verdict: Verdict
+    url: str
+    message: str
+    wrote: bool
+
+
+@dataclass
+class _Ctx:
+    args: Any
+    cfg: LoadedConfig
+    gh: GitHubProvider
+    owner: str
+    name: str
+    repository_id: str
+    store: BusinessAttemptStore
+    pull_request: int
+    base_ref: str
+
+    @property
+    def repository(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+def _writer(args: Any) -> Writer:
+    from ghattempt.core import ActionsWriter, CliWriter
+
+    actions = getattr(args, "actions_writer", None)
+    if actions:
+        return ActionsWriter(**actions)
+    actor = getattr(args, "actor", None) or os.environ.get("GITHUB_ACTOR") or getpass.getuser()
+    return CliWriter(actor)
+
+
+def _holder_label(writer: Writer) -> str:
+    kind = writer.kind
+    if kind == "actions":
+        label = f"actions/{getattr(writer, 'run_id', 0)}/{getattr(writer, 'run_attempt', 1)}"
+    else:
+        label = f"cli/{getattr(writer, 'actor', 'someone')}"
+    return (_LABEL.sub("-", label) or "ghattempt")[:96]
+
+
+def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
+           cfg: LoadedConfig, writer: Writer) -> Any:
+    from ghattempt.exclusive import LeaseSettings, RefLease
+    from ghattempt.store import GitHubRefBackend
+
+    lease = cfg.settings.lease
+    settings = LeaseSettings(lease_seconds=int(lease.length),
+                             request_timeout=float(lease.request_timeout),
+                             clock_skew=float(lease.clock_skew),
+                             acquire_timeout=float(lease.acquire_timeout),
+                             holder_label=_holder_label(writer))
+    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings)
+
+
+@contextmanager
+def _context(args: Any) -> Iterator[_Ctx]:
+    from ghattempt.readers import reader_digest
+    from ghattempt.store import BusinessAttemptStore
+
+    cfg = load_settings(args.config, required=True, root=getattr(args, "config_root", None))
+    assert cfg is not None
+    owner, name = split_repository(args.repository)
+    if args.pull_request is None:
+        raise CliError(2, "which pull request? pass --pull-request N")
+    if args.pull_request < 1:
+        raise CliError(2, "--pull-request must be a number >= 1")
+    writer = _writer(args)
+    lease = cfg.settings.lease
+    args.timeout = min(float(args.timeout or lease.request_timeout), lease.request_timeout)
+    with connect(args, mutation_interval=cfg.settings.pacing.write_interval) as gh:
+        repo = gh.repository(owner, name)
+        base_ref = args.base_ref
+        if not base_ref:
+            base_ref = gh.pull_request(owner, name, args.pull_request).base_ref_name
+        store = BusinessAttemptStore(
+            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer),
+            repository=repo.name_with_owner, repository_id=repo.id,
+            category=cfg.settings.journal.category, writer_login=cfg.settings.writer.login,
+            writer_id=cfg.settings.writer.database_id, writer=writer, reader=reader_digest(),
+            server_url=getattr(args, "server_url", None) or None)
+        yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref)
+
+
+def _request_key(ctx: _Ctx) -> str:
+    if ctx.args.request_key:
+        return str(ctx.args.request_key)
+    return ctx.cfg.request_key(repository_id=ctx.repository_id, pull_request=ctx.pull_request,
+                               base_ref=ctx.base_ref, channel=ctx.args.channel)
+
+
+def _generation(ctx: _Ctx) -> Generation:
+    """The pull request's current generation (ADR 0006: source, tree, config, base)."""
+    from ghattempt.core import build_generation
+
+    pr = ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+    if pr.base_ref_name != ctx.base_ref:
+        raise CliError(2, f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
+                          f"not {ctx.base_ref}")
+    ref = ctx.gh.ref(ctx.owner, ctx.name, f"refs/heads/{pr.head_ref_name}")
+    tree = ref.commit.tree_oid if ref is not None and ref.commit is not None else ""
+    if ref is None or ref.target_oid != pr.head_oid or not tree:
+        raise CliError(4, f"the head of pull request #{ctx.pull_request} moved while it was "
+                          "read (or its branch is in a fork); run the command again")
+    cfg = ctx.cfg
+    return build_generation(source_commit=pr.head_oid, tree=tree, config_path=cfg.path,
+                            config_blob=cfg.blob, config_digest=cfg.digest,
+                            base_ref=pr.base_ref_name, base_commit=pr.base_oid)
+
+
+def _expires_at(ctx: _Ctx) -> str:
+    now = ctx.gh.last_server_time or time.time()
+    seconds = now + ctx.cfg.settings.attempt.expires_after
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
+
+
+def _tip(session: Session, key: str) -> AttemptState:
+    tip = session.state.tip(key)
+    if tip is None:
+        raise CliError(1, f"no attempt for request key {key} yet; admit one first")
+    return tip
+
+
+def _find(ctx: _Ctx) -> Journal:
+    journal = ctx.store.find_journal(ctx.store.intent(ctx.pull_request, ctx.base_ref))
+    if journal is None:
+        raise CliError(1, f"no journal for pull request #{ctx.pull_request} into "
+                          f"{ctx.base_ref} yet; admit opens it")
+    return journal
+
+
+def _outcome(ctx: _Ctx, journal: Journal, pages: list[dict[str, Any]], key: str,
+             message: str, wrote: bool) -> WriteOutcome:
+    verdict = ctx.store.read(pages, key)
+    url = journal_url(getattr(ctx.args, "server_url", None), ctx.repository, journal.number)
+    return WriteOutcome(verdict, url, message, wrote)
+
+
+def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
+    from ghattempt.core import Material, build_material
+
+    text = ctx.args.materials
+    if not text:
+        return ()
+    if text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as f:
+            text = f.read()
+    try:
+        items = json.loads(text)
+    except ValueError as exc:
+        raise CliError(2, f"--materials is not JSON ({exc})") from None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise CliError(2, "--materials must be a JSON array of objects")
+    out: list[Material] = []
+    for i, m in enumerate(items):
+        try:
+            if "attempt" in m or "generation" in m:
+                out.append(Material(m["id"], m["kind"], m["bytes"], m["digest"], m["attempt"],
+                                    m["generation"], m["url"]))
+            else:
+                out.append(build_material(attempt=state, id=m["id"], kind=m["kind"],
+                                          size=m["bytes"], digest=m["digest"], url=m["url"]))
+        except KeyError as exc:
+            raise CliError(2, f"--materials[{i}] lacks {exc}; give id, kind, bytes, digest "
+                              "and url") from None
+        except (TypeError, ValueError) as exc:
+            raise CliError(2, f"--materials[{i}]: {exc}") from None
+    return tuple(out)
+
+
+def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
+    if args.key:
+        return str(args.key)
+    who = _holder_label(writer).replace("/", ":")
+    return _KEY_CHARS.sub("-", f"{who}:{phase}:{status}")[:128]
+
+
+# ------------------------------------------------------------------------- commands
+
+
+def _admit(ctx: _Ctx) -> WriteOutcome:
+    from ghattempt.store import Blocked
+
+    key = _request_key(ctx)
+    channel = ctx.cfg.channel(ctx.args.channel)
+    generation = _generation(ctx)
+    journal = ctx.store.open_journal(ctx.pull_request, ctx.base_ref)
+    with ctx.store.session(journal) as s:
+        blocking = s.find_blocking(key)
+        if blocking is not None and blocking.generation_id == generation.id \
+                and blocking.attempt.authorization == ctx.args.authorization:
+            return _outcome(ctx, journal, s.pages, key, f"attempt {blocking.id} for {key} is "
+                            f"already admitted ({blocking.status})", False)
+        try:
+            state = s.admit(request_key=key, generation=generation, plan=channel.plan,
+                            channel=channel.name, expires_at=_expires_at(ctx),
+                            authorization=ctx.args.authorization)
+        except Blocked:
+            raise
+        return _outcome(ctx, journal, s.pages, key, f"admitted attempt {state.id} for {key}",
+                        True)
+
+
+def _successor(ctx: _Ctx) -> WriteOutcome:
+    key = _request_key(ctx)
+    generation = _generation(ctx)
+    journal = _find(ctx)
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        if tip.predecessor is not None and tip.status == "pending" \
+                and tip.generation_id == generation.id:
+            pred = s.state.attempt(tip.predecessor)
+            if pred is not None and not pred.blocks:
+                return _outcome(ctx, journal, s.pages, key, f"successor {tip.id} is already "
+                                "admitted", False)
+        channel = ctx.cfg.channel(ctx.args.channel or tip.attempt.channel)
+        result = s.successor(tip.id, generation=generation, plan=channel.plan,
+                             channel=channel.name, expires_at=_expires_at(ctx),
+                             authorization=getattr(ctx.args, "authorization", None))
+        return _outcome(ctx, journal, s.pages, key, f"admitted successor "
+                        f"{result.attempt.id} of {tip.id}", True)
+
+
+def _record(ctx: _Ctx) -> WriteOutcome:
+    key = _request_key(ctx)
+    journal = _find(ctx)
+    phase_arg: str = ctx.args.phase
+    phase = None if phase_arg == "attempt" else phase_arg
+    status: str = ctx.args.status
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        ekey = _event_key(ctx.args, ctx.store.writer, phase_arg, status)
+        result = s.append(tip.id, key=ekey, phase=phase, status=status,
+                          reason=ctx.args.reason or None, materials=_materials(ctx, tip))
+        what = "already recorded" if result.replayed else "recorded"
+        extra = f" after {result.sends} sends" if result.sends > 1 else ""
+        return _outcome(ctx, journal, s.pages, key, f"{what} {phase_arg} {status} "
+                        f"(seq {result.event.seq}, key {ekey}){extra}", not result.replayed)
+
+
+def _expire(ctx: _Ctx) -> WriteOutcome:
+    key = _request_key(ctx)
+    journal = _find(ctx)
+    reason = ctx.args.reason or "expired before it was confirmed"
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        if tip.status == "expired":
+            return _outcome(ctx, journal, s.pages, key, f"attempt {tip.id} is already expired",
+                            False)
+        result = s.expire(tip.id, expected_head=tip.head_digest, reason=reason)
+        return _outcome(ctx, journal, s.pages, key, f"expired attempt {tip.id}",
+                        not result.replayed)
+
+
+def _rollback(ctx: _Ctx) -> WriteOutcome:
+    key = _request_key(ctx)
+    journal = _find(ctx)
+    status: str = ctx.args.status
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
+        result = s.rollback(tip.id, key=ekey, status=status, reason=ctx.args.reason or None)
+        what = "already recorded" if result.replayed else "recorded"
+        return _outcome(ctx, journal, s.pages, key, f"{what} rollback {status} on {tip.id}",
+                        not result.replayed)
+
+
+_COMMANDS = {"admit": _admit, "successor": _successor, "record": _record, "expire": _expire,
+             "rollback": _rollback}
+
+
+def perform(command: str, args: Any) -> WriteOutcome:
+    """Run one writer command with ``args`` (the CLI's options, or the Action's).
+
+    Raises:
+        CliError, ConfigError, store errors (``RefusedByRules`` exit 1,
+        ``JournalInvalidError`` exit 3, ...), GitHub errors (exit 4).
+    """
+    with _context(args) as ctx:
+        return _COMMANDS[command](ctx)
+
+
+def _cli(command: str, args: Any) -> int:
+    outcome = perform(command, args)
+    if args.json:
+        out = json.dumps(outcome.verdict.to_json(), ensure_ascii=True, separators=(",", ":"))
+        sys.stdout.write(out + "\n")
+    else:
+        v = outcome.verdict
+        print(f"{outcome.message}\nstatus {v.status}, recovery {v.recovery}; "
+              f"journal {outcome.url}")
+    return 0 if outcome.verdict.exit_code == 0 else outcome.verdict.exit_code
+
+
+def admit(args: Any) -> int:
+    """``ghattempt admit``."""
+    return _cli("admit", args)
+
+
+def record(args: Any) -> int:
+    """``ghattempt record``."""
+    return _cli("record", args)
+
+
+def successor(args: Any) -> int:
+    """``ghattempt successor``."""
+    return _cli("successor", args)
+
+
+def expire(args: Any) -> int:
+    """``ghattempt expire``."""
+    return _cli("expire", args)
+
+
+def rollback(args: Any) -> int:
+    """``ghattempt rollback``."""
+    return _cli("rollback", args)
