@@ -125,6 +125,10 @@ class Inbox:
         self.path = path
         self._busy_ms = int(busy_timeout * 1000)
         self._local = threading.local()
+        # All writers of one process queue on this lock instead of meeting in SQLite's
+        # busy handler, which sleeps in growing steps (up to 100 ms) and would let the
+        # worker's steady writes starve an acceptance waiting to answer GitHub.
+        self._write = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = self._conn()
         conn.executescript(_SCHEMA)
@@ -155,6 +159,18 @@ class Inbox:
         """
         digest = hashlib.sha256(body).hexdigest()
         conn = self._conn()
+        with self._write:
+            return self._accept(conn, delivery, event, action, body, digest)
+
+    def _accept(
+        self,
+        conn: sqlite3.Connection,
+        delivery: str,
+        event: str,
+        action: str | None,
+        body: bytes,
+        digest: str,
+    ) -> Accepted:
         conn.execute("BEGIN IMMEDIATE")
         try:
             row = conn.execute(
@@ -202,6 +218,12 @@ class Inbox:
         failed: bool = False,
     ) -> None:
         """Mark a delivery done (or failed) and apply its head-index changes, atomically."""
+        with self._write:
+            self._finish(seq, outcome, index, failed)
+
+    def _finish(
+        self, seq: int, outcome: object, index: Iterable[Remember | Forget], failed: bool
+    ) -> None:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -240,11 +262,12 @@ class Inbox:
 
     def postpone(self, seq: int, not_before: float, note: str) -> None:
         """Count one more try of a pending delivery and hold it until ``not_before``."""
-        self._conn().execute(
-            "UPDATE deliveries SET tries = tries + 1, not_before = ?, outcome = ? "
-            "WHERE seq = ? AND state = 'pending'",
-            (not_before, json.dumps({"retrying": note}), seq),
-        )
+        with self._write:
+            self._conn().execute(
+                "UPDATE deliveries SET tries = tries + 1, not_before = ?, outcome = ? "
+                "WHERE seq = ? AND state = 'pending'",
+                (not_before, json.dumps({"retrying": note}), seq),
+            )
 
     def lookup_heads(self, repository_id: str, head_sha: str) -> Sequence[IntentRef]:
         """The intents whose pull request currently has ``head_sha`` as head."""
@@ -277,16 +300,18 @@ class Inbox:
 
     def requeue_failed(self) -> int:
         """Put every failed delivery back to pending; returns how many."""
-        cur = self._conn().execute(
-            "UPDATE deliveries SET state = 'pending', tries = 0, not_before = 0 "
-            "WHERE state = 'failed'"
-        )
+        with self._write:
+            cur = self._conn().execute(
+                "UPDATE deliveries SET state = 'pending', tries = 0, not_before = 0 "
+                "WHERE state = 'failed'"
+            )
         return cur.rowcount
 
     def prune(self, older_than: float = RETENTION_SECONDS) -> int:
         """Delete finished deliveries received more than ``older_than`` seconds ago."""
-        cur = self._conn().execute(
-            "DELETE FROM deliveries WHERE state != 'pending' AND received_at < ?",
-            (time.time() - older_than,),
-        )
+        with self._write:
+            cur = self._conn().execute(
+                "DELETE FROM deliveries WHERE state != 'pending' AND received_at < ?",
+                (time.time() - older_than,),
+            )
         return cur.rowcount

@@ -77,63 +77,58 @@ class RecordingSink:
         self.unavailable = unavailable
         self.crash_after_apply = crash_after_apply
         self._lock = threading.Lock()
-        with self._connect() as conn:
-            conn.executescript(_SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        return conn
+        # one connection for the sink's life: closing the last connection of a WAL
+        # database checkpoints it, which would cost more than the write itself
+        self._conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=FULL")
+        with self._conn:
+            self._conn.executescript(_SCHEMA)
 
     def _apply(self, method: str, scope: str, request: SinkRequest) -> SinkResult:
         if self.delay:
             time.sleep(self.delay)
         body = json.dumps(dataclasses.asdict(request), sort_keys=True)
-        with self._lock:
-            conn = self._connect()
-            try:
-                with conn:
-                    if self.unavailable:
-                        row = conn.execute(
-                            "SELECT value FROM counters WHERE name = 'unavailable'"
-                        ).fetchone()
-                        seen = row[0] if row else 0
-                        if seen < self.unavailable:
-                            conn.execute(
-                                "INSERT INTO counters VALUES ('unavailable', ?) ON CONFLICT "
-                                "(name) DO UPDATE SET value = excluded.value",
-                                (seen + 1,),
-                            )
-                            conn.execute(
-                                "INSERT INTO calls (method, scope, key, outcome, request, at) "
-                                "VALUES (?, ?, ?, 'unavailable', ?, ?)",
-                                (method, scope, request.key, body, time.time()),
-                            )
-                            unavailable = True
-                        else:
-                            unavailable = False
-                    else:
-                        unavailable = False
-                    if not unavailable:
-                        cur = conn.execute(
-                            "INSERT INTO effects (method, scope, key, request) VALUES "
-                            "(?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING",
-                            (method, scope, request.key, body),
-                        )
-                        outcome = Outcome.APPLIED if cur.rowcount == 1 else Outcome.ALREADY_APPLIED
-                        conn.execute(
-                            "INSERT INTO calls (method, scope, key, outcome, request, at) "
-                            "VALUES (?, ?, ?, ?, ?, ?)",
-                            (method, scope, request.key, outcome.value, body, time.time()),
-                        )
-            finally:
-                conn.close()
-        if unavailable:
+        with self._lock, self._conn as conn:
+            if self._take_outage(conn):
+                conn.execute(
+                    "INSERT INTO calls (method, scope, key, outcome, request, at) "
+                    "VALUES (?, ?, ?, 'unavailable', ?, ?)",
+                    (method, scope, request.key, body, time.time()),
+                )
+                outcome = None
+            else:
+                cur = conn.execute(
+                    "INSERT INTO effects (method, scope, key, request) VALUES "
+                    "(?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING",
+                    (method, scope, request.key, body),
+                )
+                outcome = Outcome.APPLIED if cur.rowcount == 1 else Outcome.ALREADY_APPLIED
+                conn.execute(
+                    "INSERT INTO calls (method, scope, key, outcome, request, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (method, scope, request.key, outcome.value, body, time.time()),
+                )
+        if outcome is None:
             raise SinkUnavailable("recording sink: simulated outage")
         if self.crash_after_apply and outcome is Outcome.APPLIED:
             os.kill(os.getpid(), signal.SIGKILL)
         return SinkResult(outcome)
+
+    def _take_outage(self, conn: sqlite3.Connection) -> bool:
+        """Whether this call is one of the first ``unavailable`` ones (counted in the file)."""
+        if not self.unavailable:
+            return False
+        row = conn.execute("SELECT value FROM counters WHERE name = 'unavailable'").fetchone()
+        seen = row[0] if row else 0
+        if seen >= self.unavailable:
+            return False
+        conn.execute(
+            "INSERT INTO counters VALUES ('unavailable', ?) ON CONFLICT (name) "
+            "DO UPDATE SET value = excluded.value",
+            (seen + 1,),
+        )
+        return True
 
     def open_intent(self, request: OpenIntent) -> SinkResult:
         """Record an admission."""

@@ -23,10 +23,12 @@ delivery id against replays, do the work asynchronously):
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 from githubkit.webhooks import verify
@@ -38,7 +40,7 @@ from starlette.routing import Route
 
 from ghattempt.app.inbox import Admission, Inbox
 from ghattempt.app.routing import is_routed
-from ghattempt.app.settings import AppSettings
+from ghattempt.app.settings import AppSettings, ConfigurationError
 from ghattempt.app.sink import JournalSink
 from ghattempt.app.worker import Worker
 
@@ -48,12 +50,45 @@ WEBHOOK_PATH = "/webhook"
 
 log = logging.getLogger("ghattempt.app")
 
+_PARSE_INLINE = 1024 * 1024
 _EVENT = re.compile(r"[a-z_]{1,64}")
 _DELIVERY = re.compile(r"[A-Za-z0-9-]{1,64}")
 
 
 def _answer(code: int, /, **fields: Any) -> JSONResponse:
     return JSONResponse(fields, status_code=code)
+
+
+@contextlib.contextmanager
+def _exclusive(state: Path) -> Iterator[None]:
+    """Hold ``<state>.lock`` so that one server process works one inbox.
+
+    Two workers on one inbox would send one delivery twice and out of order. The lock
+    is an ``flock``: the kernel drops it when the process dies, even by SIGKILL.
+
+    Raises:
+        ConfigurationError: another process holds the lock.
+    """
+    path = state.with_name(state.name + ".lock")
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigurationError(
+                f"another server is already working the inbox {str(state)!r}: run one "
+                "server per GHATTEMPT_APP_STATE"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _refuse(request: Request, code: int, error: str) -> JSONResponse:
+    """Answer a refused delivery and log it (peer and reason only; no header values)."""
+    peer = request.client.host if request.client else "?"
+    log.warning("refused a delivery from %s: %d %s", peer, code, error)
+    return _answer(code, error=error)
 
 
 def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
@@ -96,20 +131,23 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         except ClientDisconnect:
             return Response(status_code=400)
         if body is None:
-            return _answer(413, error=f"body larger than {bound} bytes")
+            return _refuse(request, 413, f"body larger than {bound} bytes")
         signature = request.headers.get("x-hub-signature-256", "")
         if not signature.startswith("sha256=") or not verify(secret.reveal(), body, signature):
-            return _answer(401, error="missing or invalid X-Hub-Signature-256")
+            return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
         event = request.headers.get("x-github-event", "")
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
-            return _answer(400, error="missing or malformed X-GitHub-Event or X-GitHub-Delivery")
+            return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
         try:
-            payload = json.loads(body)
+            if len(body) > _PARSE_INLINE:  # keep the event loop answering other deliveries
+                payload = await run_in_threadpool(json.loads, body)
+            else:
+                payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return _answer(400, error="body is not JSON")
+            return _refuse(request, 400, "body is not JSON")
         if not isinstance(payload, dict):
-            return _answer(400, error="body is not a JSON object")
+            return _refuse(request, 400, "body is not a JSON object")
         raw_action = payload.get("action")
         action = raw_action if isinstance(raw_action, str) else None
         if event == "ping":
@@ -144,11 +182,12 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        worker.start()
-        try:
-            yield
-        finally:
-            await run_in_threadpool(worker.stop)
+        with _exclusive(settings.state_path):
+            worker.start()
+            try:
+                yield
+            finally:
+                await run_in_threadpool(worker.stop)
 
     app = Starlette(
         routes=[
@@ -190,4 +229,5 @@ def serve(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     app = create_app(settings, load_sink(settings))
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+    # uvicorn's access log is off: the server logs each accepted and refused delivery
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)

@@ -4,6 +4,8 @@ Stdlib only; imports nothing else from the package. The reader bundle
 (``readers/business-attempt.pyz``) is built from this package alone.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._c14n import canonical, digest
 from ._codes import FAILURE_CODES, Failure, JournalInvalid
 from ._journal import (
@@ -36,6 +38,36 @@ from ._rules import (
     recovery_for,
 )
 
+if TYPE_CHECKING:
+    from ._build import (
+        build_attempt,
+        build_event,
+        build_generation,
+        build_intent,
+        build_material,
+        check_attempt,
+        check_event,
+        next_event,
+        record_block,
+        render_body,
+    )
+
+_WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
+                          "build_material", "check_attempt", "check_event", "next_event",
+                          "record_block", "render_body"})
+
+
+def __getattr__(name: str) -> Any:
+    """Load the builders on first use: the reader never needs them (start-up time)."""
+    if name in _WRITER_SIDE:
+        from . import _build
+
+        value = getattr(_build, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "ATTEMPT_STATUSES",
     "FAILURE_CODES",
@@ -58,6 +90,16 @@ __all__ = [
     "Verdict",
     "Writer",
     "blocks_fresh_attempt",
+    "build_attempt",
+    "build_event",
+    "build_generation",
+    "build_intent",
+    "build_material",
+    "check_attempt",
+    "check_event",
+    "next_event",
+    "record_block",
+    "render_body",
     "canonical",
     "digest",
     "find_blocking",

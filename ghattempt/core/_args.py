@@ -1,6 +1,5 @@
 """The reader's arguments (spec journal-v1, section 6): one parser for CLI and library."""
 
-from __future__ import annotations
 
 import re
 from dataclasses import dataclass
@@ -14,10 +13,8 @@ DEFAULT_MAX_ATTEMPTS = 100
 
 # Section 6: (http|https)://HOST(:PORT)?/? -- HOST a DNS name or IPv4 literal, or a
 # bracketed IPv6 literal; PORT 1 to 5 digits.
-_SERVER_URL = re.compile(
-    r"(?:http|https)://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?|\[[0-9A-Fa-f:.]+\])"
-    r"(?::[0-9]{1,5})?/?").fullmatch
-_DIGITS = re.compile(r"[0-9]+").fullmatch
+_SERVER_URL = (r"(?:http|https)://(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?"
+               r"|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?/?")
 
 FLAGS = ("--writer", "--writer-id", "--repository-id", "--request-key", "--server-url",
          "--max-records", "--max-attempts")
@@ -66,7 +63,7 @@ def make_options(writer: str, repository_id: str, *, writer_id: int | None = Non
         raise _bad("--request-key must match [A-Za-z0-9._:/@+=-]{1,128}")
     server = DEFAULT_SERVER
     if server_url is not None:
-        if type(server_url) is not str or _SERVER_URL(server_url) is None:
+        if type(server_url) is not str or re.fullmatch(_SERVER_URL, server_url) is None:
             raise _bad("--server-url must be (http|https)://HOST(:PORT) with at most a "
                        "trailing /")
         server = server_url[:-1] if server_url.endswith("/") else server_url
@@ -102,7 +99,7 @@ def parse_argv(argv: list[str]) -> Options:
         text = values.get(flag)
         if text is None:
             return None
-        if _DIGITS(text) is None:
+        if not text.isascii() or not text.isdigit():
             raise _bad(f"{flag} must be an integer >= 1 in plain decimal digits")
         digits = text.lstrip("0")
         # Beyond 18 digits every bound is unreachable; int() refuses > 4300 digits.

@@ -10,15 +10,27 @@ equals RFC 8785 (JCS). ``digest(x)`` is ``"sha256:"`` + lowercase hex SHA-256 of
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from hashlib import sha256
 from typing import Any
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """Largest integer magnitude an allowed value may have (section 3)."""
 
-_encode = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True
-).encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                            allow_nan=True, check_circular=False)
+# The C accelerator behind json.dumps, called without its Python wrappers (same output).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_encode_basestring = getattr(json.encoder, "c_encode_basestring", None)
+_encode: Callable[[Any], str]
+if _c_make_encoder is not None and _c_encode_basestring is not None:
+    _chunks = _c_make_encoder(None, _ENCODER.default, _c_encode_basestring, None, ":", ",",
+                              True, False, True)
+
+    def _encode(value: Any) -> str:
+        return "".join(_chunks(value, 0))
+else:  # pragma: no cover -- interpreters without _json
+    _encode = _ENCODER.encode
 
 
 def canonical_text(value: Any) -> str:
@@ -95,3 +107,57 @@ def allowed_problem(value: Any) -> str | None:
         else:
             return f"{kind.__name__} is not a JSON value"
     return None
+
+
+def _reject_float(text: str) -> Any:
+    raise ValueError(f"number {text} is not an integer")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_int(text: str) -> int:
+    value = int(text)  # ValueError beyond 4300 digits: refused as well
+    if len(text) > 15 and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        raise ValueError(f"integer {text[:20]} is beyond 2**53-1")
+    return value
+
+
+decode_record = json.JSONDecoder(parse_float=_reject_float, parse_int=_parse_int,
+                                 parse_constant=_reject_constant).decode
+"""Parse a record line: JSON syntax, and no floats, NaN/Infinity or unsafe integers.
+
+Raises ValueError (or RecursionError) for anything else; keys are not checked here.
+"""
+
+
+def split_canonical(obj: dict[str, Any], text: str) -> str | None:
+    """Check that ``text`` is the canonical form of ``obj``; return the canonical text of
+    ``obj`` without its top-level ``"digest"`` member (what the digest covers), or None.
+
+    One full encoding serves both checks: the canonical form of ``obj`` is the returned
+    text with the ``digest`` member placed where sorted keys put it (section 3).
+    """
+    if "digest" not in obj:
+        try:
+            full = _encode(obj)
+        except (ValueError, RecursionError):
+            return None
+        return full if full == text else None
+    value = obj.pop("digest")
+    try:
+        rest = _encode(obj)
+        head = _encode({k: obj[k] for k in obj if k < "digest"})
+        member = '"digest":' + _encode(value)
+    except (ValueError, RecursionError):
+        return None
+    finally:
+        obj["digest"] = value
+    cut = len(head) - 1  # rest[:cut] is "{" + the members sorting before "digest"
+    if cut > 1:
+        sep_after = "," if rest[cut] == "," else ""
+        expected = rest[:cut] + "," + member + (rest[cut:] if sep_after else "}")
+    else:
+        expected = "{" + member + ("}" if rest == "{}" else "," + rest[1:])
+    return rest if expected == text else None

@@ -9,7 +9,6 @@ whose ``node.id`` is X. Anything that cannot come from one consistent capture is
 and is left to the caller (``Capture.missing``).
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 from ._codes import JournalInvalid
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Comment:
-    """One captured comment node (fragment ``RecordComment``).
+    """One captured comment node (fragment ``RecordComment``); read-only by convention.
 
     ``login``/``database_id`` are None for a deleted account (``author: null``);
     ``database_id`` is None when the author is not a Bot.
@@ -114,6 +113,29 @@ def _author(obj: Any, where: str) -> tuple[str | None, int | None]:
 
 
 def _comment(obj: Any, where: str) -> Comment:
+    try:  # the common case in one step; any surprise takes the explaining path below
+        author = obj["author"]
+        comment = Comment(obj["id"], obj["body"], obj["createdAt"], obj["lastEditedAt"],
+                          obj["includesCreatedEdit"], obj["isMinimized"], obj.get("deletedAt"),
+                          None if author is None else author["login"],
+                          None if author is None else author.get("databaseId"))
+    except (KeyError, TypeError, AttributeError):
+        comment = None
+    if (comment is not None and type(comment.id) is str and type(comment.body) is str
+            and type(comment.created_at) is str
+            and (comment.last_edited_at is None or type(comment.last_edited_at) is str)
+            and type(comment.includes_created_edit) is bool
+            and type(comment.is_minimized) is bool
+            and (comment.deleted_at is None or type(comment.deleted_at) is str)
+            and (author is None or (type(comment.login) is str
+                                    and (comment.database_id is None
+                                         or type(comment.database_id) is int)))):
+        return comment
+    return _explain_comment(obj, where)
+
+
+def _explain_comment(obj: Any, where: str) -> Comment:
+    """Check a node field by field; raises ``capture_mismatch`` naming the first problem."""
     if type(obj) is not dict:
         raise _mismatch(f"{where}: a node is not an object")
     where = f"{where} node {str(obj.get('id'))[:40]}"

@@ -6,7 +6,6 @@ returns a ``Verdict`` (section 10). When the journal is valid, the verdict also 
 ``JournalState``: what a writer needs to append the next record or admit an attempt.
 """
 
-from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from ._records import Attempt, Event, Intent, Material, is_key, parse_body
 from ._rules import (
     AttemptStatus,
     ReplayState,
-    Step,
     apply,
     blocks_fresh_attempt,
     derive_status,
@@ -328,12 +326,12 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
         prev = event.digest
     state = ReplayState.start(attempt.plan, attempt.expires_at)
     for event in ordered:
-        step = Step(event.phase, event.status, event.at)
-        refused = refusal(state, step)
+        refused = refusal(state, event)
         if refused is not None:
             raise JournalInvalid(refused[0], f"attempt {aid} seq {event.seq}: {refused[1]}")
-        apply(state, step, event.reason)
-        ctx.check_materials(attempt, event, registry)
+        apply(state, event, event.reason)
+        if event.materials:
+            ctx.check_materials(attempt, event, registry)
     return ordered, state
 
 

@@ -13,15 +13,19 @@ order of section 3: marker and fence, JSON syntax, canonical form, allowed value
 ``v``, shapes (keys, types, patterns), ``digest``, and last the expected ``type``.
 """
 
-from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from ._c14n import allowed_problem, canonical_text, digest, digest_text
+from ._c14n import (
+    allowed_problem,
+    canonical_text,
+    decode_record,
+    digest,
+    digest_text,
+    split_canonical,
+)
 from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
 
@@ -30,13 +34,47 @@ RecordType = Literal["intent", "attempt", "event"]
 MAX_BODY_CHARS = 65536
 """GitHub's limit on a comment or discussion body, in characters."""
 
-# Value shapes, section 3. Each pattern matches the whole string (fullmatch), ASCII only.
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}").fullmatch
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}").fullmatch
-_KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}").fullmatch
-_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
-_REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}").fullmatch
-_MARKER = re.compile(r"<!-- ghattempt:v([0-9]+) -->")
+# Value shapes, section 3: each pattern matches the whole string, ASCII only. Checked
+# with str methods (no regular expressions to compile at start-up): ``s.strip(chars)``
+# is empty exactly when every character of ``s`` is one of ``chars``.
+_HEX = "0123456789abcdef"
+_DIGITS = "0123456789"
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS = _ALNUM + "._:/@+=-"
+_REPO_CHARS = _ALNUM + "_.-"
+MARKER_PREFIX = "<!-- ghattempt:v"
+
+
+def _digest_shape(s: str) -> bool:
+    # sha256:[0-9a-f]{64}
+    return len(s) == 71 and s.startswith("sha256:") and not s[7:].strip(_HEX)
+
+
+def _key_shape(s: str) -> bool:
+    # [A-Za-z0-9._:/@+=-]{1,128}
+    return 0 < len(s) <= 128 and not s.strip(_KEY_CHARS)
+
+
+def _time_shape(s: str) -> bool:
+    # [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z
+    return (len(s) == 20 and s[4] == "-" and s[7] == "-" and s[10] == "T" and s[13] == ":"
+            and s[16] == ":" and s[19] == "Z"
+            and not (s[:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]).strip(_DIGITS))
+
+
+def markers(body: str) -> list[str]:
+    """The version digit strings N of every marker ``<!-- ghattempt:vN -->`` in ``body``."""
+    found = []
+    at = body.find(MARKER_PREFIX)
+    while at >= 0:
+        start = end = at + len(MARKER_PREFIX)
+        while end < len(body) and body[end] in _DIGITS:
+            end += 1
+        if end > start and body.startswith(" -->", end):
+            found.append(body[start:end])
+        at = body.find(MARKER_PREFIX, end)
+    return found
+
 
 MATERIAL_KINDS = ("artifact", "checkpoint", "receipt", "passport", "readback")
 """Kinds of material (section 4, material)."""
@@ -47,27 +85,31 @@ REASON_REQUIRED = frozenset({"waiting", "failed", "cancelled", "superseded", "ex
 
 def is_oid(value: object) -> bool:
     """True for a Git object id: 40 or 64 lowercase hex digits (section 3, *oid*)."""
-    return type(value) is str and _OID(value) is not None
+    return type(value) is str and len(value) in (40, 64) and not value.strip(_HEX)
 
 
 def is_digest(value: object) -> bool:
     """True for ``sha256:`` + 64 lowercase hex digits (section 3, *digest*)."""
-    return type(value) is str and len(value) == 71 and _DIGEST(value) is not None
+    return type(value) is str and _digest_shape(value)
 
 
 def is_key(value: object) -> bool:
     """True for ``[A-Za-z0-9._:/@+=-]{1,128}`` (section 3, *key*)."""
-    return type(value) is str and _KEY(value) is not None
+    return type(value) is str and _key_shape(value)
 
 
 def is_time(value: object) -> bool:
     """True for a UTC time ``YYYY-MM-DDTHH:MM:SSZ`` (section 3, *time*)."""
-    return type(value) is str and len(value) == 20 and _TIME(value) is not None
+    return type(value) is str and _time_shape(value)
 
 
 def is_repo(value: object) -> bool:
     """True for ``owner/name`` (section 3, *repo*)."""
-    return type(value) is str and _REPO(value) is not None
+    if type(value) is not str:
+        return False
+    owner, slash, name = value.partition("/")
+    return (bool(slash) and 0 < len(owner) <= 100 and 0 < len(name) <= 100
+            and not owner.strip(_REPO_CHARS) and not name.strip(_REPO_CHARS))
 
 
 def is_name(value: object) -> bool:
@@ -309,7 +351,7 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 def _keys(obj: object, expected: frozenset[str], what: str) -> dict[str, Any]:
     if type(obj) is not dict:
         raise _bad(f"{what} is not an object")
-    if obj.keys() != expected:
+    if obj.keys() != expected:  # dict_keys == frozenset compares as sets
         missing = sorted(expected - obj.keys())
         unknown = sorted(obj.keys() - expected)
         raise _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
@@ -326,10 +368,15 @@ def parse_writer(obj: object) -> Writer:
     kind = obj.get("kind") if type(obj) is dict else None
     if kind == "actions":
         w = _keys(obj, _ACTIONS_KEYS, "writer")
-        _need(is_count(w["run_id"]) and is_count(w["run_attempt"]),
-              "writer run_id/run_attempt is not a count")
-        _need(is_name(w["job"]) and is_name(w["workflow"]), "writer job/workflow is not a name")
-        return ActionsWriter(w["run_id"], w["run_attempt"], w["job"], w["workflow"])
+        run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
+                                              w["workflow"])
+        if not (type(run_id) is int and run_id >= 1 and type(run_attempt) is int
+                and run_attempt >= 1):
+            raise _bad("writer run_id/run_attempt is not a count")
+        if not (type(job) is str and 1 <= len(job) <= 256 and type(workflow) is str
+                and 1 <= len(workflow) <= 256):
+            raise _bad("writer job/workflow is not a name")
+        return ActionsWriter(run_id, run_attempt, job, workflow)
     if kind == "app":
         w = _keys(obj, _APP_KEYS, "writer")
         _need(is_count(w["app_id"]), "writer app_id is not a count")
@@ -358,7 +405,7 @@ def parse_material(obj: object) -> Material:
 
 
 def _parse_intent(r: dict[str, Any], dg: str) -> Intent:
-    _keys(r, _INTENT_KEYS - {"digest"}, "intent record")
+    _keys(r, _INTENT_FIELDS, "intent record")
     repo = _keys(r["repository"], _REPOSITORY_KEYS, "intent repository")
     _need(is_name(repo["id"]), "intent repository.id is not a name")
     _need(is_repo(repo["name"]), "intent repository.name is not owner/name")
@@ -400,7 +447,7 @@ def check_plan(plan: object) -> tuple[str, ...]:
 
 
 def _parse_attempt(r: dict[str, Any], dg: str) -> Attempt:
-    _keys(r, _ATTEMPT_KEYS - {"digest"}, "attempt record")
+    _keys(r, _ATTEMPT_FIELDS, "attempt record")
     _need(is_digest(r["intent"]), "attempt intent is not a digest")
     _need(is_key(r["request_key"]), "attempt request_key is not a key")
     generation = parse_generation(r["generation"])
@@ -419,31 +466,54 @@ def _parse_attempt(r: dict[str, Any], dg: str) -> Attempt:
                    r["expires_at"], writer, r["reader"], r["at"], dg, gen_id)
 
 
+_EVENT_FIELDS = _EVENT_KEYS - {"digest"}
+_ATTEMPT_FIELDS = _ATTEMPT_KEYS - {"digest"}
+_INTENT_FIELDS = _INTENT_KEYS - {"digest"}
+
+
 def _parse_event(r: dict[str, Any], dg: str) -> Event:
-    _keys(r, _EVENT_KEYS - {"digest"}, "event record")
-    _need(is_digest(r["intent"]) and is_digest(r["attempt"]) and is_digest(r["generation"]),
-          "event intent/attempt/generation is not a digest")
-    _need(is_count(r["seq"]), "event seq is not a count")
-    _need(is_digest(r["prev"]), "event prev is not a digest")
-    _need(is_key(r["key"]), "event key is not a key")
+    # The hot path of a long journal: checks written inline, same rules as is_*().
+    if r.keys() != _EVENT_FIELDS:
+        _keys(r, _EVENT_FIELDS, "event record")
+    digest_ = _digest_shape
+    intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
+    if not (type(intent) is str and digest_(intent) and type(attempt) is str
+            and digest_(attempt) and type(generation) is str and digest_(generation)):
+        raise _bad("event intent/attempt/generation is not a digest")
+    seq = r["seq"]
+    if type(seq) is not int or seq < 1:
+        raise _bad("event seq is not a count")
+    prev = r["prev"]
+    if type(prev) is not str or not digest_(prev):
+        raise _bad("event prev is not a digest")
+    key = r["key"]
+    if type(key) is not str or not _key_shape(key):
+        raise _bad("event key is not a key")
     phase = r["phase"]
-    _need(phase is None or type(phase) is str, "event phase is not a string or null")
+    if phase is not None and type(phase) is not str:
+        raise _bad("event phase is not a string or null")
     status = r["status"]
-    _need(type(status) is str and status in statuses_for(phase),
-          f"event status {status!r} is not allowed for phase {phase!r}")
+    if type(status) is not str or status not in statuses_for(phase):
+        raise _bad(f"event status {str(status)[:40]!r} is not allowed for phase "
+                   f"{str(phase)[:40]!r}")
     reason = r["reason"]
     if status in REASON_REQUIRED:
-        _need(is_reason(reason), f"status {status} needs a reason of 1..1024 characters")
-    else:
-        _need(reason is None, f"status {status} takes reason null")
+        if type(reason) is not str or not 1 <= len(reason) <= 1024:
+            raise _bad(f"status {status} needs a reason of 1..1024 characters")
+    elif reason is not None:
+        raise _bad(f"status {status} takes reason null")
     raw = r["materials"]
-    _need(type(raw) is list, "event materials is not an array")
-    materials = tuple(parse_material(m) for m in raw) if raw else ()
+    if type(raw) is not list:
+        raise _bad("event materials is not an array")
+    materials = tuple([parse_material(m) for m in raw]) if raw else ()
     writer = parse_writer(r["writer"])
-    _need(is_digest(r["reader"]), "event reader is not a digest")
-    _need(is_time(r["at"]), "event at is not a time")
-    return Event(r["intent"], r["attempt"], r["generation"], r["seq"], r["prev"], r["key"],
-                 phase, status, reason, materials, writer, r["reader"], r["at"], dg)
+    reader, at = r["reader"], r["at"]
+    if type(reader) is not str or not digest_(reader):
+        raise _bad("event reader is not a digest")
+    if type(at) is not str or not _time_shape(at):
+        raise _bad("event at is not a time")
+    return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,
+                 materials, writer, reader, at, dg)
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any], str], Record]] = {
@@ -460,15 +530,15 @@ def find_block(body: str) -> str | None:
     Raises:
         JournalInvalid: ``bad_record`` or ``unknown_version``.
     """
-    if "<!-- ghattempt:v" not in body:
+    if MARKER_PREFIX not in body:
         return None
-    markers = _MARKER.findall(body)
-    if not markers:
+    found = markers(body)
+    if not found:
         return None
-    if len(markers) > 1:
-        raise _bad(f"the body holds {len(markers)} record markers; exactly one is allowed")
-    if markers[0] != "1":
-        raise JournalInvalid("unknown_version", f"marker version v{markers[0]} is not v1")
+    if len(found) > 1:
+        raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
+    if found[0] != "1":
+        raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
     marker = "<!-- ghattempt:v1 -->\n```json\n"
@@ -486,13 +556,6 @@ def find_block(body: str) -> str | None:
     return body[start:end]
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
-
-
 def parse_line(line: str) -> Record:
     """Parse one record line into a record, whatever its type (section 3 order).
 
@@ -500,25 +563,23 @@ def parse_line(line: str) -> Record:
         JournalInvalid: ``bad_record``, ``unknown_version`` or ``digest_mismatch``.
     """
     try:
-        obj = _decode(line)
+        obj = decode_record(line)
     except (ValueError, RecursionError) as exc:
-        raise _bad(f"the record line is not JSON ({str(exc)[:80]})") from None
+        # JSON syntax, or a value outside the allowed subset (float, unsafe integer).
+        raise _bad(f"the record line is not allowed JSON ({str(exc)[:80]})") from None
     if type(obj) is not dict:
         raise _bad("the record is not a JSON object")
-    try:
-        same = canonical_text(obj) == line
-    except (ValueError, RecursionError):
-        same = False
-    if not same:
+    covered = split_canonical(obj, line)
+    if covered is None:
         raise _bad("the record line is not in canonical form (c14n v1)")
     if not line.isascii():
         try:
             line.encode("utf-8")
         except UnicodeEncodeError:
             raise _bad("the record holds a lone surrogate; it has no UTF-8 form") from None
-    problem = allowed_problem(obj)
-    if problem is not None:
-        raise _bad(problem)
+        problem = allowed_problem(obj)
+        if problem is not None:
+            raise _bad(problem)
     v = obj.get("v")
     if type(v) is not int:
         raise _bad("v is not the integer 1")
@@ -529,11 +590,10 @@ def parse_line(line: str) -> Record:
     if parser is None:
         raise _bad(f"record type {kind!r} is not intent, attempt or event")
     dg = obj.pop("digest", None)
-    if not is_digest(dg):
+    if type(dg) is not str or not _digest_shape(dg):
         raise _bad("the record's digest is missing or not a digest")
-    assert isinstance(dg, str)
     record = parser(obj, dg)
-    if digest_text(canonical_text(obj)) != dg:
+    if digest_text(covered) != dg:
         raise JournalInvalid("digest_mismatch",
                              f"{kind} record digest {dg} is not the digest of its content")
     return record

@@ -23,11 +23,10 @@ attempt blocks a fresh attempt at the same request key (section 9), and
 ``recovery_for`` maps a status to the one recovery selector of section 10.
 """
 
-from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import Literal, Protocol, cast, get_args
 
 from ._codes import Failure
 
@@ -112,11 +111,11 @@ class ReplayState:
     events: int = 0
 
     @classmethod
-    def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
+    def start(cls, plan: tuple[str, ...], expires_at: str) -> "ReplayState":
         """The state of an attempt with no event."""
         return cls(plan, expires_at, {})
 
-    def copy(self) -> ReplayState:
+    def copy(self) -> "ReplayState":
         """An independent copy (to try a record without applying it)."""
         return ReplayState(self.plan, self.expires_at, dict(self.last), self.overall,
                            self.events)
@@ -168,30 +167,45 @@ def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | 
     return "running", None, first_open
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """A record offered to replay: its phase (None: attempt-level), status and time."""
+class Step(Protocol):
+    """A record offered to replay: its phase (None: attempt-level), status and time.
 
-    phase: str | None
-    status: str
-    at: str
+    ``Event`` is one; anything with these attributes will do.
+    """
+
+    @property
+    def phase(self) -> str | None: ...  # noqa: D102
+
+    @property
+    def status(self) -> str: ...  # noqa: D102
+
+    @property
+    def at(self) -> str: ...  # noqa: D102
 
 
 Guard = Callable[[str, Step, ReplayState], bool]
 
 
-def _plan_phase(step: Step) -> bool:
-    return step.phase is not None and step.phase != ROLLBACK
+def _kind(step: Step) -> str:
+    """Which rows of ``TRANSITIONS`` can apply: attempt-level, rollback or a plan phase."""
+    return "attempt" if step.phase is None else "rollback" if step.phase == ROLLBACK else "plan"
 
 
-def _later_has_record(step: Step, st: ReplayState) -> bool:
-    index = st.plan.index(step.phase)
-    return any(phase in st.last for phase in st.plan[index + 1:])
+def _later_has_record(s: str, step: Step, st: ReplayState) -> bool:
+    last = st.last
+    for phase in st.plan[st.plan.index(step.phase) + 1:]:
+        if phase in last:
+            return True
+    return False
 
 
-def _earlier_open(step: Step, st: ReplayState) -> bool:
-    index = st.plan.index(step.phase)
-    return any(st.last.get(phase, ("",))[0] != "succeeded" for phase in st.plan[:index])
+def _earlier_open(s: str, step: Step, st: ReplayState) -> bool:
+    last = st.last
+    for phase in st.plan[:st.plan.index(step.phase)]:
+        seen = last.get(phase)
+        if seen is None or seen[0] != "succeeded":
+            return True
+    return False
 
 
 def _last_of(step: Step, st: ReplayState) -> str | None:
@@ -199,42 +213,45 @@ def _last_of(step: Step, st: ReplayState) -> str | None:
     return None if seen is None else seen[0]
 
 
-TRANSITIONS: tuple[tuple[str, Failure, Guard], ...] = (
-    # (rule, code, guard(attempt status before, record, state)) -- section 8, in order.
-    ("terminal attempt takes no record", "rewritten_terminal",
+TRANSITIONS: tuple[tuple[str, Failure, str, Guard], ...] = (
+    # (rule, code, records it concerns, guard(attempt status before, record, state)),
+    # section 8 in its order. "any" rows concern every record.
+    ("terminal attempt takes no record", "rewritten_terminal", "any",
      lambda s, r, st: s in TERMINAL),
-    ("succeeded attempt takes only rollback started", "rewritten_terminal",
+    ("succeeded attempt takes only rollback started", "rewritten_terminal", "any",
      lambda s, r, st: s == "succeeded" and not (r.phase == ROLLBACK and r.status == "started")),
-    ("rolling-back takes only rollback succeeded/failed", "illegal_transition",
+    ("rolling-back takes only rollback succeeded/failed", "illegal_transition", "any",
      lambda s, r, st: s == "rolling-back"
      and not (r.phase == ROLLBACK and r.status in ("succeeded", "failed"))),
     ("reconciling refuses attempt-level cancelled/superseded", "illegal_transition",
-     lambda s, r, st: s == "reconciling" and r.phase is None
-     and r.status in ("cancelled", "superseded")),
-    ("expired only while pending and at >= expires_at", "illegal_transition",
-     lambda s, r, st: r.phase is None and r.status == "expired"
-     and not (s == "pending" and r.at >= st.expires_at)),
-    ("rollback only from succeeded or rolling-back", "illegal_transition",
-     lambda s, r, st: r.phase == ROLLBACK and s not in ("succeeded", "rolling-back")),
-    ("phase not in the plan", "undeclared_phase",
-     lambda s, r, st: _plan_phase(r) and r.phase not in st.plan),
-    ("a later plan phase already has a record", "out_of_order_phase",
-     lambda s, r, st: _plan_phase(r) and _later_has_record(r, st)),
-    ("phase result is terminal", "rewritten_terminal",
-     lambda s, r, st: _plan_phase(r) and _last_of(r, st) in PHASE_TERMINAL),
-    ("an earlier plan phase has not succeeded", "missing_predecessor",
-     lambda s, r, st: _plan_phase(r) and _earlier_open(r, st)),
-    ("unknown resolves only to succeeded, failed or unknown", "illegal_transition",
-     lambda s, r, st: _plan_phase(r) and _last_of(r, st) == "unknown"
+     "attempt", lambda s, r, st: s == "reconciling" and r.status in ("cancelled", "superseded")),
+    ("expired only while pending and at >= expires_at", "illegal_transition", "attempt",
+     lambda s, r, st: r.status == "expired" and not (s == "pending" and r.at >= st.expires_at)),
+    ("rollback only from succeeded or rolling-back", "illegal_transition", "rollback",
+     lambda s, r, st: s not in ("succeeded", "rolling-back")),
+    ("phase not in the plan", "undeclared_phase", "plan",
+     lambda s, r, st: r.phase not in st.plan),
+    ("a later plan phase already has a record", "out_of_order_phase", "plan",
+     _later_has_record),
+    ("phase result is terminal", "rewritten_terminal", "plan",
+     lambda s, r, st: _last_of(r, st) in PHASE_TERMINAL),
+    ("an earlier plan phase has not succeeded", "missing_predecessor", "plan",
+     _earlier_open),
+    ("unknown resolves only to succeeded, failed or unknown", "illegal_transition", "plan",
+     lambda s, r, st: _last_of(r, st) == "unknown"
      and r.status not in ("succeeded", "failed", "unknown")),
 )
 """Section 8 as one table: the first row whose guard holds refuses the record."""
+
+_ROWS = {kind: tuple((rule, code, guard) for rule, code, concerns, guard in TRANSITIONS
+                     if concerns in ("any", kind))
+         for kind in ("attempt", "rollback", "plan")}
 
 
 def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
     """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None."""
     status = derive_status(state)[0]
-    for rule, code, guard in TRANSITIONS:
+    for rule, code, guard in _ROWS[_kind(step)]:
         if guard(status, step, state):
             return code, f"{rule} (attempt {status}, record {step.phase} {step.status})"
     return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import email.utils
 import itertools
 import json
+import logging
 import re
 import threading
 import time
@@ -50,7 +51,7 @@ from graphql.execution.values import get_variable_values
 from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
-from .fixture import load_fixture, seed
+from .fixture import LIMITS, load_fixture, seed
 from .graphql_errors import github_validation_errors, parse_error
 from .ids import decode_node_id, node_id
 from .resolvers import (
@@ -64,6 +65,7 @@ from .resolvers import (
 )
 from .state import Clock, State, iso
 
+logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
 
@@ -149,6 +151,8 @@ class Emulator:
         api_url: the REST base URL put into REST ``url`` fields.
         content_per_minute / content_per_hour: the secondary content-creation limit
             (GitHub: about 80 a minute and 500 an hour).
+        points_per_minute: the secondary point limit (GitHub: 2,000 a minute for
+            GraphQL; a query costs 1 point, a mutation 5).
         clock: a shared :class:`Clock` (tests move it forward).
     """
 
@@ -161,6 +165,7 @@ class Emulator:
         api_url: str = "https://api.github.com",
         content_per_minute: int = 80,
         content_per_hour: int = 500,
+        points_per_minute: int = 2000,
         clock: Clock | None = None,
     ) -> None:
         self.clock = clock or Clock()
@@ -170,6 +175,8 @@ class Emulator:
         self.faults = FaultPlan()
         self.content_per_minute = content_per_minute
         self.content_per_hour = content_per_hour
+        self.points_per_minute = points_per_minute
+        self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
         self._content: dict[str, deque[float]] = {}
@@ -179,6 +186,10 @@ class Emulator:
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
+        for key in LIMITS:
+            stored = self.state.meta(f"limit:{key}")
+            if stored is not None:
+                setattr(self, key, int(stored))
 
     # ------------------------------------------------------------ python API
     def add_fault(self, rule: FaultRule | dict[str, Any]) -> int:
@@ -199,32 +210,73 @@ class Emulator:
             self._log.clear()
 
     def tamper(self, action: str, node: str, actor: str = "ghost", body: str | None = None) -> None:
-        """Another actor edits, deletes or minimizes a comment (by node id).
+        """Another actor edits, deletes or minimizes a comment, or edits a discussion's
+        body (by node id). The effect is what readers see after a moderator or the
+        author acted on GitHub; ``actor`` is informational.
 
         Raises:
-            ValueError: unknown action, or ``node`` is not an existing comment.
+            ValueError: unknown action, an action a discussion does not take, or
+                ``node`` is not an existing comment or discussion.
         """
         decoded = decode_node_id(node)
-        if decoded is None or decoded.typename != "DiscussionComment":
-            raise ValueError(f"{node!r} is not a DiscussionComment id")
-        comment_id = int(decoded.payload[-1])
+        if decoded is None or decoded.typename not in ("DiscussionComment", "Discussion"):
+            raise ValueError(f"{node!r} is not a DiscussionComment or Discussion id")
+        table = "comments" if decoded.typename == "DiscussionComment" else "discussions"
+        ident = int(decoded.payload[-1])
         with self.state.transaction():
-            if self.state.one("SELECT id FROM comments WHERE id = ?", comment_id) is None:
-                raise ValueError(f"comment {node!r} does not exist")
-            self._tamper_row(action, comment_id, actor, body)
+            if self.state.one(f"SELECT id FROM {table} WHERE id = ?", ident) is None:  # noqa: S608
+                raise ValueError(f"{decoded.typename} {node!r} does not exist")
+            self._tamper_row(action, decoded.typename, ident, body)
 
-    def _tamper_row(self, action: str, comment_id: int, actor: str, body: str | None) -> None:
+    def _tamper_row(self, action: str, typename: str, ident: int, body: str | None) -> None:
         now = self.clock.now()
-        if self.state.actor_by_login(actor) is None:
-            self.state.add_actor(actor, "User", None, None)
-        if action == "edit":
-            edit_comment(self.state, comment_id, body or "edited by another actor", now)
+        text = body or "edited by another actor"
+        if typename == "Discussion":
+            if action != "edit":
+                raise ValueError(f"a discussion can only be edited, not {action!r}")
+            with self.state.transaction() as db:
+                db.execute(
+                    "UPDATE discussions SET body = ?, last_edited_at = ?, updated_at = ?, "
+                    "includes_created_edit = 1 WHERE id = ?",
+                    (text, now, now, ident),
+                )
+        elif action == "edit":
+            edit_comment(self.state, ident, text, now)
         elif action == "delete":
-            delete_comment(self.state, comment_id, now)
+            delete_comment(self.state, ident, now)
         elif action == "minimize":
-            minimize_comment(self.state, comment_id, "outdated", True)
+            minimize_comment(self.state, ident, "outdated", True)
         else:
             raise ValueError(f"unknown tamper action {action!r}; use edit, delete or minimize")
+
+    def add_token(
+        self,
+        token: str,
+        actor: str,
+        role: str = "write",
+        *,
+        discussions: str = "write",
+        contents: str = "write",
+        rate_limit: int = 5000,
+        kind: str = "User",
+    ) -> None:
+        """Add (or replace) a token for ``actor``, creating the actor (of ``kind``) if
+        new. Raises ValueError for an unknown role or access level."""
+        with self.state.transaction():
+            row = self.state.actor_by_login(actor)
+            actor_id = (
+                int(row["id"]) if row is not None else self.state.add_actor(actor, kind, None, None)
+            )
+            self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None)
+
+    def rename_repository(self, name_with_owner: str, new_name: str) -> None:
+        """Rename a repository: its node id stays, the old name keeps resolving.
+        Raises ValueError when the repository does not exist."""
+        owner, _, name = name_with_owner.partition("/")
+        row = self.state.repository_by_name(owner, name, follow_renames=False)
+        if row is None:
+            raise ValueError(f"no repository {name_with_owner!r}")
+        self.state.rename_repository(int(row["id"]), new_name)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (ids in GitHub's node-id format)."""
@@ -306,13 +358,18 @@ class Emulator:
             if route.startswith(prefix + "/"):
                 route = route[len(prefix) :]
                 break
-        if route.startswith("/_emulator/"):
-            return self._admin(req, route)
-        if route == "/graphql":
-            if req.method != "POST":
-                return self._json(req, 404, gh.rest_body("Not Found", 404))
-            return self._graphql(req)
-        return self._rest(req, route)
+        try:
+            if route.startswith("/_emulator/"):
+                return self._admin(req, route)
+            if route == "/graphql":
+                if req.method != "POST":
+                    return self._json(req, 404, gh.rest_body("Not Found", 404))
+                return self._graphql(req)
+            return self._rest(req, route)
+        except Exception as exc:  # a defect in the emulator: answer like GitHub's 500
+            logger.exception("emulator defect while answering %s %s", req.method, req.path)
+            defect = {"message": "Server Error", "emulator": f"{type(exc).__name__}: {exc}"}
+            return self._log_request(req, self._json(req, 500, defect), None, "error")
 
     # ---------------------------------------------------------------- helpers
     def _request_id(self) -> str:
@@ -329,7 +386,7 @@ class Emulator:
             ("x-github-media-type", "github.v4; format=json"),
         ]
         if req.token is not None and resource is not None:
-            budget = self._budget(req.token)
+            budget = self._budget(req.token, resource)
             limit = int(req.token["rate_limit"])
             out += [
                 ("x-ratelimit-limit", str(limit)),
@@ -355,8 +412,9 @@ class Emulator:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         return Reply(status, self._headers(req, extra, resource), raw)
 
-    def _budget(self, token: Any) -> _Budget:
-        key = str(token["token"])
+    def _budget(self, token: Any, resource: str = "graphql") -> _Budget:
+        """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
+        key = f"{resource}:{token['token']}"
         now = self.clock.now()
         budget = self._budgets.get(key)
         if budget is None or now >= budget.window_start + 3600:
@@ -459,9 +517,10 @@ class Emulator:
                 if rule.kind == "read_lag":
                     self._lag(ctx.created, rule.lag_ms)
                 elif rule.kind in ("edit", "delete", "minimize"):
-                    comments = [i for t, i in ctx.created if t == "DiscussionComment"]
-                    if comments:
-                        self._tamper_row(rule.kind, comments[-1], rule.actor, rule.body)
+                    typename, ident = ctx.created[-1]
+                    if typename == "Discussion" and rule.kind != "edit":
+                        continue
+                    self._tamper_row(rule.kind, typename, ident, rule.body)
         for rule in req.faults:
             if rule.kind == "lose_response":
                 return self._failure(req, rule)
@@ -540,10 +599,9 @@ class Emulator:
         if analysis.errors:
             reply = self._json(req, 200, {"errors": list(analysis.errors)}, resource="graphql")
             return self._log_request(req, reply, name, kind, analysis.root_fields)
-        if kind == "mutation":
-            refused = self._content_limit(req, analysis.root_fields)
-            if refused is not None:
-                return self._log_request(req, refused, name, kind, analysis.root_fields)
+        refused = self._secondary_limit(req, kind, analysis.root_fields)
+        if refused is not None:
+            return self._log_request(req, refused, name, kind, analysis.root_fields)
         with self.state.lock:
             budget = self._budget(req.token)
             if budget.used + analysis.cost > limit:
@@ -580,34 +638,42 @@ class Emulator:
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)
 
-    def _content_limit(self, req: _Request, roots: tuple[str, ...]) -> Reply | None:
+    def _secondary_limit(self, req: _Request, kind: str, roots: tuple[str, ...]) -> Reply | None:
+        """GitHub's secondary limits for GraphQL, per actor: points (a query 1, a
+        mutation 5; ``points_per_minute``) and content creation (``content_per_minute``
+        and ``content_per_hour`` requests that create discussions, comments or
+        commits). Over either: HTTP 403 with ``retry-after``; nothing runs.
+        Source: GitHub docs, "Rate limits for the GraphQL API", secondary limits."""
         creating = sum(1 for r in roots if r in CONTENT_CREATING)
-        if not creating:
-            return None
-        key = str(req.token["token"])
+        points = 5 if kind == "mutation" else 1
+        key = str(req.viewer["id"])
         now = self.clock.now()
         with self.state.lock:
+            spent = self._points.setdefault(key, deque())
+            while spent and spent[0][0] <= now - 60:
+                spent.popleft()
             stamps = self._content.setdefault(key, deque())
             while stamps and stamps[0] <= now - 3600:
                 stamps.popleft()
-            last_minute = [s for s in stamps if s > now - 60]
-            if (
-                len(last_minute) + creating > self.content_per_minute
-                or len(stamps) + creating > self.content_per_hour
-            ):
-                if len(last_minute) + creating > self.content_per_minute:
-                    wait = last_minute[0] + 60 - now
-                else:
-                    wait = stamps[0] + 3600 - now
-                return self._json(
-                    req,
-                    403,
-                    gh.secondary_limit_body(req.request_id),
-                    {"retry-after": str(max(1, int(wait + 0.999)))},
-                    resource="graphql",
-                )
-            stamps.extend([now] * creating)
-        return None
+            last_minute = [t for t in stamps if t > now - 60]
+            wait = 0.0
+            if sum(p for _, p in spent) + points > self.points_per_minute:
+                wait = spent[0][0] + 60 - now
+            elif creating and len(last_minute) + creating > self.content_per_minute:
+                wait = last_minute[0] + 60 - now
+            elif creating and len(stamps) + creating > self.content_per_hour:
+                wait = stamps[0] + 3600 - now
+            else:
+                spent.append((now, points))
+                stamps.extend([now] * creating)
+                return None
+        return self._json(
+            req,
+            403,
+            gh.secondary_limit_body(req.request_id),
+            {"retry-after": str(max(1, int(wait + 0.999)))},
+            resource="graphql",
+        )
 
     # ------------------------------------------------------------------- REST
     def _rest(self, req: _Request, route: str) -> Reply:
@@ -635,12 +701,23 @@ class Emulator:
                 )
             if len(rest) == 3 and rest[:2] == ["git", "commits"] and req.method == "GET":
                 return self._rest_op(req, "git/get-commit", lambda: self._get_commit(repo, rest[2]))
+            if len(rest) >= 3 and rest[:2] == ["git", "ref"] and req.method == "GET":
+                name = "refs/" + "/".join(rest[2:])
+                return self._rest_op(req, "git/get-ref", lambda: self._get_ref(repo, name))
+            if rest == ["git", "refs"] and req.method == "POST":
+                return self._rest_op(
+                    req, "git/create-ref", lambda: self._write_ref(req, repo, None)
+                )
+            if len(rest) >= 3 and rest[:2] == ["git", "refs"] and req.method in ("PATCH", "DELETE"):
+                name = "refs/" + "/".join(rest[2:])
+                op = "git/update-ref" if req.method == "PATCH" else "git/delete-ref"
+                return self._rest_op(req, op, lambda: self._write_ref(req, repo, name))
         reply = self._json(req, 404, gh.rest_body("Not Found", 404), resource="core")
         return self._log_request(req, reply, None, "rest")
 
     def _rest_op(self, req: _Request, name: str, run: Any) -> Reply:
         names = frozenset({"rest", name})
-        budget = self._budget(req.token)
+        budget = self._budget(req.token, "core")
         refused = self._pre_faults(req, names, max(0, int(req.token["rate_limit"]) - budget.used))
         if refused is not None:
             if refused.status == 200:  # a primary limit on REST is a 403
@@ -784,16 +861,81 @@ class Emulator:
         row = self.state.commit(rid, oid)
         return 201, self._commit_json(repo, row)
 
-    def _rate_limit_rest(self, req: _Request) -> Reply:
-        budget = self._budget(req.token)
-        limit = int(req.token["rate_limit"])
-        graphql = {
-            "limit": limit,
-            "used": budget.used,
-            "remaining": max(0, limit - budget.used),
-            "reset": int(budget.window_start + 3600),
+    def _ref_json(self, repo: Any, name: str, oid: str) -> dict[str, Any]:
+        owner = self.state.actor(int(repo["owner_id"]))
+        assert owner is not None
+        base = f"{self.api_url}/repos/{owner['login']}/{repo['name']}/git"
+        return {
+            "ref": name,
+            "node_id": node_id("Ref", int(repo["id"]), name),
+            "url": f"{base}/{name}",
+            "object": {"sha": oid, "type": "commit", "url": f"{base}/commits/{oid}"},
         }
-        body = {"resources": {"core": graphql, "graphql": graphql}, "rate": graphql}
+
+    def _get_ref(self, repo: Any, name: str) -> tuple[int, Any]:
+        """``GET /repos/{o}/{r}/git/ref/{ref}``: one ref by its full name."""
+        row = self.state.ref(int(repo["id"]), name)
+        if row is None:
+            return 404, json.loads(gh.rest_body("Not Found", 404))
+        return 200, self._ref_json(repo, name, str(row["oid"]))
+
+    def _write_ref(self, req: _Request, repo: Any, name: str | None) -> tuple[int, Any]:
+        """``POST .../git/refs`` (``ref``, ``sha``), ``PATCH .../git/refs/{ref}``
+        (``sha``, ``force``: a non-fast-forward needs it) and ``DELETE``. REST has no
+        compare-and-set; use GraphQL ``updateRefs`` with ``beforeOid`` for that."""
+        if req.token["contents"] != "write" or req.token["role"] not in (
+            "write",
+            "maintain",
+            "admin",
+        ):
+            kind = "integration" if req.viewer["kind"] == "Bot" else "personal access token"
+            return 403, json.loads(gh.rest_body(f"Resource not accessible by {kind}", 403))
+        rid = int(repo["id"])
+        if req.method == "DELETE":
+            assert name is not None
+            if self.state.ref(rid, name) is None:
+                return 422, json.loads(gh.rest_body("Reference does not exist", 422))
+            self.state.set_ref(rid, name, None)
+            return 204, b""
+        try:
+            data = json.loads(req.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("sha"), str):
+            return 422, json.loads(gh.rest_body('Invalid request.\n\n"sha" wasn\'t supplied.', 422))
+        sha = str(data["sha"])
+        if self.state.commit(rid, sha) is None:
+            return 422, json.loads(gh.rest_body("Object does not exist", 422))
+        if name is None:
+            ref = data.get("ref")
+            if not isinstance(ref, str) or not ref.startswith("refs/") or ref.count("/") < 2:
+                return 422, json.loads(gh.rest_body("Reference name must start with 'refs/'", 422))
+            if self.state.ref(rid, ref) is not None:
+                return 422, json.loads(gh.rest_body("Reference already exists", 422))
+            self.state.set_ref(rid, ref, sha)
+            return 201, self._ref_json(repo, ref, sha)
+        current = self.state.ref(rid, name)
+        if current is None:
+            return 422, json.loads(gh.rest_body("Reference does not exist", 422))
+        if not data.get("force") and not self.state.is_ancestor(rid, str(current["oid"]), sha):
+            return 422, json.loads(gh.rest_body("Update is not a fast forward", 422))
+        self.state.set_ref(rid, name, sha)
+        return 200, self._ref_json(repo, name, sha)
+
+    def _rate_limit_rest(self, req: _Request) -> Reply:
+        """``GET /rate_limit``: both windows; the request itself costs nothing."""
+        limit = int(req.token["rate_limit"])
+        resources = {}
+        for resource in ("core", "graphql"):
+            budget = self._budget(req.token, resource)
+            resources[resource] = {
+                "limit": limit,
+                "used": budget.used,
+                "remaining": max(0, limit - budget.used),
+                "reset": int(budget.window_start + 3600),
+                "resource": resource,
+            }
+        body = {"resources": resources, "rate": resources["core"]}
         return self._json(req, 200, body, resource="core")
 
     # ------------------------------------------------------------------ admin
@@ -823,6 +965,20 @@ class Emulator:
             if route == "/_emulator/clock" and req.method == "POST":
                 self.clock.advance(float(data.get("advance", 0)))
                 return self._json(req, 200, {"now": iso(self.clock.now())})
+            if route == "/_emulator/tokens" and req.method == "POST":
+                self.add_token(
+                    str(data["token"]),
+                    str(data["actor"]),
+                    str(data.get("role", "write")),
+                    discussions=str(data.get("discussions", "write")),
+                    contents=str(data.get("contents", "write")),
+                    rate_limit=int(data.get("rate_limit", 5000)),
+                    kind=str(data.get("kind", "User")),
+                )
+                return self._json(req, 201, {"ok": True})
+            if route == "/_emulator/rename" and req.method == "POST":
+                self.rename_repository(str(data["repository"]), str(data["name"]))
+                return self._json(req, 200, {"ok": True})
             if route == "/_emulator/tamper" and req.method == "POST":
                 self.tamper(
                     str(data["action"]),

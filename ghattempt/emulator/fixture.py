@@ -24,6 +24,11 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     pull_requests = [{number = 1, title = "Add a widget", head = "feature",
                       base = "main", author = "alice"}]
 
+    [limits]                    # optional secondary limits (GitHub's defaults)
+    content_per_minute = 80
+    content_per_hour = 500
+    points_per_minute = 2000
+
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
 
@@ -129,7 +134,18 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
         state.set_meta("seeded", "1")
 
 
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute")
+
+
 def _seed(state: State, data: Mapping[str, Any]) -> None:
+    limits = data.get("limits", {})
+    unknown = set(limits) - set(LIMITS)
+    if unknown:
+        raise FixtureError(f"limits: unknown key(s) {sorted(unknown)}; use {LIMITS}")
+    for key, value in limits.items():
+        if not isinstance(value, int) or value < 1:
+            raise FixtureError(f"limits.{key}: must be an integer >= 1")
+        state.set_meta(f"limit:{key}", str(value))
     actors: dict[str, int] = {}
     for i, a in enumerate(data.get("actors", [])):
         where = f"actors[{i}]"

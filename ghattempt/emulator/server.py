@@ -25,8 +25,20 @@ class _Handler(BaseHTTPRequestHandler):
         return  # the emulator keeps its own request log
 
     def _serve(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+        if "chunked" in (self.headers.get("transfer-encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            body = b"".join(chunks)
+        else:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else b""
         reply = self.emulator.handle(self.command, self.path, dict(self.headers.items()), body)
         if reply.drop:
             self.close_connection = True

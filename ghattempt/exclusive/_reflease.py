@@ -110,6 +110,11 @@ class RefLease:
         """The validated settings in use."""
         return self._settings
 
+    @property
+    def backend(self) -> RefBackend:
+        """The ref backend in use."""
+        return self._backend
+
     @contextmanager
     def hold(self, scope: Scope, *, observed: RefSnapshot | None = None) -> Iterator[RefOwner]:
         """Hold ``scope`` for the block; release on exit, also on exceptions.

@@ -79,6 +79,7 @@ def _read_once(send: Send, owner: str, name: str, number: int) -> CaptureResult:
         if top_total is not None and comments.get("totalCount") != top_total:
             consistent = False
         ident, top_total = this_ident, comments.get("totalCount")
+        seen.add(disc["id"])
         for root in comments.get("nodes") or []:
             seen.add(root["id"])
             replies = root.get("replies") or {}
@@ -129,18 +130,32 @@ def capture_pages(
 ) -> CaptureResult:
     """Capture until settled, at most ``policy.lag_attempts`` whole reads.
 
+    ``expect`` holds node ids just written: comments, or the discussion itself. While it
+    is non-empty, a discussion GitHub cannot resolve yet is read lag too.
+
     Raises:
         ReadLagExceeded: expected ids still missing, or pages still disagreeing.
         GitHubError: whatever the transport raises.
     """
     reads = 0
     while True:
-        result = _read_once(send, owner, name, number)
         reads += 1
+        try:
+            result = _read_once(send, owner, name, number)
+        except NotFound as exc:
+            # a discussion created a moment ago may not resolve yet (read lag)
+            if not expect or reads >= policy.lag_attempts:
+                raise
+            result = CaptureResult((), frozenset(), False, reads)
+            lag_error: NotFound | None = exc
+        else:
+            lag_error = None
         missing = expect - result.seen
         if not missing and result.consistent:
             return CaptureResult(result.pages, result.seen, True, reads)
         if reads >= policy.lag_attempts:
+            if lag_error is not None:  # pragma: no cover - re-raised above
+                raise lag_error
             why = (f"{len(missing)} expected comment(s) not visible" if missing
                    else "pages kept disagreeing (the journal changed while it was read)")
             raise ReadLagExceeded(

@@ -17,6 +17,8 @@ __all__ = ["DOCUMENT_NAMES", "Document", "document"]
 DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPage",
     "RepliesPage",
+    "JournalPageLease",
+    "CategoryDiscussions",
     "RepositoryLookup",
     "RepositoryById",
     "PullRequestLookup",

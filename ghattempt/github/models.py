@@ -10,6 +10,7 @@ __all__ = [
     "Commit",
     "Discussion",
     "DiscussionCategory",
+    "DiscussionSummary",
     "PullRequest",
     "Ref",
     "Repository",
@@ -34,6 +35,9 @@ class Repository:
     database_id: int
     name_with_owner: str
     categories: tuple[DiscussionCategory, ...] = ()
+    has_discussions: bool = True
+    viewer_permission: str | None = None
+    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App)."""
 
     @property
     def owner(self) -> str:
@@ -46,17 +50,45 @@ class Repository:
 
 @dataclass(frozen=True, slots=True)
 class Discussion:
+    """A journal. ``author_login`` / ``author_database_id`` are the GraphQL author (as the
+    reader will see it: ``github-actions`` and 41898282 for the Actions bot, where REST
+    says ``github-actions[bot]``); the database id is None for non-bots."""
+
     id: str
     number: int
     url: str
     created_at: str
+    author_login: str | None = None
+    author_database_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscussionSummary:
+    """One discussion of a category listing: enough to recognise a journal by its body.
+
+    ``author_login``/``author_id`` are None for a deleted account (``databaseId`` only
+    for bots); ``edited`` is True when ``lastEditedAt`` is set or ``includesCreatedEdit``.
+    """
+
+    id: str
+    number: int
+    title: str
+    body: str
+    locked: bool
+    edited: bool
+    author_login: str | None
+    author_id: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class Comment:
+    """A comment just written; author fields as in :class:`Discussion`."""
+
     id: str
     created_at: str
     url: str
+    author_login: str | None = None
+    author_database_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,4 +121,3 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
-    head_repository_id: str | None

@@ -7,7 +7,7 @@ Sync, one instance per thread. Methods take and return small frozen records
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -21,6 +21,7 @@ from .models import (
     Commit,
     Discussion,
     DiscussionCategory,
+    DiscussionSummary,
     PullRequest,
     Ref,
     Repository,
@@ -135,7 +136,9 @@ class GitHubProvider:
             for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
             if isinstance(c, dict)
         )
-        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats)
+        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
+                          bool(repo.get("hasDiscussionsEnabled", True)),
+                          repo.get("viewerPermission"))
 
     def repository_by_id(self, repository_id: str) -> Repository:
         """The repository with this node id (survives renames and transfers).
@@ -182,15 +185,86 @@ class GitHubProvider:
         if not isinstance(pr, dict):
             raise NotFound(f"{owner}/{name} has no pull request #{number}",
                            operation="PullRequestLookup")
-        head_repo = pr.get("headRepository")
         return PullRequest(
             id=pr["id"], number=pr["number"], state=pr["state"],
             head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
             base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-            head_repository_id=head_repo.get("id") if isinstance(head_repo, dict) else None,
         )
 
     # -- journals ---------------------------------------------------------------------
+
+    def category_discussions(self, owner: str, name: str,
+                             category_id: str) -> Iterator[DiscussionSummary]:
+        """Every discussion of a category, oldest first, 100 a request (``CategoryDiscussions``).
+
+        Does not use search (its index lags behind new discussions). Lazy: stop iterating
+        to stop paging.
+
+        Raises:
+            NotFound: no such repository.
+        """
+        after: str | None = None
+        while True:
+            data = self._data("CategoryDiscussions", {
+                "owner": check_segment(owner, "owner"), "name": check_segment(name, "repository"),
+                "categoryId": category_id, "after": after, "first": 100})
+            repo = data.get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found",
+                               operation="CategoryDiscussions")
+            conn = _shape("CategoryDiscussions", repo, "discussions")
+            for d in conn.get("nodes") or []:
+                if not isinstance(d, dict):
+                    continue
+                author = d.get("author") if isinstance(d.get("author"), dict) else None
+                yield DiscussionSummary(
+                    d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
+                    bool(d.get("locked")),
+                    d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
+                    author.get("login") if author else None,
+                    author.get("databaseId") if author else None)
+            info = conn.get("pageInfo") or {}
+            cursor = info.get("endCursor")
+            if not info.get("hasNextPage") or not cursor or cursor == after:
+                return
+            after = cursor
+
+    def capture_with_ref(self, owner: str, name: str, number: int, ref_name: str, *,
+                         expect_comment_ids: Iterable[str] = ()
+                         ) -> tuple[CaptureResult, Ref | None, float | None]:
+        """:meth:`capture` whose first page also reads ``ref_name`` (``JournalPageLease``).
+
+        Returns the capture (its pages are plain ``JournalPage``/``RepliesPage`` responses:
+        the ``lease`` field is removed), the ref as read in the same snapshot as the final
+        capture's first page (None when absent), and GitHub's clock (POSIX seconds, from
+        ``Date``) at that answer.
+        """
+        seen: dict[str, Any] = {}
+
+        def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
+            if op != "JournalPage" or variables.get("after") is not None:
+                return self._query(op, variables)
+            page = self._query("JournalPageLease", {**variables, "lease": _qualified(ref_name)})
+            repo = (page.get("data") or {}).get("repository")
+            if isinstance(repo, dict):
+                ref = repo.pop("lease", None)
+                seen["ref"] = ref
+                seen["time"] = self._transport.last_date
+            return page
+
+        check_segment(owner, "owner")
+        check_segment(name, "repository")
+        _positive(number, "number")
+        result = capture_pages(send, owner, name, number,
+                               expect=frozenset(expect_comment_ids), policy=self._config.retry,
+                               sleep=self._config.sleep)
+        raw = seen.get("ref")
+        ref: Ref | None = None
+        if isinstance(raw, dict):
+            target = raw.get("target") or {}
+            commit = Commit(target["oid"], target["message"]) if "message" in target else None
+            ref = Ref("", raw["prefix"] + raw["name"], target.get("oid", ""), commit)
+        return result, ref, seen.get("time")
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,
                           body: str) -> Discussion:
@@ -203,7 +277,7 @@ class GitHubProvider:
             "repositoryId": repository_id, "categoryId": category_id,
             "title": _body(title, "title"), "body": _body(body, "body")})
         d = _shape("CreateDiscussion", data, "createDiscussion", "discussion")
-        return Discussion(d["id"], d["number"], d["url"], d["createdAt"])
+        return Discussion(d["id"], d["number"], d["url"], d["createdAt"], *_author(d))
 
     def add_comment(self, discussion_id: str, body: str,
                     reply_to_id: str | None = None) -> Comment:
@@ -220,7 +294,7 @@ class GitHubProvider:
             "discussionId": discussion_id, "body": _body(body, "body"),
             "replyToId": reply_to_id})
         c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
-        return Comment(c["id"], c["createdAt"], c["url"])
+        return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
 
     def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
         """``lockLockable``: only writers with repository write access may comment after.
@@ -239,8 +313,9 @@ class GitHubProvider:
         raw (``{"data": ...}``), in request order: the reader's stdin as a JSON array.
 
         Args:
-            expect_comment_ids: comment ids just written; the journal is read again, whole,
-                with bounded backoff until all are visible and the pages agree.
+            expect_comment_ids: node ids just written (comments, or the discussion); the
+                journal is read again, whole, with bounded backoff until all are visible
+                and the pages agree.
 
         Raises:
             NotFound: no such repository or discussion.
@@ -393,6 +468,14 @@ class GitHubProvider:
         c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
         return Commit(c["oid"], c.get("message", headline),
                       committed_date=c.get("committedDate", ""))
+
+
+def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    author = node.get("author")
+    if not isinstance(author, dict):
+        return None, None
+    db = author.get("databaseId")
+    return author.get("login"), db if isinstance(db, int) else None
 
 
 def _positive(value: int, what: str) -> int:

@@ -71,7 +71,8 @@ _PRIMARY_403 = re.compile(r"rate limit", re.IGNORECASE)
 _SERVER_TROUBLE = re.compile(r"something went wrong|timeout|timed out", re.IGNORECASE)
 _NODE_LAG = re.compile(r"could not resolve to a node", re.IGNORECASE)
 _REF_CONFLICT = re.compile(
-    r"already exists|expected .* but|is at .* but|stale|fast[- ]forward|not a descendant|"
+    r"already exists|expected (?:it )?at |expected .* but|is at .* but|stale|fast[- ]forward|"
+    r"not a descendant|"
     r"does not match|mismatch",
     re.IGNORECASE,
 )

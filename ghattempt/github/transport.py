@@ -39,6 +39,9 @@ __all__ = ["Transport"]
 
 log = logging.getLogger("ghattempt.github")
 
+EXCHANGE = "POST /app/installations/{id}/access_tokens"
+"""The App installation-token exchange, as counted in usage."""
+
 _SEGMENT = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
 
@@ -121,7 +124,9 @@ class Transport:
     def _remember(self, response: httpx.Response) -> None:
         # httpx response hook: keeps our own request's raw answer, in case githubkit's
         # check of it fails (e.g. a retry-after it cannot parse)
-        if not response.request.url.path.endswith("/access_tokens"):
+        if response.request.url.path.endswith("/access_tokens"):
+            self._meter.record(EXCHANGE, headers=dict(response.headers), mutation=True)
+        else:
             self._last_raw = response
 
     # -- public calls -----------------------------------------------------------------
@@ -256,9 +261,6 @@ class Transport:
 
     def _classify_request_error(self, request: Request, inner: BaseException) -> Answer:
         if isinstance(inner, RequestFailed):  # raised inside the App auth flow
-            self._meter.record("POST /app/installations/{id}/access_tokens",
-                               headers=dict(inner.response.raw_response.headers),
-                               mutation=True)
             return Answer(None, failure="auth_exchange",
                           exchange_status=inner.response.status_code)
         if isinstance(inner, AuthCredentialError):

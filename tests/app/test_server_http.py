@@ -152,6 +152,10 @@ def test_signature_headers_and_body_are_checked_before_anything(server_factory, 
         assert response.status_code == status, (hdrs, content[:20], response.text)
         assert SECRET not in response.text
     assert server.health()["inbox"] == {"pending": 0, "done": 0, "failed": 0}
+    log = server.log_text()
+    assert log.count("refused a delivery from 127.0.0.1: 401") == 5
+    assert log.count("refused a delivery from 127.0.0.1: 400") == 6
+    assert sign(body) not in log and SECRET not in log
     assert post(body, good).status_code == 202  # the untampered delivery is accepted
     server.wait_idle()
     assert len(read_effects(server.recording)) == 1
@@ -300,3 +304,13 @@ def test_inbox_command_reports_and_requeues(server_factory, example, tmp_path):
         "inbox": {"pending": 0, "done": 0, "failed": 0},
         "requeued": 0,
     }
+
+
+def test_one_server_per_inbox(server_factory):
+    first = server_factory().start()
+    second = server_factory(GHATTEMPT_APP_STATE=str(first.state))
+    with pytest.raises(RuntimeError, match="server exited") as info:
+        second.start()
+    second.proc = None
+    assert "another server is already working the inbox" in str(info.value)
+    assert first.health()["status"] == "ok"

@@ -35,6 +35,13 @@ def published_schema() -> GraphQLSchema:
     return _published
 
 
+def valid(query: str) -> str:
+    """``query`` after checking it against GitHub's full published schema."""
+    problems = validate(published_schema(), parse(query))
+    assert not problems, f"test sends a document GitHub would refuse: {problems}"
+    return query
+
+
 @pytest.fixture(scope="session")
 def published() -> GraphQLSchema:
     return published_schema()
@@ -53,8 +60,7 @@ class GQL:
         self, query: str, invalid: bool = False, path: str = "/graphql", **variables: Any
     ) -> httpx.Response:
         if not invalid:
-            problems = validate(published_schema(), parse(query))
-            assert not problems, f"test sent a document GitHub would refuse: {problems}"
+            valid(query)
         return self.client.post(
             path,
             json={"query": query, "variables": variables},

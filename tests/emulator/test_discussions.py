@@ -171,7 +171,7 @@ def test_page_size_bounds(actions: GQL, args: str, kind: str, message: str | Non
     inner = f"comments({args}) {{ totalCount }}" if args else "comments { totalCount }"
     body = actions(
         'query { repository(owner: "octo-org", name: "widgets") {'
-        f' discussion(number: {d["number"]}) {{ {inner} }} }} }}'
+        f" discussion(number: {d['number']}) {{ {inner} }} }} }}"
     )
     assert "data" not in body
     (error,) = body["errors"]

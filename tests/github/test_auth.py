@@ -81,6 +81,8 @@ def test_app_installation_token_flow_and_refresh_before_expiry(make_provider, ro
         p.repository("o", "r")
     # refreshed once (the near-expiry token), then cached
     assert exchange.call_count == 2
+    assert p.usage.by_operation["POST /app/installations/{id}/access_tokens"].requests == 2
+    assert p.usage.by_operation["RepositoryLookup"].requests == 3
     auths = [c.request.headers["authorization"] for c in gql.calls]
     assert auths == ["token ghs_first_installation_token",
                      "token ghs_second_installation_token",

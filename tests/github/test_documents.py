@@ -73,3 +73,11 @@ def test_public_namespace_is_curated():
     modules = {"capture", "config", "documents", "errors", "models", "provider", "retry",
                "transport", "usage"}
     assert public - modules == set(gh.__all__)
+
+
+@pytest.mark.parametrize("name", DOCUMENT_NAMES)
+def test_document_validates_against_the_emulator_subset(name):
+    from ghattempt.emulator import load_schema
+
+    errors = validate(load_schema(), parse(document(name).text))
+    assert errors == [], [e.message for e in errors]

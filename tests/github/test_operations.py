@@ -132,8 +132,7 @@ def test_pull_request_and_category(recorded, github_schema):
     p, rec = recorded({
         "PullRequestLookup": {"data": {"repository": {"id": "R_1", "pullRequest": {
             "id": "PR_1", "number": 5, "state": "OPEN", "headRefName": "feat",
-            "headRefOid": OID_A, "baseRefName": "main", "baseRefOid": OID_B,
-            "headRepository": {"id": "R_2", "nameWithOwner": "fork/r"}}}}},
+            "headRefOid": OID_A, "baseRefName": "main", "baseRefOid": OID_B}}}},
         "RepositoryLookup": {"data": {"repository": {
             "id": "R_1", "databaseId": 9, "nameWithOwner": "o/r",
             "discussionCategories": {"nodes": [
@@ -141,7 +140,7 @@ def test_pull_request_and_category(recorded, github_schema):
                 {"id": "DIC_2", "name": "Release Journals", "slug": "release-journals"}]}}}},
     })
     assert p.pull_request("o", "r", 5) == PullRequest("PR_1", 5, "OPEN", "feat", OID_A,
-                                                     "main", OID_B, "R_2")
+                                                     "main", OID_B)
     assert p.discussion_category("o", "r", "release-journals").id == "DIC_2"
     assert p.discussion_category("o", "r", "release journals").id == "DIC_2"
     with pytest.raises(NotFound, match="general, release-journals"):

@@ -1,0 +1,324 @@
+"""Webhook server benchmark on loopback: throughput and time to answer.
+
+Runs ``python -m ghattempt.app serve`` (recording sink, inbox in a temporary directory)
+and measures, with signed ``pull_request`` ``opened`` deliveries built from
+@octokit/webhooks-examples (each body unique, so none is deduplicated):
+
+1. throughput: ``--count`` deliveries sent by ``--concurrency`` keep-alive clients,
+   as fast as the server answers (deliveries per second, all answered 202); then the
+   time until the worker has handled the backlog (``drain s``);
+2. time to answer at a fixed rate: ``--rate`` deliveries per second for ``--seconds``
+   (open loop: each send starts on schedule whatever the answers do); p50, p99, max.
+   The goal is p99 <= 50 ms at 200 deliveries/s.
+
+Then the same payloads against a minimal Probot app (``probot`` from npm, installed
+into ``.cache/probot-bench/`` on first use, run with node on 127.0.0.1; its handler
+only counts), for a side-by-side ratio. Probot keeps nothing durable before it
+answers; ghattempt fsyncs every accepted delivery first.
+
+Usage: ``.venv/bin/python benchmarks/webhooks.py [--count N] [--rate R] [--seconds S]
+[--concurrency C] [--no-probot]``. Bounded: every phase stops at its count or after
+``--timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / ".cache" / "npm" / "webhooks-examples" / "api.github.com" / "index.json"
+PROBOT_DIR = ROOT / ".cache" / "probot-bench"
+PROBOT_VERSION = "14.3.2"
+SECRET = "bench-webhook-secret"
+
+PROBOT_SERVER = """
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { Probot, createNodeMiddleware } from "probot";
+
+let handled = 0;
+const probot = new Probot({
+  appId: 12345,
+  privateKey: readFileSync(process.env.BENCH_KEY, "utf8"),
+  secret: process.env.BENCH_SECRET,
+  logLevel: "warn",
+});
+const appFn = (app) => {
+  app.on("pull_request.opened", async () => { handled += 1; });
+};
+const middleware = await createNodeMiddleware(appFn, { probot, webhooksPath: "/webhook" });
+createServer((req, res) => {
+  if (req.url === "/healthz") { res.writeHead(200).end(JSON.stringify({ handled })); return; }
+  middleware(req, res, () => { res.writeHead(404).end(); });
+}).listen(Number(process.env.BENCH_PORT), "127.0.0.1");
+"""
+
+
+@dataclass
+class Result:
+    name: str
+    throughput: float
+    sent: int
+    errors: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    rate: float
+    rate_errors: int
+    drain_s: float
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start in time")
+
+
+def make_bodies(count: int) -> list[tuple[bytes, dict[str, str]]]:
+    if not EXAMPLES.is_file():
+        raise SystemExit(f"missing {EXAMPLES}: run scripts/fetch-npm-fixtures first")
+    index = json.loads(EXAMPLES.read_text())
+    opened = next(
+        e for entry in index if entry["name"] == "pull_request"
+        for e in entry["examples"] if e.get("action") == "opened"
+    )
+    out = []
+    for i in range(count):
+        payload = dict(opened)
+        payload["pull_request"] = {**opened["pull_request"], "number": i + 1}
+        body = json.dumps(payload).encode()
+        sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+        out.append((body, {
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": str(uuid.uuid4()),
+            "X-Hub-Signature-256": sig,
+            "Content-Type": "application/json",
+        }))
+    return out
+
+
+async def throughput(url: str, bodies: Sequence[tuple[bytes, dict[str, str]]],
+                     concurrency: int, timeout: float) -> tuple[float, int]:
+    queue: asyncio.Queue[tuple[bytes, dict[str, str]]] = asyncio.Queue()
+    for item in bodies:
+        queue.put_nowait(item)
+    errors = 0
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=15) as client:
+
+        async def sender() -> None:
+            nonlocal errors
+            while not queue.empty():
+                body, hdrs = queue.get_nowait()
+                try:
+                    r = await client.post(url, content=body, headers=hdrs)
+                    errors += r.status_code not in (200, 202)
+                except httpx.HTTPError:
+                    errors += 1
+
+        started = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(sender() for _ in range(concurrency))), timeout)
+        elapsed = time.perf_counter() - started
+    return len(bodies) / elapsed, errors
+
+
+async def fixed_rate(url: str, bodies: Sequence[tuple[bytes, dict[str, str]]], rate: float,
+                     timeout: float) -> tuple[list[float], int, float]:
+    latencies: list[float] = []
+    errors = 0
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=64)
+    async with httpx.AsyncClient(limits=limits, timeout=15) as client:
+        # warm the pool so connection setup is not counted as answer time
+        await asyncio.gather(*(client.get(url.replace("/webhook", "/healthz")) for _ in range(8)))
+
+        async def send(body: bytes, hdrs: dict[str, str]) -> None:
+            nonlocal errors
+            t = time.perf_counter()
+            try:
+                r = await client.post(url, content=body, headers=hdrs)
+                errors += r.status_code not in (200, 202)
+            except httpx.HTTPError:
+                errors += 1
+            latencies.append(time.perf_counter() - t)
+
+        tasks = []
+        start = time.perf_counter()
+        for i, (body, hdrs) in enumerate(bodies):
+            delay = start + i / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(send(body, hdrs)))
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout)
+        achieved = len(bodies) / (time.perf_counter() - start)
+    return latencies, errors, achieved
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered) + 0.5)) - 1))
+    return ordered[index]
+
+
+def measure(name: str, base_url: str, args: argparse.Namespace) -> Result:
+    url = base_url + "/webhook"
+    bodies = make_bodies(args.count + int(args.rate * args.seconds))
+    tput, t_errors = asyncio.run(throughput(url, bodies[: args.count], args.concurrency,
+                                            args.timeout))
+    drained = wait_drained(base_url, args.timeout)  # steady state before the latency run
+    lat, r_errors, achieved = asyncio.run(
+        fixed_rate(url, bodies[args.count:], args.rate, args.timeout))
+    return Result(name, tput, args.count, t_errors, percentile(lat, 50) * 1000,
+                  percentile(lat, 99) * 1000, max(lat) * 1000, achieved, r_errors, drained)
+
+
+def wait_drained(base_url: str, timeout: float) -> float:
+    """Seconds until the server's inbox has nothing pending (0 for a server without one)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        inbox = httpx.get(base_url + "/healthz", timeout=5).json().get("inbox")
+        if not inbox or inbox["pending"] == 0:
+            return time.monotonic() - started
+        time.sleep(0.1)
+    raise RuntimeError(f"the worker did not drain within {timeout} s")
+
+
+def generate_key(path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                       serialization.PrivateFormat.TraditionalOpenSSL,
+                                       serialization.NoEncryption()))
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def run_ghattempt(work: Path, key: Path, args: argparse.Namespace) -> Result:
+    port = free_port()
+    env = {
+        **os.environ,
+        "GHATTEMPT_APP_ID": "12345",
+        "GHATTEMPT_APP_PRIVATE_KEY_FILE": str(key),
+        "GHATTEMPT_WEBHOOK_SECRET": SECRET,
+        "GHATTEMPT_APP_STATE": str(work / "inbox.sqlite"),
+        "GHATTEMPT_APP_SINK": "ghattempt.app.recording:recording_sink",
+        "GHATTEMPT_APP_RECORDING": str(work / "recording.sqlite"),
+    }
+    with (work / "ghattempt.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ghattempt.app", "serve", "--host", "127.0.0.1",
+             "--port", str(port), "--log-level", "warning"],
+            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+        )
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", proc)
+        return measure("ghattempt", f"http://127.0.0.1:{port}", args)
+    finally:
+        stop(proc)
+
+
+def ensure_probot() -> bool:
+    if not shutil.which("node") or not shutil.which("npm"):
+        print("probot: node/npm not found; skipping the side-by-side run", file=sys.stderr)
+        return False
+    marker = PROBOT_DIR / "node_modules" / "probot" / "package.json"
+    if marker.is_file() and json.loads(marker.read_text())["version"] == PROBOT_VERSION:
+        return True
+    PROBOT_DIR.mkdir(parents=True, exist_ok=True)
+    (PROBOT_DIR / "package.json").write_text('{"name":"probot-bench","private":true}\n')
+    subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund",
+                    f"probot@{PROBOT_VERSION}"], cwd=PROBOT_DIR, check=True, timeout=300)
+    return marker.is_file()
+
+
+def run_probot(work: Path, key: Path, args: argparse.Namespace) -> Result:
+    script = PROBOT_DIR / "server.mjs"
+    script.write_text(PROBOT_SERVER)
+    port = free_port()
+    env = {**os.environ, "BENCH_KEY": str(key), "BENCH_SECRET": SECRET,
+           "BENCH_PORT": str(port), "NODE_ENV": "production"}
+    with (work / "probot.log").open("wb") as log:
+        proc = subprocess.Popen(["node", str(script)], env=env, stdout=log,
+                                stderr=subprocess.STDOUT, cwd=PROBOT_DIR)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", proc)
+        return measure("probot", f"http://127.0.0.1:{port}", args)
+    finally:
+        stop(proc)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=1000, help="throughput deliveries")
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rate", type=float, default=200.0, help="deliveries per second")
+    parser.add_argument("--seconds", type=float, default=5.0, help="fixed-rate duration")
+    parser.add_argument("--timeout", type=float, default=120.0, help="bound per phase, s")
+    parser.add_argument("--no-probot", action="store_true")
+    args = parser.parse_args(argv)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ghattempt-bench-") as tmp:
+        work = Path(tmp)
+        key = work / "app.pem"
+        generate_key(key)
+        results.append(run_ghattempt(work, key, args))
+        if not args.no_probot and ensure_probot():
+            results.append(run_probot(work, key, args))
+    print(f"{'server':<10} {'deliv/s':>9} {'errors':>6} {'drain s':>8} | at {args.rate:.0f}/s "
+          f"for {args.seconds:.0f} s: {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'rate':>6} "
+          f"{'errors':>6}")
+    for r in results:
+        print(f"{r.name:<10} {r.throughput:>9.0f} {r.errors:>6} {r.drain_s:>8.1f} | "
+              f"{'':>17}{r.p50_ms:>7.1f} {r.p99_ms:>7.1f} {r.max_ms:>7.1f} {r.rate:>6.0f} "
+              f"{r.rate_errors:>6}")
+    ours = results[0]
+    verdict = "meets" if ours.p99_ms <= 50 else "MISSES"
+    print(f"ghattempt p99 at {args.rate:.0f}/s: {ours.p99_ms:.1f} ms ({verdict} the 50 ms goal)")
+    if len(results) == 2:
+        probot = results[1]
+        print(f"ratio ghattempt/probot: throughput {ours.throughput / probot.throughput:.2f}x, "
+              f"p99 {ours.p99_ms / probot.p99_ms:.2f}x")
+    return 0 if all(r.errors == 0 and r.rate_errors == 0 for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""The material verifier: retrieved bytes, not references, qualify a material (ADR 0006).
+
+A :class:`~ghattempt.core.Material` reference binds an id to a byte count and a digest.
+Storing the reference proves nothing about the bytes; before a successor reuses a
+retained material, :class:`MaterialVerifier` fetches the bytes through an authenticated
+fetcher and checks both. Once an id has been verified, the same verifier refuses any
+reference under that id with other bytes or another digest (a reused material id cannot
+acquire different bytes).
+
+Which rules stay where: the URL shape (repository prefix, no ``?``, ``#`` or ``@``) and
+cross-journal id consistency are the core's (spec journal-v1 section 4, material); this
+module only checks retrieved bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .core import Material
+from .store._errors import MaterialRefused
+
+__all__ = ["Fetch", "MaterialVerifier", "VerifiedMaterial"]
+
+Fetch = Callable[[Material], bytes]
+"""Retrieves a material's bytes through the provider's authenticated API (e.g. a
+repository file at a commit, or a release asset). Raises on any failure."""
+
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+"""Largest material the verifier accepts, in bytes, before fetching."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedMaterial:
+    """A material whose bytes were fetched and matched: ``size`` in bytes, ``digest``."""
+
+    id: str
+    size: int
+    digest: str
+
+
+class MaterialVerifier:
+    """Fetches material bytes and checks their count and SHA-256 digest.
+
+    Args:
+        fetch: the authenticated fetcher.
+        max_bytes: refuse references claiming more bytes than this, without fetching.
+
+    Raises (from :meth:`verify`):
+        MaterialRefused: code ``material_conflict`` (the id was verified with other
+            bytes/digest before), ``material_too_large``, ``material_unavailable`` (the
+            fetch failed) or ``material_mismatch`` (count or digest differ).
+    """
+
+    def __init__(self, fetch: Fetch, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self._fetch = fetch
+        self._max_bytes = max_bytes
+        self._seen: dict[str, VerifiedMaterial] = {}
+
+    def verify(self, material: Material) -> VerifiedMaterial:
+        """Fetch ``material`` and check it; returns what was verified."""
+        known = self._seen.get(material.id)
+        if known is not None and (known.size, known.digest) != (material.bytes,
+                                                                 material.digest):
+            raise MaterialRefused("material_conflict",
+                                  f"material {material.id} was verified as {known.size} bytes "
+                                  f"{known.digest}; a reused id cannot acquire other bytes")
+        if material.bytes > self._max_bytes:
+            raise MaterialRefused("material_too_large",
+                                  f"material {material.id} claims {material.bytes} bytes, more "
+                                  f"than the verifier's limit of {self._max_bytes}")
+        try:
+            data = self._fetch(material)
+        except Exception as exc:
+            raise MaterialRefused("material_unavailable",
+                                  f"material {material.id} could not be fetched "
+                                  f"({type(exc).__name__})") from None
+        return self.check(material, data)
+
+    def check(self, material: Material, data: bytes) -> VerifiedMaterial:
+        """Check already retrieved ``data`` against ``material``; remember the id."""
+        if len(data) != material.bytes:
+            raise MaterialRefused("material_mismatch",
+                                  f"material {material.id}: fetched {len(data)} bytes, the "
+                                  f"reference says {material.bytes}")
+        got = "sha256:" + hashlib.sha256(data).hexdigest()
+        if got != material.digest:
+            raise MaterialRefused("material_mismatch",
+                                  f"material {material.id}: fetched bytes have digest {got}, "
+                                  f"the reference says {material.digest}")
+        verified = VerifiedMaterial(material.id, len(data), got)
+        known = self._seen.setdefault(material.id, verified)
+        if known != verified:
+            raise MaterialRefused("material_conflict",
+                                  f"material {material.id} was verified with other bytes before")
+        return verified

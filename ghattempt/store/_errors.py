@@ -1,0 +1,149 @@
+"""Errors of the business attempt store.
+
+Each error says whose side the problem is on::
+
+    StoreError                     base of everything the store raises on purpose
+    ├── StoreInputError            your input is wrong (unknown attempt, bad value, a call
+    │   │                          that makes no sense for this attempt); nothing was written
+    │   └── RepositoryMismatch     the repository's node id is not the configured one (a
+    │                              repository replaced under the same name, or a wrong id)
+    ├── GitHubAnomaly              GitHub answered oddly: no such category, no write
+    │                              permission, a write whose outcome stayed unknown after
+    │                              read-back, a journal body that is not ours
+    ├── JournalInvalidError        the captured journal is invalid: fail closed (``code`` is
+    │                              the reader's failure code, spec journal-v1 section 7)
+    └── RefusedByRules             the rules refuse the request (``code``: spec code or a
+        │                          store code); nothing was written
+        ├── Blocked                a blocking attempt exists for the request key (ADR-038)
+        ├── AuthorizationReused    the authorization id was recorded by an earlier attempt
+        ├── TerminalAttempt        the attempt is terminal: recovery opens a successor
+        ├── IllegalTransition      the record would break the replay rules (section 8)
+        ├── ConflictingKey         the idempotency key names a record with other content
+        └── MaterialRefused        a material would be rejected, conflicts, or its bytes
+                                   do not verify
+
+Errors from the layers below pass through unchanged: ``ghattempt.github`` errors
+(``GitHubError`` and subclasses) and ``ghattempt.exclusive`` errors (``ScopeBusy``,
+``OwnershipLost``, ``LeaseCorrupt``, ...). No message holds a credential.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthorizationReused",
+    "Blocked",
+    "ConflictingKey",
+    "GitHubAnomaly",
+    "IllegalTransition",
+    "JournalInvalidError",
+    "MaterialRefused",
+    "RefusedByRules",
+    "RepositoryMismatch",
+    "StoreError",
+    "StoreInputError",
+    "TerminalAttempt",
+]
+
+
+class StoreError(Exception):
+    """Base of every error the store raises on purpose."""
+
+
+class StoreInputError(StoreError, ValueError):
+    """The caller's input is wrong; nothing was written."""
+
+
+class RepositoryMismatch(StoreInputError):
+    """The repository GitHub returns under this name has another node id than configured.
+
+    Attributes:
+        expected: the configured node id.
+        found: the node id GitHub returned.
+    """
+
+    def __init__(self, name: str, expected: str, found: str) -> None:
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"repository {name} has node id {found}, not the configured {expected}: it was "
+            "replaced or renamed onto another repository, or the configuration names the "
+            "wrong id. Nothing was written; check the repository before writing.")
+
+
+class GitHubAnomaly(StoreError):
+    """GitHub answered in a way the store cannot act on (see the message)."""
+
+
+class JournalInvalidError(StoreError):
+    """The captured journal is invalid: the store fails closed and writes nothing.
+
+    Attributes:
+        code: the reader's failure code (spec journal-v1 section 7), e.g. ``fork``.
+        detail: the reader's detail text.
+    """
+
+    def __init__(self, code: str, detail: str | None) -> None:
+        self.code = code
+        self.detail = detail
+        super().__init__(f"the journal is invalid ({code}): {detail}. Nothing was written; "
+                         "it needs a person to inspect it (the reader fails closed too).")
+
+
+class RefusedByRules(StoreError):
+    """The journal's rules refuse the request; nothing was written.
+
+    Attributes:
+        code: the spec failure code the write would cause (e.g. ``rewritten_terminal``)
+            or a store code (``blocked``, ``not_expired``, ``head_moved`` ...).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(f"{message} [{code}]")
+
+
+class Blocked(RefusedByRules):
+    """A blocking attempt exists for the request key (ADR-038 preflight).
+
+    Attributes:
+        attempt: the blocking attempt's id.
+        status: its status.
+    """
+
+    def __init__(self, request_key: str, attempt: str, status: str) -> None:
+        self.attempt = attempt
+        self.status = status
+        super().__init__("blocked", f"request key {request_key} is blocked by attempt "
+                         f"{attempt} ({status}); continue or resolve it, or open a successor "
+                         "once it no longer blocks")
+
+
+class AuthorizationReused(RefusedByRules):
+    """The presented authorization id was recorded by an earlier attempt (ADR-038 case 2)."""
+
+
+class TerminalAttempt(RefusedByRules):
+    """The attempt is terminal; terminal results are never rewritten (ADR 0006)."""
+
+
+class IllegalTransition(RefusedByRules):
+    """The record would break the replay rules (spec section 8)."""
+
+
+class ConflictingKey(RefusedByRules):
+    """The idempotency key already names a record with other content.
+
+    Attributes:
+        existing: the digest of the record already holding the key.
+    """
+
+    def __init__(self, key: str, existing: str) -> None:
+        self.existing = existing
+        super().__init__("conflicting_duplicate",
+                         f"idempotency key {key} already holds record {existing} with other "
+                         "content; a key names one operation forever, use a new key for a "
+                         "new operation")
+
+
+class MaterialRefused(RefusedByRules):
+    """A material would be rejected or conflicts, or its bytes do not verify."""

@@ -1,0 +1,264 @@
+"""The Action (action.yml), its dependency lock, and the workflows: structure rules.
+
+These are the rules the linters do not know: inputs reach the program only through
+``env:``, third-party actions are pinned by full commit SHA, the lock hash-checks every
+file, the documented contract matches the action's inputs and outputs, and the example
+release workflow has the permissions and concurrency the journal needs.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from ghattempt.config import PHASES, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = ROOT / "action.yml"
+LOCK = ROOT / "action" / "requirements.txt"
+INSTALL = ROOT / "action" / "install.sh"
+WORKFLOWS = ROOT / ".github" / "workflows"
+DOC = ROOT / "docs" / "action.md"
+
+INPUTS = {
+    "command",
+    "token",
+    "repository",
+    "pull-request",
+    "base-ref",
+    "phase",
+    "status",
+    "reason",
+    "key",
+    "materials",
+    "channel",
+    "config",
+    "request-key",
+}
+OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases", "journal-url"}
+COMMANDS = {"admit", "record", "status", "successor", "expire", "rollback"}
+PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
+
+
+def load(path: Path) -> dict[str, Any]:
+    # YAML 1.1 reads the key `on` as True; GitHub reads it as "on".
+    data = yaml.safe_load(path.read_text())
+    if True in data:
+        data["on"] = data.pop(True)
+    return data
+
+
+def env_name(input_name: str) -> str:
+    return "GHATTEMPT_" + input_name.upper().replace("-", "_")
+
+
+def all_steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    if "runs" in doc:
+        return list(doc["runs"]["steps"])
+    return [s for job in doc["jobs"].values() for s in job.get("steps", [])]
+
+
+def all_files() -> list[Path]:
+    return [ACTION, *sorted(WORKFLOWS.glob("*.yml"))]
+
+
+@pytest.fixture(scope="module")
+def action() -> dict[str, Any]:
+    return load(ACTION)
+
+
+def test_action_is_composite_with_the_contract_inputs_and_outputs(action):
+    assert action["runs"]["using"] == "composite"
+    assert set(action["inputs"]) == INPUTS
+    assert set(action["outputs"]) == OUTPUTS
+    for name, spec in action["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.run.outputs.{name} }}}}"
+    assert action["inputs"]["command"]["required"] is True
+    assert action["inputs"]["token"]["default"] == "${{ github.token }}"
+    assert action["inputs"]["config"]["default"] == ".github/ghattempt.toml"
+    for cmd in COMMANDS:
+        assert cmd in action["inputs"]["command"]["description"]
+
+
+def test_inputs_reach_the_program_only_through_env(action):
+    run = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
+    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -m ghattempt.action'
+    for name in INPUTS:
+        assert run["env"][env_name(name)] == f"${{{{ inputs.{name} }}}}"
+    # no input is read anywhere but in that env block
+    for step in action["runs"]["steps"]:
+        if step is run:
+            continue
+        assert "inputs." not in yaml.safe_dump(step), step.get("name")
+
+
+@pytest.mark.parametrize("path", all_files(), ids=lambda p: p.name)
+def test_no_expression_inside_run_scripts(path):
+    for step in all_steps(load(path)):
+        if "run" in step:
+            assert "${{" not in step["run"], f"{path.name}: {step.get('name')}"
+
+
+@pytest.mark.parametrize("path", all_files(), ids=lambda p: p.name)
+def test_third_party_actions_are_pinned_by_commit_with_a_version_comment(path):
+    text = path.read_text()
+    uses = re.findall(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$", text, re.M)
+    assert uses
+    for ref, rest in uses:
+        if ref == "./":
+            continue
+        assert PINNED.match(ref), f"{path.name}: {ref} is not pinned by full commit SHA"
+        assert re.match(r"\s+# v\d+\.\d+\.\d+$", rest), f"{path.name}: {ref} lacks # vX.Y.Z"
+
+
+def test_same_action_versions_everywhere():
+    seen: dict[str, set[str]] = {}
+    for path in all_files():
+        for ref in re.findall(r"uses:\s*([\w./-]+)@([0-9a-f]{40})", path.read_text()):
+            seen.setdefault(ref[0], set()).add(ref[1])
+    assert seen and all(len(shas) == 1 for shas in seen.values()), seen
+
+
+def test_install_uses_the_hash_checked_lock_and_the_cache_key_follows_it(action):
+    steps = {s.get("name"): s for s in action["runs"]["steps"]}
+    deps = steps["Install pinned, hash-checked dependencies"]
+    assert '"$GITHUB_ACTION_PATH/action/install.sh" deps' in deps["run"]
+    assert "cache-hit != 'true'" in deps["if"]
+    own = steps["Install ghattempt"]
+    assert '"$GITHUB_ACTION_PATH/action/install.sh" self' in own["run"]
+    cache = steps["Restore the ghattempt environment"]
+    assert cache["uses"].startswith("actions/cache@")
+    assert "steps.prep.outputs.lock-hash" in cache["with"]["key"]
+    assert "steps.python.outputs.python-version" in cache["with"]["key"]
+    prep = steps["Locate the ghattempt environment"]
+    assert 'sha256sum "$GITHUB_ACTION_PATH/action/requirements.txt"' in prep["run"]
+    python = steps["Set up Python for ghattempt"]
+    # the consumer's own Python and PATH stay as they were
+    assert python["with"]["update-environment"] is False
+    script = INSTALL.read_text()
+    for flag in ("--require-hashes", "--no-deps", "--only-binary :all:", "--no-index"):
+        assert flag in script
+
+
+def lock_entries() -> dict[str, tuple[Version, list[str]]]:
+    entries: dict[str, tuple[Version, list[str]]] = {}
+    text = LOCK.read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        spec, _, marker_and_hashes = line.partition(" ")
+        name, _, version = spec.partition("==")
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", marker_and_hashes)
+        entries[canonicalize_name(name)] = (Version(version), hashes)
+    return entries
+
+
+def test_lock_pins_every_file_by_hash():
+    entries = lock_entries()
+    assert len(entries) >= 10
+    for name, (_version, hashes) in entries.items():
+        assert hashes, f"{name} has no --hash"
+    assert "Install with" not in LOCK.read_text()  # generated header only
+    assert "scripts/lock-action-deps" in LOCK.read_text().splitlines()[1]
+
+
+def test_lock_satisfies_the_project_dependencies_and_build_backend():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = list(project["project"]["dependencies"]) + list(project["build-system"]["requires"])
+    entries = lock_entries()
+    for raw in wanted:
+        req = Requirement(raw)
+        name = canonicalize_name(req.name)
+        assert name in entries, f"{req.name} is not in action/requirements.txt"
+        version = entries[name][0]
+        assert req.specifier.contains(version, prereleases=True), f"{name} {version} vs {req}"
+        for extra in req.extras:  # pyjwt[crypto] needs cryptography
+            assert extra != "crypto" or "cryptography" in entries
+
+
+def test_every_env_name_and_output_is_documented():
+    doc = DOC.read_text()
+    for name in INPUTS:
+        assert f"`{env_name(name)}`" in doc, env_name(name)
+        assert f"`{name}`" in doc, name
+    for name in OUTPUTS:
+        assert f"`{name}`" in doc, name
+    for needed in (
+        "::add-mask::",
+        "::error title=ghattempt journal invalid::",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_OUTPUT",
+    ):
+        assert needed in doc
+
+
+# ----------------------------------------------------------------------------- workflows
+
+
+def test_ci_runs_the_suite_with_read_only_permissions():
+    ci = load(WORKFLOWS / "ci.yml")
+    assert ci["permissions"] == {"contents": "read"}
+    steps = ci["jobs"]["test"]["steps"]
+    assert any(s.get("run") == "bash .ci/run" for s in steps)
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["persist-credentials"] is False
+    assert "scripts/test" in (ROOT / ".ci" / "run").read_text()
+    assert "scripts/lint-actions" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.fixture(scope="module")
+def release() -> dict[str, Any]:
+    return load(WORKFLOWS / "example-release.yml")
+
+
+def test_example_release_permissions_and_concurrency(release):
+    assert release["permissions"] == {}
+    (job,) = release["jobs"].values()
+    assert job["permissions"] == {
+        "discussions": "write",
+        "contents": "write",
+        "pull-requests": "read",
+    }
+    assert release["concurrency"]["cancel-in-progress"] is False
+    assert "${{ inputs.pull-request }}" in release["concurrency"]["group"]
+    assert set(release["on"]) == {"workflow_dispatch"}
+
+
+def test_example_release_admits_records_every_phase_and_reads_status(release):
+    (job,) = release["jobs"].values()
+    action_steps = [s for s in job["steps"] if s.get("uses") == "./"]
+    commands = [s["with"]["command"] for s in action_steps]
+    assert commands[0] == "admit" and commands[-1] == "status"
+    assert set(commands) <= COMMANDS
+    recorded = {
+        (s["with"]["phase"], s["with"]["status"])
+        for s in action_steps
+        if s["with"]["command"] == "record" and not s["with"]["phase"].startswith("${{")
+    }
+    for phase in PHASES:
+        assert (phase, "started") in recorded and (phase, "succeeded") in recorded, phase
+        # a phase outside the admitted plan (or already done) is skipped
+        started = next(
+            s
+            for s in action_steps
+            if s["with"].get("phase") == phase and s["with"].get("status") == "started"
+        )
+        assert f"' {phase} '" in started["if"] and "missing-phases" in started["if"]
+    failed = next(s for s in action_steps if s["with"].get("status") == "failed")
+    assert failed["if"].startswith("failure()") and failed["with"]["reason"]
+    for step in action_steps:
+        assert step["with"]["pull-request"] == "${{ inputs.pull-request }}"
+
+
+def test_repository_config_for_the_example_workflow_loads():
+    cfg = load_config(".github/ghattempt.toml", root=ROOT)
+    assert cfg.channel("release").plan == PHASES

@@ -1,0 +1,63 @@
+"""The public surface of ghattempt.core and the layer's purity."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import ghattempt.core as core
+
+CORE = Path(core.__file__).resolve().parent
+IO_MODULES = {"_reader_main.py", "__main__.py"}  # the reader CLI: stdin, stdout, own bundle
+
+
+def test_all_is_the_curated_namespace() -> None:
+    assert len(set(core.__all__)) == len(core.__all__)
+    assert set(core.__all__) == {
+        "ATTEMPT_STATUSES", "FAILURE_CODES", "PHASES", "ActionsWriter", "AppWriter", "Attempt",
+        "AttemptState", "AttemptStatus", "CliWriter", "Event", "Failure", "Generation",
+        "Intent", "JournalInvalid", "JournalState", "Material", "PhaseState", "Record",
+        "Verdict", "Writer", "blocks_fresh_attempt", "build_attempt", "build_event",
+        "build_generation", "build_intent", "build_material", "canonical", "check_attempt",
+        "check_event", "digest", "find_blocking", "find_history", "next_event",
+        "parse_body", "read_journal", "record_block", "recovery_for", "render_body"}
+    for name in core.__all__:
+        assert getattr(core, name) is not None
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, 0) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.module or "", node.level))
+    return found
+
+
+def test_core_imports_only_the_stdlib_and_itself() -> None:
+    for path in CORE.glob("*.py"):
+        for module, level in _imports(path):
+            if level:
+                continue  # relative: inside core
+            assert module.split(".")[0] in sys.stdlib_module_names, (path.name, module)
+
+
+def test_core_does_no_io_outside_the_reader_cli() -> None:
+    banned_modules = {"os", "io", "socket", "subprocess", "pathlib", "shutil", "urllib",
+                      "http", "tempfile", "sys"}
+    for path in CORE.glob("*.py"):
+        if path.name in IO_MODULES:
+            continue
+        for module, level in _imports(path):
+            assert level or module.split(".")[0] not in banned_modules, (path.name, module)
+        tree = ast.parse(path.read_text())
+        calls = {n.func.id for n in ast.walk(tree)
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert not calls & {"open", "print", "input", "exec", "eval"}, path.name
+
+
+def test_builders_load_lazily_and_resolve() -> None:
+    assert core.build_event is core._build.build_event  # type: ignore[attr-defined]

@@ -1,0 +1,179 @@
+"""The remaining resolvers field by field, node ids and cursors, and fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, FaultRule, FixtureError, load_fixture
+from ghattempt.emulator.ids import cursor, decode_cursor, decode_node_id, node_id
+
+from .conftest import GQL, LOCK, QUERIES, comment, new_discussion, repo_info
+
+JOURNAL = (QUERIES / "JournalPage.graphql").read_text()
+
+EVERYTHING = """query($n: Int!) { repository(owner: "octo-org", name: "widgets") {
+  id databaseId name nameWithOwner url isPrivate hasDiscussionsEnabled viewerPermission
+  owner { __typename id login url resourcePath avatarUrl(size: 40) }
+  discussionCategory(slug: "general") { id name slug emoji isAnswerable createdAt
+    repository { id } }
+  discussions(first: 10) { totalCount edges { cursor node { number } } }
+  discussion(number: $n) {
+    id databaseId number title body url resourcePath locked activeLockReason createdAt
+    updatedAt lastEditedAt includesCreatedEdit
+    category { slug } repository { nameWithOwner }
+    comments(first: 5) { totalCount pageInfo { startCursor endCursor hasNextPage
+      hasPreviousPage } edges { cursor node { id databaseId url resourcePath
+      discussion { number } replyTo { id } minimizedReason updatedAt
+      replies(last: 5) { totalCount nodes { replyTo { id } } } } } } } } }"""
+
+
+def test_every_field_of_the_subset_resolves(actions: GQL) -> None:
+    d = new_discussion(actions, title="T", body="B")
+    root = comment(actions, d["id"], "root")
+    reply = comment(actions, d["id"], "reply", root["id"])
+    repo = actions.data(EVERYTHING, n=d["number"])["repository"]
+    assert repo["databaseId"] > 0 and repo["name"] == "widgets" and repo["isPrivate"] is False
+    assert repo["viewerPermission"] == "WRITE" and repo["hasDiscussionsEnabled"] is True
+    owner = repo["owner"]
+    assert (owner["__typename"], owner["login"], owner["url"]) == (
+        "Organization",
+        "octo-org",
+        "https://github.com/octo-org",
+    )
+    assert owner["avatarUrl"].endswith("&s=40")
+    cat = repo["discussionCategory"]
+    assert (cat["slug"], cat["repository"]["id"]) == ("general", repo["id"])
+    assert repo["discussions"]["totalCount"] == 1
+    disc = repo["discussion"]
+    assert (disc["title"], disc["body"], disc["category"]["slug"]) == ("T", "B", "release-journal")
+    assert disc["resourcePath"] == f"/octo-org/widgets/discussions/{d['number']}"
+    assert disc["repository"]["nameWithOwner"] == "octo-org/widgets"
+    edge = disc["comments"]["edges"][0]
+    assert edge["cursor"] == disc["comments"]["pageInfo"]["startCursor"]
+    node = edge["node"]
+    assert node["url"].endswith(f"#discussioncomment-{node['databaseId']}")
+    assert node["discussion"]["number"] == d["number"] and node["replyTo"] is None
+    assert node["replies"]["nodes"] == [{"replyTo": {"id": root["id"]}}]
+    assert reply["replyTo"]["id"] == root["id"]
+
+
+def test_discussions_order_and_category_filter(actions: GQL) -> None:
+    a = new_discussion(actions, title="a")
+    b = new_discussion(actions, title="b")
+    repo = repo_info(actions)
+    q = """query($c: ID) { repository(owner: "octo-org", name: "widgets") {
+      newest: discussions(first: 5) { nodes { number } }
+      oldest: discussions(first: 5, orderBy: {field: CREATED_AT, direction: ASC}) {
+        nodes { number } }
+      general: discussions(first: 5, categoryId: $c) { totalCount } } }"""
+    general = repo["discussionCategories"]["nodes"][1]["id"]
+    data = actions.data(q, c=general)["repository"]
+    assert [n["number"] for n in data["oldest"]["nodes"]] == [a["number"], b["number"]]
+    assert data["general"]["totalCount"] == 0
+    assert len(data["newest"]["nodes"]) == 2
+
+
+def test_nodes_and_unlock_and_unminimize(alice: GQL, actions: GQL) -> None:
+    d = new_discussion(actions)
+    c = comment(actions, d["id"], "x")
+    got = actions.data(
+        "query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }", ids=[d["id"], c["id"]]
+    )
+    assert [n["__typename"] for n in got["nodes"]] == ["Discussion", "DiscussionComment"]
+    actions.data(LOCK, id=d["id"])
+    unlocked = actions.data(
+        "mutation($id: ID!) { unlockLockable(input: {lockableId: $id}) {"
+        " unlockedRecord { locked } actor { login } } }",
+        id=d["id"],
+    )["unlockLockable"]
+    assert unlocked == {"unlockedRecord": {"locked": False}, "actor": {"login": "github-actions"}}
+    alice.data(
+        "mutation($id: ID!) { minimizeComment(input: {subjectId: $id, classifier: SPAM}) {"
+        " clientMutationId } }",
+        id=c["id"],
+    )
+    shown = alice.data(
+        "mutation($id: ID!) { unminimizeComment(input: {subjectId: $id}) {"
+        " unminimizedComment { isMinimized minimizedReason } } }",
+        id=c["id"],
+    )["unminimizeComment"]["unminimizedComment"]
+    assert shown == {"isMinimized": False, "minimizedReason": None}
+
+
+def test_edit_fault_on_create_discussion_edits_the_journal_body(
+    emu: Emulator, actions: GQL
+) -> None:
+    emu.add_fault(FaultRule("edit", operation="createDiscussion", body="tampered", count=1))
+    d = new_discussion(actions, body="intent")
+    disc = actions(JOURNAL, owner="octo-org", name="widgets", number=d["number"])["data"][
+        "repository"
+    ]["discussion"]
+    assert (disc["body"], disc["includesCreatedEdit"]) == ("tampered", True)
+    assert disc["lastEditedAt"] is not None
+
+
+def test_secondary_point_limit(emu: Emulator, actions: GQL) -> None:
+    emu.points_per_minute = 3
+    for _ in range(3):
+        assert actions.raw("{ viewer { login } }").status_code == 200
+    r = actions.raw("{ viewer { login } }")
+    assert r.status_code == 403 and "retry-after" in r.headers
+    emu.clock.advance(60)
+    assert actions.raw("{ viewer { login } }").status_code == 200
+
+
+def test_ids_and_cursors_round_trip() -> None:
+    ident = node_id("DiscussionComment", 100_000_004, 100_000_009)
+    assert ident.startswith("DC_kwDO")
+    decoded = decode_node_id(ident)
+    assert decoded is not None
+    assert (decoded.typename, decoded.payload) == ("DiscussionComment", (100_000_004, 100_000_009))
+    ref = node_id("Ref", 100_000_004, "refs/heads/main")
+    decoded_ref = decode_node_id(ref)
+    assert decoded_ref is not None and decoded_ref.payload[-1] == "refs/heads/main"
+    for bad in ("", "DC_", "XX_kwDO", "DC_!!!", "R_kgDOBfXhBA=", "MDQ6VXNlcjU4MzIzMQ=="):
+        assert decode_node_id(bad) is None
+    assert decode_cursor(cursor(123_456_789)) == 123_456_789
+    assert cursor(5).startswith("Y3Vyc29yOnYyOp")  # base64 of "cursor:v2:"
+    assert decode_cursor("not-a-cursor") is None
+
+
+def test_fixture_files_and_errors(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(DEFAULT_FIXTURE))
+    emu = Emulator(str(tmp_path / "db.sqlite"), path)
+    assert emu.snapshot()["repositories"][0]["nameWithOwner"] == "octo-org/widgets"
+    # a second start on the same database does not seed again
+    again = Emulator(str(tmp_path / "db.sqlite"), path)
+    assert len(again.snapshot()["repositories"]) == 1
+    bad = dict(DEFAULT_FIXTURE, tokens=[{"token": "t", "actor": "nobody"}])
+    with pytest.raises(FixtureError, match=r"tokens\[0\]: unknown actor 'nobody'"):
+        Emulator(fixture=bad)
+    with pytest.raises(FixtureError, match="role"):
+        Emulator(
+            fixture=dict(DEFAULT_FIXTURE, tokens=[{"token": "t", "actor": "alice", "role": "god"}])
+        )
+    with pytest.raises(FixtureError, match="limits"):
+        Emulator(fixture=dict(DEFAULT_FIXTURE, limits={"per_second": 1}))
+    (tmp_path / "broken.toml").write_text("[[actors]\n")
+    with pytest.raises(FixtureError):
+        load_fixture(tmp_path / "broken.toml")
+
+
+def test_admin_tokens_and_rename(emu: Emulator, http) -> None:
+    r = http.post("/_emulator/tokens", json={"token": "ghp_bob", "actor": "bob", "role": "read"})
+    assert r.status_code == 201
+    bob = GQL(http, "ghp_bob")
+    assert bob.data("{ viewer { login } }")["viewer"]["login"] == "bob"
+    r = http.post("/_emulator/rename", json={"repository": "octo-org/widgets", "name": "gizmos"})
+    assert r.status_code == 200
+    assert bob.data('{ repository(owner: "octo-org", name: "gizmos") { name } }')["repository"] == {
+        "name": "gizmos"
+    }
+    assert (
+        http.post("/_emulator/rename", json={"repository": "x/y", "name": "z"}).status_code == 400
+    )
+    assert http.get("/_emulator/nothing").status_code == 404

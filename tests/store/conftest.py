@@ -1,0 +1,61 @@
+"""Fixtures of the store tests: an in-process emulator, a provider and a store on it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ghattempt.emulator import Emulator
+from ghattempt.github import GitHubProvider
+from ghattempt.store import BusinessAttemptStore, Journal
+
+from . import harness as h
+
+
+class EmulatorClock:
+    """A lease clock that follows the emulator's clock: moving the emulator's time
+    forward also moves this writer's monotonic time (a paused process)."""
+
+    def __init__(self, emu: Emulator) -> None:
+        self._emu = emu
+
+    def monotonic(self) -> float:
+        return self._emu.clock.now()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, min(seconds, 0.05)))
+
+
+@dataclass
+class World:
+    emu: Emulator
+    gh: GitHubProvider
+    repo_id: str
+    store: BusinessAttemptStore
+    journal: Journal
+
+    def new_store(self, **kwargs: Any) -> BusinessAttemptStore:
+        return h.store(self.gh, repo_id=self.repo_id, **kwargs)
+
+    def comments(self) -> list[dict[str, Any]]:
+        repo = next(r for r in self.emu.snapshot()["repositories"]
+                    if r["nameWithOwner"] == h.REPO)
+        disc = next(d for d in repo["discussions"] if d["number"] == self.journal.number)
+        return disc["comments"]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [h.record_of(c["body"]) for c in self.comments()]
+
+
+@pytest.fixture
+def world() -> World:
+    emu = h.emulator()
+    gh = h.provider(emu=emu)
+    repo_id = h.repository_id(gh)
+    lease = h.lease(gh, repo_id)
+    store = h.store(gh, lease, repo_id=repo_id)
+    journal = store.open_journal(1, "main")
+    return World(emu, gh, repo_id, store, journal)
