@@ -123,7 +123,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         raise ActionError(f"input 'command' must be one of {', '.join(COMMANDS)}, "
                           f"got {command!r}")
     event = _event(env)
-    pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+    found = event.get("pull_request")
+    pr: dict[str, Any] = found if isinstance(found, dict) else {}
     pr_number = env.get("GHATTEMPT_PULL_REQUEST", "") or str(pr.get("number") or "")
     if not pr_number.isdigit() or int(pr_number) < 1:
         raise ActionError("input 'pull-request' is empty and the triggering event has no "

@@ -369,7 +369,7 @@ def _check(demo: Demo, facts: dict[str, Any]) -> dict[str, Any]:
     expect(verdict["ignored"] == 0, f"{verdict['ignored']} comments ignored")
     expect(facts["fault_fired"] == 1, f"the lost-response fault fired "
                                       f"{facts['fault_fired']} times, expected 1")
-    bodies = Counter()
+    bodies: Counter[str] = Counter()
     publication = 0
     for page in pages:
         repo = (page.get("data") or {}).get("repository")

@@ -23,10 +23,10 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 
 def run_cli(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+            timeout: float = 60, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "ghattempt.cli", *args], input=stdin,
                           capture_output=True, env=env if env is not None else cli_env(),
-                          timeout=timeout, cwd=ROOT)
+                          timeout=timeout, cwd=cwd)
 
 
 def public_cases() -> list[Path]:
