@@ -18,7 +18,7 @@ from ghattempt.exclusive import (
     RefSnapshot,
     ScopeBusy,
 )
-from ghattempt.exclusive.testing import Fault, FakeClock, MemoryRefBackend
+from ghattempt.exclusive.testing import FakeClock, Fault, MemoryRefBackend
 
 from .conftest import OTHER_SCOPE, SCOPE, make_lease
 
