@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "scrub"]
+__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "install_notes", "scrub"]
 
 EXIT_INTERNAL = 70
 """An unexpected exception: a defect of ghattempt (BSD sysexits ``EX_SOFTWARE``)."""
@@ -101,7 +101,8 @@ class _Scrubbed:
         return True
 
 
-def _notes(token_env: str | None) -> None:
+def install_notes(token_env: str | None) -> None:
+    """Print warnings of ``ghattempt.*`` loggers as scrubbed ``ghattempt: note:`` lines."""
     import logging
 
     handler = logging.StreamHandler(sys.stderr)
@@ -119,7 +120,7 @@ def guarded(run: Callable[[], int], token_env: str | None = None) -> int:
     Warnings of the layers below (a retry, a wait for a rate limit) are printed as
     ``ghattempt: note: ...`` lines, scrubbed like errors.
     """
-    _notes(token_env)
+    install_notes(token_env)
     try:
         return run()
     except KeyboardInterrupt:

@@ -57,6 +57,10 @@ def run_action(world: World, tmp: Path, command: str, **inputs: str) -> Step:
 
 
 def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -> None:
+    before = run_action(world, tmp_path, "status")
+    assert before.rc == 0, before.stdout
+    assert (before.outputs["status"], before.outputs["recovery"]) == ("empty", "admit")
+    assert before.outputs["journal-url"] == ""
     admitted = run_action(world, tmp_path, "admit")
     assert admitted.rc == 0, admitted.stdout + admitted.stderr
     assert admitted.stdout.splitlines()[0] == f"::add-mask::{TOKEN}"
@@ -94,6 +98,16 @@ def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -
         shown = [x for x in (step.stdout + step.stderr).splitlines()
                  if not x.startswith("::add-mask::")]
         assert not any(TOKEN in x for x in shown)
+
+
+def test_refusal_fails_the_step_and_still_writes_outputs(world: World,
+                                                         tmp_path: Path) -> None:
+    # The attempt has not succeeded: a rollback is refused by the replay rules.
+    step = run_action(world, tmp_path, "rollback", status="started")
+    assert step.rc == 1
+    assert "::error title=ghattempt::" in step.stdout
+    assert step.outputs["status"] in ("pending", "running", "waiting")
+    assert step.outputs["attempt"].startswith("sha256:")
 
 
 def test_missing_reason_is_refused_with_an_error_annotation(world: World,
