@@ -39,6 +39,7 @@ import logging
 import math
 import random
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -47,6 +48,7 @@ from typing import TypeVar
 from ._errors import (
     AmbiguousOutcome,
     BackendError,
+    ExclusionError,
     LeaseCorrupt,
     OwnershipLost,
     RefConflict,
@@ -104,6 +106,8 @@ class RefLease:
         self._clock: Clock = clock if clock is not None else SystemClock()
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
+        self._held_lock = threading.Lock()
+        self._held: set[tuple[int, Scope]] = set()
 
     @property
     def settings(self) -> LeaseSettings:
@@ -120,11 +124,24 @@ class RefLease:
                 the store's capture query), used instead of a first read when its ``name``
                 is this scope's ref.
         """
-        owner = self._acquire(scope, observed)
+        key = (threading.get_ident(), scope)
+        with self._held_lock:
+            if key in self._held:
+                raise ExclusionError(
+                    f"writer scope {scope.key} is already held by this thread through this "
+                    "RefLease; a nested hold would wait for itself. Pass the owner down "
+                    "instead."
+                )
+            self._held.add(key)
         try:
-            yield owner
+            owner = self._acquire(scope, observed)
+            try:
+                yield owner
+            finally:
+                owner._release()
         finally:
-            owner._release()
+            with self._held_lock:
+                self._held.discard(key)
 
     def run(
         self, scope: Scope, fn: Callable[[RefOwner], T], *, observed: RefSnapshot | None = None
