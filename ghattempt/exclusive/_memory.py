@@ -38,17 +38,21 @@ class InMemoryOwner:
 
     @property
     def scope(self) -> Scope:
+        """The scope held."""
         return self._scope
 
     @property
     def holder(self) -> str:
+        """``in-memory/<thread id>/<serial>``."""
         return self._holder
 
     @property
     def fencing_token(self) -> int:
+        """1, 2, 3, ... per scope, in acquisition order."""
         return self._token
 
     def remaining(self) -> float:
+        """``inf`` while held (no expiry), ``-inf`` once released or revoked."""
         return -math.inf if self._lost_reason is not None else math.inf
 
     def assert_owner(self, *, mutating: bool = True) -> None:
@@ -63,6 +67,7 @@ class InMemoryOwner:
 
     @contextmanager
     def mutation(self) -> Iterator[None]:
+        """``assert_owner()``, then the block."""
         self.assert_owner(mutating=True)
         yield
 

@@ -211,8 +211,11 @@ class RefLease:
                 )
             if last_error is not None:
                 return last_error
-            return BackendError(  # pragma: no cover - every path sets one of the above
-                f"could not acquire writer scope {scope.key}", retryable=True
+            return BackendError(
+                f"could not acquire writer scope {scope.key} within {waited:.1f} s: reads "
+                "showed no lease ref but creating it kept conflicting (a lagging read "
+                "replica?); retry later",
+                retryable=True,
             )
 
         current: LeaseRecord | None = None
@@ -350,14 +353,17 @@ class RefOwner:
 
     @property
     def scope(self) -> Scope:
+        """The scope held."""
         return self._scope
 
     @property
     def holder(self) -> str:
+        """This acquisition's holder id (``holder_label`` + ``/`` + 16 hex nonce)."""
         return self._record.holder
 
     @property
     def fencing_token(self) -> int:
+        """The fencing token, >= 1, strictly greater than every earlier holder's."""
         return self._record.token
 
     @property
@@ -380,7 +386,7 @@ class RefOwner:
 
     # -- the gate ----------------------------------------------------------------------
 
-    def _raise_lost(self) -> OwnershipLost:
+    def _lost_error(self) -> OwnershipLost:
         return OwnershipLost(
             scope_key=self._scope.key,
             holder=self._record.holder,
@@ -415,13 +421,13 @@ class RefOwner:
     def _check(self) -> float:
         """The gate: renew if due, raise if the margin is gone; returns the local time."""
         if self._status != "held":
-            raise self._raise_lost()
+            raise self._lost_error()
         s = self._lease._settings
         clock = self._lease._clock
         if self.remaining() <= s.margin + s.effective_renew_window:
             self._renew()
             if self._status != "held":
-                raise self._raise_lost()
+                raise self._lost_error()
         mono = clock.monotonic()
         left = self._record.expires_at - self._upper_now(mono)
         if left <= s.margin:
@@ -430,7 +436,7 @@ class RefOwner:
                 f"margin of {s.margin:g} s, and renewing did not succeed",
                 moved=False,
             )
-            raise self._raise_lost()
+            raise self._lost_error()
         return mono
 
     # -- renewing and reconciling --------------------------------------------------------

@@ -745,3 +745,15 @@ def test_a_bare_assert_owner_keeps_the_scope_quiet_after_release(backend, clock)
         owner.assert_owner()  # a mutation may follow; nobody tells us its answer came
         gate = backend.server_now()
     assert head_record(backend).expires_at >= gate + 35
+
+
+def test_reads_that_keep_lagging_end_in_a_clear_error(backend, clock):
+    backend.force(REF, LeaseRecord(SCOPE, "x/1", 1, 0, "released").to_message())
+    # every read answers from before that write: the ref looks absent, creating conflicts
+    backend.inject("read", *([Fault.STALE_READ] * 100))
+    lease = make_lease(backend, clock, acquire_timeout=10.0)
+    with pytest.raises(BackendError, match="lagging") as info:
+        with lease.hold(SCOPE):
+            pass
+    assert info.value.retryable
+    assert backend.calls["create"] >= 2
