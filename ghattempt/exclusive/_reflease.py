@@ -191,7 +191,9 @@ class RefLease:
             backoff = min(backoff * s.backoff_factor, s.backoff_max)
             return max(value, min(s.backoff_initial, s.backoff_max))
 
-        def give_up(current: LeaseRecord | None) -> Exception:
+        def give_up(current: LeaseRecord | None, *, failing: bool = False) -> Exception:
+            """The error for running out of time: an unresolved write of ours, else the
+            backend's failure (``failing``), else the holder seen last."""
             waited = clock.monotonic() - start
             if pending:
                 latest = pending[-1].record
@@ -200,6 +202,8 @@ class RefLease:
                     f"within {waited:.1f} s; if it did, the lease expires by itself at "
                     f"{format_time(latest.expires_at)} (GitHub's clock)"
                 )
+            if failing and last_error is not None:
+                return last_error
             if current is not None:
                 return ScopeBusy(
                     scope_key=scope.key,
@@ -229,7 +233,7 @@ class RefLease:
                         raise
                     last_error = exc
                     if not wait(jittered()):
-                        raise give_up(None) from exc
+                        raise give_up(current, failing=True) from exc
                     continue
                 snap_sent = sent
 
@@ -296,7 +300,7 @@ class RefLease:
                     raise
                 last_error = exc
                 if not wait(jittered()):
-                    raise give_up(current) from exc
+                    raise give_up(current, failing=True) from exc
                 snap = None
                 continue
             _log.info("acquired writer scope %s (token %d, expires %s)", scope.key,

@@ -757,3 +757,56 @@ def test_reads_that_keep_lagging_end_in_a_clear_error(backend, clock):
             pass
     assert info.value.retryable
     assert backend.calls["create"] >= 2
+
+
+def test_a_ref_that_does_not_point_to_a_commit_is_corrupt(backend, clock):
+    tag = RefSnapshot(name=REF, oid="a" * 40, message=None, server_time=1_800_000_000)
+    with pytest.raises(LeaseCorrupt, match="does not point to a commit"):
+        with make_lease(backend, clock).hold(SCOPE, observed=tag):
+            pass
+
+
+def test_a_failing_compare_and_set_is_retried_after_backoff(backend, clock):
+    lease = make_lease(backend, clock, acquire_timeout=30.0)
+    backend.inject("create", Fault.UNAVAILABLE)
+    with lease.hold(SCOPE) as owner:
+        assert owner.fencing_token == 1
+    assert backend.calls["create"] == 2 and len(clock.sleeps) == 1
+    backend.inject("advance", *([Fault.UNAVAILABLE] * 100))
+    with pytest.raises(BackendError, match="502"):
+        with lease.hold(SCOPE):
+            pass
+
+
+def test_ambiguous_writes_that_never_resolve_give_up_at_the_deadline(backend, clock):
+    lease = make_lease(backend, clock, acquire_timeout=10.0)
+    backend.inject("create", *([Fault.LOST_BEFORE_COMMIT] * 100))
+    with pytest.raises(AmbiguousOutcome, match="expires by itself"):
+        with lease.hold(SCOPE):
+            pass
+    assert sum(clock.sleeps) == pytest.approx(10.0)
+    assert backend.head(REF) is None
+
+
+def test_an_unreadable_ref_after_a_lost_renewal_keeps_the_old_lease(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        clock.advance(70)
+        old = owner.expires_at
+        backend.inject("advance", Fault.LOST_AFTER_COMMIT)
+        backend.inject("read", Fault.UNAVAILABLE)
+        owner.assert_owner()  # inconclusive: 49 s > 35 s left on the lease we can prove
+        assert owner.expires_at == old
+        clock.advance(14)  # 35 s left: no more mutations on the old lease
+        owner.assert_owner()  # the next renewal conflicts; a fresh read shows ours
+        assert owner.expires_at > old
+
+
+def test_system_clock_counts_forward():
+    from ghattempt.exclusive import SystemClock
+
+    clock = SystemClock()
+    first = clock.monotonic()
+    clock.sleep(-1.0)  # clamped, returns at once
+    clock.sleep(0.001)
+    assert clock.monotonic() > first
