@@ -101,10 +101,17 @@ class Emu:
 
 @pytest.fixture
 def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
     fixture = copy.deepcopy(DEFAULT_FIXTURE)
     for actor in fixture["actors"]:
         if actor["login"] == "ghattempt-app":
             actor["database_id"] = APP_DB_ID
+    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
+                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
     fx = tmp_path / "fixture.json"
     fx.write_text(json.dumps(fixture))
     err = (tmp_path / "emulator.log").open("wb")
@@ -116,18 +123,10 @@ def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
     line = proc.stdout.readline().decode()
     assert line.startswith("listening on "), line
     url = line.split()[-1]
-    from cryptography.hazmat.primitives import serialization
-
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
     gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), base_url=url + "/",
                                        mutation_interval=0.0, timeout=10))
     try:
-        e = Emu(url, proc, gh, gh.repository("octo-org", "widgets").id)
-        e.admin("apps", {"app_id": APP_ID, "public_key": public, "actor": "ghattempt-app",
-                         "installation_id": INSTALLATION})
-        yield e
+        yield Emu(url, proc, gh, gh.repository("octo-org", "widgets").id)
     finally:
         gh.close()
         proc.terminate()

@@ -3,6 +3,7 @@ through the real provider (githubkit's App auth strategy signs the JWT)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 
@@ -34,9 +35,10 @@ def keys() -> tuple[str, str]:
 
 @pytest.fixture
 def emu(keys: tuple[str, str]) -> Emulator:
-    e = Emulator(fixture=DEFAULT_FIXTURE)
-    e.add_app(77, keys[1], "ghattempt-app", INSTALLATION)
-    return e
+    fixture = copy.deepcopy(DEFAULT_FIXTURE)
+    fixture["apps"] = [{"app_id": 77, "slug": "ghattempt-app", "public_key": keys[1],
+                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
+    return Emulator(fixture=fixture)
 
 
 def _provider(emu: Emulator, auth: AppAuth | TokenAuth) -> Iterator[GitHubProvider]:
