@@ -277,7 +277,7 @@ def test_an_unavailable_sink_is_retried(server_factory, example):
 
 
 def test_startup_errors_name_the_problem_and_not_the_secret(server_factory, tmp_path):
-    server = server_factory(GHATTEMPT_APP_SINK="")
+    server = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.no_such_module:sink")
     with pytest.raises(RuntimeError, match="server exited 2") as info:
         server.start()
     assert "GHATTEMPT_APP_SINK" in str(info.value)
@@ -345,3 +345,15 @@ def test_a_rerun_reports_into_the_same_attempt(server_factory, examples):
     assert (first["key"], second["key"]) == (
         f"run:{run_id}:1:build:failed", f"run:{run_id}:2:build:succeeded")
     assert "attempt 1" in first["reason"] and second["reason"] is None
+
+
+def test_the_default_sink_is_the_store(server_factory):
+    from ghattempt.app.settings import load_settings
+    from ghattempt.app.sink_factory import load_sink
+    from ghattempt.app.store_sink import StoreSink
+
+    server = server_factory(GHATTEMPT_APP_SINK="")
+    sink = load_sink(load_settings(server.env))
+    assert isinstance(sink, StoreSink)
+    server.start()  # and the server starts with it
+    assert server.health()["status"] == "ok"
