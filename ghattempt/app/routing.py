@@ -53,7 +53,7 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
-from ghattempt.core import REASON_MAX_CHARS, is_key, is_oid, markers
+from ghattempt.core._records import is_key, is_oid, is_reason, markers
 
 __all__ = [
     "ROUTED",
@@ -86,10 +86,11 @@ ROUTED: frozenset[tuple[str, str]] = frozenset(
 """(event, action) pairs the server records in its inbox; every other delivery is
 acknowledged and dropped at once."""
 
-# The contract's shapes (key, oid, marker, reason length) are the core's: journal-v1
-# sections 2 and 3. The marker test is only a prefilter ("could this comment be a
-# record?"); the reader gives the verdict.
-_REASON_MAX = REASON_MAX_CHARS
+# The contract's shapes (key, oid, marker, reason) are the core's: journal-v1 sections
+# 2 and 3. The marker test is only a prefilter ("could this comment be a record?"); the
+# reader gives the verdict. Reasons longer than the core accepts are cut to this length
+# (tests check it against the core's `is_reason`).
+_REASON_MAX = 1024
 
 
 class PayloadError(Exception):
@@ -165,7 +166,7 @@ def has_record_marker(body: object) -> bool:
 
 
 def _reason(text: str) -> str:
-    return text if len(text) <= _REASON_MAX else text[: _REASON_MAX - 1] + "\u2026"
+    return text if is_reason(text) else text[: _REASON_MAX - 1] + "\u2026"
 
 
 def _get(obj: Any, *path: str) -> Any:

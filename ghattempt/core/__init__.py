@@ -18,7 +18,6 @@ from ._journal import (
     read_journal,
 )
 from ._records import (
-    REASON_MAX_CHARS,
     ActionsWriter,
     AppWriter,
     Attempt,
@@ -29,10 +28,6 @@ from ._records import (
     Material,
     Record,
     Writer,
-    is_key,
-    is_oid,
-    is_reason,
-    markers,
     parse_body,
 )
 from ._rules import (
@@ -77,7 +72,6 @@ __all__ = [
     "ATTEMPT_STATUSES",
     "FAILURE_CODES",
     "PHASES",
-    "REASON_MAX_CHARS",
     "ActionsWriter",
     "AppWriter",
     "Attempt",
@@ -110,10 +104,6 @@ __all__ = [
     "digest",
     "find_blocking",
     "find_history",
-    "is_key",
-    "is_oid",
-    "is_reason",
-    "markers",
     "parse_body",
     "read_journal",
     "recovery_for",

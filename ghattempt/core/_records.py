@@ -127,13 +127,9 @@ def is_name(value: object) -> bool:
     return type(value) is str and 1 <= len(value) <= 256
 
 
-REASON_MAX_CHARS = 1024
-"""The longest *reason*, in characters (section 3)."""
-
-
 def is_reason(value: object) -> bool:
     """True for a string of 1..1024 characters (section 3, *reason*)."""
-    return type(value) is str and 1 <= len(value) <= REASON_MAX_CHARS
+    return type(value) is str and 1 <= len(value) <= 1024
 
 
 def is_count(value: object) -> bool:

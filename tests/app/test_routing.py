@@ -386,3 +386,35 @@ def test_odd_payloads_give_a_plan_or_a_payload_error(examples, data):
         plan(event, payload, lookup=lambda repo, head: [INTENT])
     except PayloadError:
         pass
+
+
+def test_a_job_the_server_does_not_map_goes_to_the_sink_for_the_repository_mapping(example):
+    job = example("workflow_job", "completed", workflow_job__conclusion="failure")
+    wj = job["workflow_job"]
+    wj["name"] = "compile"
+
+    def lookup(repository_id: str, head_sha: str) -> list[IntentRef]:
+        return [INTENT] if (repository_id, head_sha) == (REPO, wj["head_sha"]) else []
+
+    p = plan("workflow_job", job, lookup=lookup)
+    (req,) = p.requests
+    assert isinstance(req, PhaseResult)
+    assert req.phase is None and req.status == "failed"
+    assert (req.run_id, req.job_name, req.workflow_name) == (wj["run_id"], "compile",
+                                                             wj["workflow_name"])
+    assert req.key == f"run:{wj['run_id']}:{wj['run_attempt']}:job:{wj['id']}:cfg:failed"
+    assert p.note and "not mapped by the server" in p.note
+    # without an open pull request at that head nothing goes anywhere
+    assert plan("workflow_job", job).requests == ()
+
+
+def test_long_reasons_are_cut_to_what_the_core_accepts(example):
+    from ghattempt.core._records import is_reason
+
+    payload = example("pull_request", "closed")
+    payload["pull_request"]["merged"] = False
+    payload["sender"]["login"] = "x" * 2000
+    (req,) = plan("pull_request", payload).requests
+    assert isinstance(req, CancelAttempt)
+    assert is_reason(req.reason) and req.reason.endswith("\u2026")
+    assert not is_reason(req.reason + "y")

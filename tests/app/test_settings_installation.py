@@ -87,10 +87,11 @@ def test_a_non_key_file_is_refused_without_echoing_it(tmp_path, rsa_pem):
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
-def test_default_sink_says_it_is_not_wired(tmp_path, rsa_pem):
+def test_default_sink_is_the_store_and_a_wrong_one_is_named(tmp_path, rsa_pem):
+    from ghattempt.app.store_sink import StoreSink
+
     settings = load_settings(env_for(tmp_path, rsa_pem[0]))
-    with pytest.raises(ConfigurationError, match="GHATTEMPT_APP_SINK"):
-        load_sink(settings)
+    assert isinstance(load_sink(settings), StoreSink)
     bad = load_settings(env_for(tmp_path, rsa_pem[0], GHATTEMPT_APP_SINK="builtins:repr"))
     with pytest.raises(ConfigurationError, match="returned str, which lacks a JournalSink"):
         load_sink(bad)
