@@ -25,6 +25,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import queue
 import sqlite3
 import threading
 import time
@@ -110,41 +111,84 @@ class InboxItem:
     not_before: float
 
 
+class _Submission:
+    """One delivery waiting for the committer thread."""
+
+    __slots__ = ("action", "body", "delivery", "digest", "done", "error", "event", "result")
+
+    def __init__(self, delivery: str, event: str, action: str | None, body: bytes) -> None:
+        self.delivery = delivery
+        self.event = event
+        self.action = action
+        self.body = body
+        self.digest = hashlib.sha256(body).hexdigest()
+        self.done = threading.Event()
+        self.result: Accepted | None = None
+        self.error: BaseException | None = None
+
+
 class Inbox:
     """A SQLite inbox file. Thread-safe: one connection per thread, short transactions.
 
+    Acceptances are group-committed: one committer thread takes every delivery waiting
+    at that moment, records them in one transaction and syncs once (``synchronous=FULL``),
+    so a slow disk costs one fsync per batch, not per delivery. The worker's writes
+    (done marks, the head index) commit without their own fsync (``synchronous=NORMAL``:
+    still atomic and consistent, and a power loss can at worst undo a done mark, which
+    makes the worker redo an idempotent delivery); the next acceptance's sync covers
+    them. Checkpoints are not automatic: the worker runs passive ones
+    (:meth:`checkpoint`), which do not block acceptances.
+
     Args:
         path: the database file (created with its parent directory if absent).
-        busy_timeout: seconds a writer waits for the other one's lock.
+        busy_timeout: seconds a writer waits for another process's lock.
+        max_batch: most deliveries committed by one transaction.
 
     Raises:
         sqlite3.Error: the file cannot be opened or is not an inbox.
     """
 
-    def __init__(self, path: Path, *, busy_timeout: float = 10.0) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = 10.0, max_batch: int = 256) -> None:
         self.path = path
         self._busy_ms = int(busy_timeout * 1000)
+        self._max_batch = max_batch
         self._local = threading.local()
         # All writers of one process queue on this lock instead of meeting in SQLite's
         # busy handler, which sleeps in growing steps (up to 100 ms) and would let the
         # worker's steady writes starve an acceptance waiting to answer GitHub.
         self._write = threading.Lock()
+        self._submissions: queue.SimpleQueue[_Submission | None] = queue.SimpleQueue()
+        self._committer: threading.Thread | None = None
+        self._committer_lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = self._conn()
         conn.executescript(_SCHEMA)
 
-    def _conn(self) -> sqlite3.Connection:
+    def _conn(self, *, durable: bool = False) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=self._busy_ms / 1000)
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+            # no automatic checkpoints: they would run inside whichever commit crosses
+            # the threshold, often an acceptance; the worker runs them (checkpoint())
+            conn.execute("PRAGMA wal_autocheckpoint=0")
             self._local.conn = conn
         return conn
 
     def close(self) -> None:
-        """Close this thread's connection (other threads' close when they end)."""
+        """Stop the committer (after the deliveries it holds) and close this thread's
+        connection (other threads' close when they end)."""
+        with self._committer_lock:
+            if self._committer is not None:
+                self._submissions.put(None)
+                self._committer.join(10)
+                self._committer = None
+        self.close_connection()
+
+    def close_connection(self) -> None:
+        """Close the calling thread's connection, if it has one."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
@@ -152,50 +196,106 @@ class Inbox:
 
     # -- the server side ---------------------------------------------------------
 
-    def accept(self, delivery: str, event: str, action: str | None, body: bytes) -> Accepted:
-        """Record a delivery durably, or say why it is not new (module docstring).
-
-        Returns only after the row is committed and synced to disk.
-        """
-        digest = hashlib.sha256(body).hexdigest()
-        conn = self._conn()
-        with self._write:
-            return self._accept(conn, delivery, event, action, body, digest)
-
-    def _accept(
+    def accept(
         self,
-        conn: sqlite3.Connection,
         delivery: str,
         event: str,
         action: str | None,
         body: bytes,
-        digest: str,
+        *,
+        timeout: float | None = None,
     ) -> Accepted:
-        conn.execute("BEGIN IMMEDIATE")
+        """Record a delivery durably, or say why it is not new (module docstring).
+
+        Blocks until the row is committed and synced to disk (group commit).
+
+        Args:
+            timeout: seconds to wait for the commit; ``None`` waits as long as it takes.
+
+        Raises:
+            sqlite3.Error: the inbox could not record it (the delivery is not accepted).
+            TimeoutError: no commit within ``timeout``. The delivery may still be
+                recorded later; a redelivery then finds it (no second effect).
+        """
+        submission = _Submission(delivery, event, action, body)
+        with self._committer_lock:
+            if self._committer is None or not self._committer.is_alive():
+                self._committer = threading.Thread(
+                    target=self._commit_loop, name="ghattempt-inbox-commit", daemon=True
+                )
+                self._committer.start()
+            self._submissions.put(submission)
+        if not submission.done.wait(timeout):
+            raise TimeoutError(f"the inbox did not commit within {timeout} s")
+        if submission.error is not None:
+            raise submission.error
+        assert submission.result is not None
+        return submission.result
+
+    def _commit_loop(self) -> None:
+        conn = self._conn(durable=True)
         try:
-            row = conn.execute(
-                "SELECT delivery, body_sha256, state FROM deliveries "
-                "WHERE delivery = ? OR body_sha256 = ? ORDER BY delivery = ? DESC LIMIT 1",
-                (delivery, digest, delivery),
-            ).fetchone()
-            if row is not None:
-                conn.execute("ROLLBACK")
-                if row[0] == delivery:
-                    kind = Admission.DUPLICATE if row[1] == digest else Admission.CONFLICT
-                else:
-                    kind = Admission.REPLAY
-                return Accepted(kind, row[0], row[2])
-            conn.execute(
-                "INSERT INTO deliveries (delivery, event, action, body_sha256, body, "
-                "received_at, state) VALUES (?, ?, ?, ?, ?, ?, 'pending')",
-                (delivery, event, action, digest, body, time.time()),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        return Accepted(Admission.NEW, delivery, "pending")
+            while True:
+                first = self._submissions.get()
+                if first is None:
+                    return
+                batch = [first]
+                stop = False
+                while len(batch) < self._max_batch:
+                    try:
+                        nxt = self._submissions.get_nowait()
+                    except queue.Empty:
+                        break
+                    if nxt is None:
+                        stop = True
+                        break
+                    batch.append(nxt)
+                self._commit(conn, batch)
+                if stop:
+                    return
+        finally:
+            conn.close()
+            self._local.conn = None
+
+    def _commit(self, conn: sqlite3.Connection, batch: list[_Submission]) -> None:
+        try:
+            with self._write:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    results = [self._admit(conn, item) for item in batch]
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+        except Exception as exc:
+            for item in batch:
+                item.error = exc
+                item.done.set()
+            return
+        for item, result in zip(batch, results, strict=True):
+            item.result = result
+            item.done.set()
+
+    @staticmethod
+    def _admit(conn: sqlite3.Connection, item: _Submission) -> Accepted:
+        row = conn.execute(
+            "SELECT delivery, body_sha256, state FROM deliveries "
+            "WHERE delivery = ? OR body_sha256 = ? ORDER BY delivery = ? DESC LIMIT 1",
+            (item.delivery, item.digest, item.delivery),
+        ).fetchone()
+        if row is not None:
+            if row[0] == item.delivery:
+                kind = Admission.DUPLICATE if row[1] == item.digest else Admission.CONFLICT
+            else:
+                kind = Admission.REPLAY
+            return Accepted(kind, row[0], row[2])
+        conn.execute(
+            "INSERT INTO deliveries (delivery, event, action, body_sha256, body, "
+            "received_at, state) VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+            (item.delivery, item.event, item.action, item.digest, item.body, time.time()),
+        )
+        return Accepted(Admission.NEW, item.delivery, "pending")
 
     # -- the worker side ---------------------------------------------------------
 
@@ -268,6 +368,11 @@ class Inbox:
                 "WHERE seq = ? AND state = 'pending'",
                 (not_before, json.dumps({"retrying": note}), seq),
             )
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database without blocking writers
+        (``wal_checkpoint(PASSIVE)``); acceptances go on committing meanwhile."""
+        self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def lookup_heads(self, repository_id: str, head_sha: str) -> Sequence[IntentRef]:
         """The intents whose pull request currently has ``head_sha`` as head."""

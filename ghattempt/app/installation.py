@@ -1,7 +1,7 @@
 """GitHub clients that act as one installation of the App.
 
 githubkit's :class:`~githubkit.AppInstallationAuthStrategy` signs an App JWT (RS256,
-``iss`` = App id, ``iat`` now - 60 s, ``exp`` now + 10 min: GitHub's "Generating a JSON
+``iss`` = App id, ``iat`` now - 60 s, ``exp`` ``iat`` + 10 min: GitHub's "Generating a JSON
 Web Token (JWT) for a GitHub App") and exchanges it at
 ``POST /app/installations/{id}/access_tokens`` for an installation token, which it
 caches until shortly before it expires.

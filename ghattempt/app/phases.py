@@ -13,7 +13,8 @@ The mapping is a small TOML file (``GHATTEMPT_APP_PHASES``)::
     phase = "review"              # on the workflow's name, which job payloads carry)
 
 A run rule (no ``job``) reacts to ``workflow_run`` ``completed``; a job rule to
-``workflow_job`` ``completed``. Phase names are the eight of journal-v1 section 4.
+``workflow_job`` ``completed``. Phase names are the eight of journal-v1 section 4; each
+phase is reported by one rule (or by the merge) only.
 """
 
 from __future__ import annotations
@@ -136,6 +137,10 @@ def parse_phase_map(data: dict[str, Any], source: str = "phase map") -> PhaseMap
             raise PhaseMapError(f"{where}: a second rule for workflow {workflow!r} job {job!r}")
         seen.add((workflow, job))
         phase = _phase(entry.get("phase"), where)
+        if any(rule.phase == phase for rule in rules) or phase == merged:
+            # a phase has one result: a second reporter would be refused as a rewrite of
+            # a terminal phase (journal-v1 section 8), or race the first
+            raise PhaseMapError(f"{where}: phase {phase!r} is already reported by another rule")
         rules.append(WorkflowRule(workflow=workflow, job=job, phase=phase))
     return PhaseMap(workflows=tuple(rules), merged_phase=merged)
 

@@ -15,7 +15,8 @@ delivery id against replays, do the work asynchronously):
    ignored, nothing stored;
 5. otherwise the delivery is committed to the inbox (fsynced) and the answer is
    **202**; a redelivery or replay of an accepted body: **200**, no new work; the same
-   delivery id with another body: **409**.
+   delivery id with another body: **409**; an inbox that cannot commit within
+   :data:`ACCEPT_TIMEOUT`: **503**.
 
 ``GET /healthz`` answers ``{"status":"ok","inbox":{pending,done,failed}}``.
 """
@@ -24,12 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from githubkit.webhooks import verify
 from starlette.applications import Starlette
@@ -47,10 +50,14 @@ from ghattempt.app.worker import Worker
 __all__ = ["WEBHOOK_PATH", "create_app", "serve"]
 
 WEBHOOK_PATH = "/webhook"
+ACCEPT_TIMEOUT = 5.0
+"""Seconds an acceptance may wait for the inbox before the answer is 503 (GitHub ends a
+delivery at 10 s; a 503 shows in its delivery log and can be redelivered)."""
 
 log = logging.getLogger("ghattempt.app")
 
 _PARSE_INLINE = 1024 * 1024
+_T = TypeVar("_T")
 _EVENT = re.compile(r"[a-z_]{1,64}")
 _DELIVERY = re.compile(r"[A-Za-z0-9-]{1,64}")
 
@@ -82,6 +89,14 @@ def _exclusive(state: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+async def _off_loop(size: int, func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)``, in a worker thread when ``size`` bytes would hold the event loop
+    (HMAC and JSON of a body of several MiB take tens of milliseconds)."""
+    if size > _PARSE_INLINE:
+        return await run_in_threadpool(func, *args)
+    return func(*args)
 
 
 def _refuse(request: Request, code: int, error: str) -> JSONResponse:
@@ -133,17 +148,16 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         if body is None:
             return _refuse(request, 413, f"body larger than {bound} bytes")
         signature = request.headers.get("x-hub-signature-256", "")
-        if not signature.startswith("sha256=") or not verify(secret.reveal(), body, signature):
+        if not signature.startswith("sha256=") or not await _off_loop(
+            len(body), verify, secret.reveal(), body, signature
+        ):
             return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
         event = request.headers.get("x-github-event", "")
         delivery = request.headers.get("x-github-delivery", "")
         if not _EVENT.fullmatch(event) or not _DELIVERY.fullmatch(delivery):
             return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
         try:
-            if len(body) > _PARSE_INLINE:  # keep the event loop answering other deliveries
-                payload = await run_in_threadpool(json.loads, body)
-            else:
-                payload = json.loads(body)
+            payload = await _off_loop(len(body), json.loads, body)
         except (ValueError, UnicodeDecodeError):
             return _refuse(request, 400, "body is not JSON")
         if not isinstance(payload, dict):
@@ -154,7 +168,17 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             return _answer(200, status="pong", delivery=delivery)
         if not is_routed(event, action):
             return _answer(200, status="ignored", delivery=delivery)
-        accepted = await run_in_threadpool(inbox.accept, delivery, event, action, body)
+        try:
+            accepted = await run_in_threadpool(
+                functools.partial(inbox.accept, timeout=ACCEPT_TIMEOUT), delivery, event, action,
+                body,
+            )
+        except (TimeoutError, sqlite3.Error) as exc:
+            log.error("delivery %s %s/%s not recorded: %s", delivery, event, action, exc)
+            return _answer(
+                503, error="the inbox could not record the delivery; redeliver it later",
+                delivery=delivery,
+            )
         if accepted.admission is Admission.NEW:
             worker.wake()
             log.info("delivery %s %s/%s accepted", delivery, event, action)
@@ -188,6 +212,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
                 yield
             finally:
                 await run_in_threadpool(worker.stop)
+                await run_in_threadpool(inbox.close)
 
     app = Starlette(
         routes=[

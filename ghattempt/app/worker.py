@@ -37,6 +37,8 @@ __all__ = ["Worker", "dispatch", "redact"]
 log = logging.getLogger("ghattempt.app")
 
 _PRUNE_EVERY = 3600.0
+_STEP_RETRY = 1.0
+_CHECKPOINT_EVERY = 128
 _ERROR_MAX = 2000
 
 
@@ -103,6 +105,7 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_prune = 0.0
+        self._since_checkpoint = 0
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -129,13 +132,17 @@ class Worker:
         try:
             while not self._stop.is_set():
                 self._wake.clear()
-                delay = self.run_once()
+                try:
+                    delay = self.run_once()
+                except Exception:
+                    # e.g. the inbox locked by another process for longer than the busy
+                    # timeout: the delivery stays pending; try again shortly
+                    log.exception("worker step failed; the delivery stays pending")
+                    delay = _STEP_RETRY
                 if delay is not None:
                     self._wake.wait(delay)
-        except Exception:  # pragma: no cover - logged, the server keeps answering
-            log.exception("worker stopped by an unexpected error; pending work stays queued")
         finally:
-            self.inbox.close()
+            self.inbox.close_connection()
 
     # -- one step ----------------------------------------------------------------
 
@@ -153,6 +160,10 @@ class Worker:
             if pruned:
                 log.info("pruned %d finished deliveries past the retention horizon", pruned)
         item = self.inbox.next_pending()
+        if item is None or self._since_checkpoint >= _CHECKPOINT_EVERY:
+            if self._since_checkpoint:
+                self.inbox.checkpoint()
+                self._since_checkpoint = 0
         if item is None:
             return 1.0
         if item.not_before > now:
@@ -195,6 +206,7 @@ class Worker:
                  "outcome": result.outcome.value, "detail": result.detail}
             )
         self.inbox.finish(item.seq, {"results": results, "note": plan.note}, plan.index)
+        self._since_checkpoint += 1
         log.info(
             "delivery %s %s/%s done: %s",
             item.delivery, item.event, item.action,
@@ -219,4 +231,5 @@ class Worker:
     def _fail(self, item: InboxItem, error: str) -> None:
         error = redact(error, self._secrets)
         self.inbox.finish(item.seq, {"error": error}, failed=True)
+        self._since_checkpoint += 1
         log.error("delivery %s %s/%s failed: %s", item.delivery, item.event, item.action, error)

@@ -179,3 +179,93 @@ def test_worker_thread_processes_and_stops(tmp_path, example):
 def test_sink_unavailable_carries_retry_after():
     exc = SinkUnavailable("rate limited", retry_after=30)
     assert exc.retry_after == 30 and str(exc) == "rate limited"
+
+
+def test_concurrent_acceptances_are_group_committed_correctly(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    bodies = [f'{{"n":{i}}}'.encode() for i in range(40)]
+    jobs = [(f"d{i}", bodies[i]) for i in range(40)]
+    jobs += [(f"d{i}", bodies[i]) for i in range(0, 40, 2)]  # redeliveries
+    jobs += [(f"x{i}", bodies[i]) for i in range(1, 40, 4)]  # replays under new ids
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(lambda j: inbox.accept(j[0], "e", "a", j[1]), jobs))
+    kinds = [r.admission for r in results]
+    assert kinds.count(Admission.NEW) == 40
+    first: dict[bytes, set[str]] = {}
+    for (delivery, body), r in zip(jobs, results):
+        first.setdefault(body, set()).add(r.delivery)  # every answer names the first id
+        if r.admission is Admission.DUPLICATE:
+            assert r.delivery == delivery
+    assert all(len(ids) == 1 for ids in first.values())
+    assert inbox.counts()["pending"] == 40
+    inbox.close()
+    reopened = Inbox(tmp_path / "inbox.sqlite")
+    assert reopened.counts()["pending"] == 40
+    reopened.close()
+
+
+def test_an_acceptance_that_cannot_commit_in_time_times_out_and_lands_later(tmp_path):
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    with inbox._write:  # another writer holds the inbox
+        with pytest.raises(TimeoutError, match="did not commit within 0.2 s"):
+            inbox.accept("d1", "e", "a", b"{}", timeout=0.2)
+    again = inbox.accept("d1", "e", "a", b"{}", timeout=5)  # GitHub's redelivery
+    assert again.admission is Admission.DUPLICATE
+    assert inbox.counts()["pending"] == 1
+    inbox.close()
+
+
+def test_worker_survives_a_failing_step(tmp_path, example, monkeypatch):
+    import time
+
+    import ghattempt.app.worker as worker_module
+
+    monkeypatch.setattr(worker_module, "_STEP_RETRY", 0.05)
+    inbox, worker, rec = make_worker(tmp_path)
+    real = inbox.next_pending
+    failures = []
+
+    def flaky():
+        if not failures:
+            failures.append(1)
+            raise sqlite3.OperationalError("database is locked")
+        return real()
+
+    monkeypatch.setattr(inbox, "next_pending", flaky)
+    inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not read_effects(rec) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        worker.stop()
+    assert failures == [1]
+    assert len(read_effects(rec)) == 1
+    inbox.close()
+
+
+def test_a_dead_committer_is_replaced(tmp_path):
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    assert inbox.accept("d1", "e", "a", b"{}").admission is Admission.NEW
+    inbox._submissions.put(None)  # the committer ends, as if it had died
+    inbox._committer.join(5)
+    assert not inbox._committer.is_alive()
+    assert inbox.accept("d2", "e", "a", b"[]", timeout=5).admission is Admission.NEW
+    inbox.close()
+
+
+def test_checkpoints_run_in_the_worker_not_in_acceptances(tmp_path, example, monkeypatch):
+    inbox, worker, _ = make_worker(tmp_path)
+    assert inbox._conn().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    calls = []
+    real = inbox.checkpoint
+    monkeypatch.setattr(inbox, "checkpoint", lambda: (calls.append(1), real()))
+    for i, action in enumerate(("opened", "synchronize", "closed")):
+        inbox.accept(f"d{i}", "pull_request", action, encode(example("pull_request", action)))
+    drain(worker)
+    assert calls == [1]  # once, when the worker fell idle
+    assert worker.run_once() == 1.0 and calls == [1]  # nothing new: no checkpoint
+    inbox.close()

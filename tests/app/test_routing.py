@@ -7,6 +7,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ghattempt.app.phases import PhaseMap, WorkflowRule, parse_phase_map
 from ghattempt.app.routing import (
@@ -326,8 +328,61 @@ def test_phase_map_file_is_checked():
     for bad, msg in [
         ({"workflows": [{"workflow": "w", "phase": "deploy"}]}, "phase must be one of"),
         ({"workflows": [{"workflow": "w", "phase": "build"}] * 2}, "second rule"),
+        (
+            {
+                "workflows": [
+                    {"workflow": "w", "phase": "build"},
+                    {"workflow": "w", "job": "j", "phase": "build"},
+                ]
+            },
+            "already reported",
+        ),
+        ({"workflows": [{"workflow": "w", "phase": "merge"}]}, "already reported"),
         ({"extra": 1}, "unknown keys"),
         ({"workflows": [{"workflow": "", "phase": "build"}]}, "non-empty"),
     ]:
         with pytest.raises(PhaseMapError, match=msg):
             parse_phase_map(bad)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 2**40) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix] if prefix else []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*prefix, k))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_odd_payloads_give_a_plan_or_a_payload_error(examples, data):
+    """Fail closed: a routed payload with any field replaced by any JSON value is either
+    planned or refused with PayloadError, never another exception."""
+    routed = [
+        (event, p)
+        for event, ps in examples.items()
+        for p in ps
+        if is_routed(event, p.get("action"))
+    ]
+    event, payload = data.draw(st.sampled_from(routed))
+    payload = copy.deepcopy(payload)
+    if event.startswith("discussion"):
+        payload["discussion"]["body"] = "<!-- ghattempt:v1 -->"
+    path = data.draw(st.sampled_from(_paths(payload)))
+    target = payload
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = data.draw(JSON)
+    try:
+        plan(event, payload, lookup=lambda repo, head: [INTENT])
+    except PayloadError:
+        pass

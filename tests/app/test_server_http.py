@@ -6,6 +6,7 @@ sink (``ghattempt.app.recording``), whose SQLite file is read here.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 import uuid
@@ -186,8 +187,11 @@ def test_bodies_over_the_bound_are_refused_while_reading(server_factory, example
     assert len(read_effects(server.recording)) == 1
 
 
-def test_default_bound_is_25_mib(server_factory):
+def test_default_bound_is_25_mib(server_factory, example):
     server = server_factory().start()
+    big = encode(example("pull_request", "opened"))
+    big += b" " * (3 * 1024 * 1024)  # verified and parsed off the event loop
+    assert server.post("pull_request", big).status_code == 202
     size = 25 * 1024 * 1024 + 1
     started = time.monotonic()
     response = httpx.post(
@@ -238,7 +242,10 @@ def test_killed_after_answering_the_work_completes_once(server_factory, example)
 
 
 def test_killed_between_effect_and_done_mark_the_redo_is_a_no_op(server_factory, example):
-    server = server_factory(GHATTEMPT_APP_RECORDING_CRASH="after-apply").start()
+    # the delay lets the 202 reach the client before the sink applies and the kill comes
+    server = server_factory(
+        GHATTEMPT_APP_RECORDING_CRASH="after-apply", GHATTEMPT_APP_RECORDING_DELAY="0.3"
+    ).start()
     delivery = _delivery()
     assert (
         server.post(
@@ -249,6 +256,7 @@ def test_killed_between_effect_and_done_mark_the_redo_is_a_no_op(server_factory,
     assert server.wait_exit() == -9  # the sink applied, then the process was SIGKILLed
     assert len(read_effects(server.recording)) == 1
     server.env.pop("GHATTEMPT_APP_RECORDING_CRASH")
+    server.env.pop("GHATTEMPT_APP_RECORDING_DELAY")
     server.start()
     server.wait_idle()
     assert len(read_effects(server.recording)) == 1
@@ -314,3 +322,26 @@ def test_one_server_per_inbox(server_factory):
     second.proc = None
     assert "another server is already working the inbox" in str(info.value)
     assert first.health()["status"] == "ok"
+
+
+def test_a_rerun_reports_into_the_same_attempt(server_factory, examples):
+    server = server_factory().start()
+    run = next(
+        copy.deepcopy(p) for p in examples["workflow_run"]
+        if p["action"] == "completed" and p["workflow_run"]["pull_requests"]
+    )
+    run["workflow_run"]["conclusion"] = "failure"
+    assert server.post("workflow_run", encode(run)).status_code == 202
+    rerun = copy.deepcopy(run)
+    rerun["workflow_run"]["run_attempt"] = 2
+    rerun["workflow_run"]["conclusion"] = "success"
+    assert server.post("workflow_run", encode(rerun)).status_code == 202
+    server.wait_idle()
+    effects = read_effects(server.recording)
+    assert [e["method"] for e in effects] == ["record_phase", "record_phase"]  # no admission
+    first, second = (e["request"] for e in effects)
+    assert first["intent"] == second["intent"]
+    run_id = run["workflow_run"]["id"]
+    assert (first["key"], second["key"]) == (
+        f"run:{run_id}:1:build:failed", f"run:{run_id}:2:build:succeeded")
+    assert "attempt 1" in first["reason"] and second["reason"] is None
