@@ -73,6 +73,7 @@ from ghattempt.github import (
     NotFound,
     ProviderConfig,
     RateLimited,
+    RetryPolicy,
 )
 from ghattempt.readers import reader_digest
 from ghattempt.store import (
@@ -135,14 +136,17 @@ class StoreSink:
         transport: an httpx transport for every provider (tests: the emulator's); None
             for the network.
         config_path: the consumer configuration's path in the repository.
+        retry: the providers' retry bounds for reads (default: the provider's).
 
     Not thread-safe: the server calls it from its one worker thread.
     """
 
     def __init__(self, settings: AppSettings, *, transport: httpx.BaseTransport | None = None,
-                 config_path: str = DEFAULT_CONFIG_PATH) -> None:
+                 config_path: str = DEFAULT_CONFIG_PATH,
+                 retry: RetryPolicy | None = None) -> None:
         self._settings = settings
         self._transport = transport
+        self._retry = retry or RetryPolicy()
         self._config_path = config_path
         self._providers: dict[tuple[int, float, float], GitHubProvider] = {}
         self._reader = reader_digest()
@@ -170,7 +174,7 @@ class StoreSink:
                            installation_id)
             gh = GitHubProvider(ProviderConfig(
                 auth=auth, base_url=self._settings.api_url, timeout=timeout,
-                mutation_interval=interval, transport=self._transport,
+                mutation_interval=interval, transport=self._transport, retry=self._retry,
                 user_agent=f"ghattempt-app/{self._settings.app_id}"))
             self._providers[key] = gh
         return gh

@@ -1,0 +1,265 @@
+"""StoreSink in process, against the in-process emulator (App auth included): outcomes,
+refusals, transient failures, rebases, closes and tampering reports. Each check reads
+the journal back with the reader."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ghattempt.app.settings import AppSettings, Secret
+from ghattempt.app.sink import (
+    AppWriter,
+    CancelAttempt,
+    GenerationRef,
+    IntentRef,
+    OpenIntent,
+    Outcome,
+    PhaseResult,
+    SinkUnavailable,
+    SupersedeAndAdmit,
+    TamperingReport,
+)
+from ghattempt.app.store_sink import CHECK_NAME, StoreSink
+from ghattempt.core import read_journal
+from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
+from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
+
+APP_ID = 31337
+INSTALLATION = 9
+APP_DB_ID = 5550002
+REPO = "octo-org/widgets"
+CONFIG = f"""
+[journal]
+category = "release-journal"
+[writer]
+login = "ghattempt-app"
+database_id = {APP_DB_ID}
+[channels.release]
+plan = ["build", "review"]
+[pacing]
+write_interval = 0
+[lease]
+length = 30
+request_timeout = 5
+clock_skew = 1
+acquire_timeout = 2
+""".encode()
+KEY = "pr-1:main:release"
+
+
+@dataclass
+class World:
+    emu: Emulator
+    gh: GitHubProvider
+    sink: StoreSink
+    repository_id: str
+
+    def intent(self, base: str = "main") -> IntentRef:
+        return IntentRef(self.repository_id, REPO, 1, base)
+
+    def generation(self, base: str = "main") -> GenerationRef:
+        pr = self.gh.pull_request("octo-org", "widgets", 1)
+        base_sha = self.gh.ref("octo-org", "widgets", f"refs/heads/{base}")
+        assert base_sha is not None
+        return GenerationRef(pr.head_oid, base, base_sha.target_oid)
+
+    def writer(self) -> AppWriter:
+        return AppWriter(APP_ID, str(uuid.uuid4()))
+
+    def open(self, base: str = "main") -> Any:
+        w = self.writer()
+        return self.sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
+                                                self.intent(base), self.generation(base),
+                                                "pull/1"))
+
+    def journals(self) -> dict[str, int]:
+        snap = self.emu.snapshot()
+        (repo,) = [r for r in snap["repositories"] if r["id"] == self.repository_id]
+        return {d["title"]: int(d["number"]) for d in repo["discussions"]}
+
+    def verdict(self, number: int | None = None, key: str = KEY) -> Any:
+        if number is None:
+            (number,) = self.journals().values()
+        pages = list(self.gh.capture("octo-org", "widgets", number).pages)
+        return read_journal(pages, writer="ghattempt-app", repository_id=self.repository_id,
+                            writer_id=APP_DB_ID, request_key=key), pages
+
+    def commit(self, path: str, data: bytes, branch: str = "feature") -> str:
+        ref = self.gh.ref("octo-org", "widgets", f"refs/heads/{branch}")
+        assert ref is not None
+        return self.gh.create_commit_on_branch(REPO, branch, expected_head_oid=ref.target_oid,
+                                               headline=f"change {path}",
+                                               additions={path: data}).oid
+
+
+@pytest.fixture
+def world(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[World]:
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    fixture = copy.deepcopy(DEFAULT_FIXTURE)
+    for actor in fixture["actors"]:
+        if actor["login"] == "ghattempt-app":
+            actor["database_id"] = APP_DB_ID
+    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
+                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
+    fixture["repositories"][0]["branches"].append({"name": "release", "message": "Release",
+                                                   "from": "main"})
+    emu = Emulator(fixture=fixture)
+    transport = EmulatorTransport(emu)
+    settings = AppSettings(app_id=APP_ID, private_key=Secret(rsa_pem[1]),
+                           webhook_secret=Secret("s"), state_path=tmp_path / "inbox.sqlite",
+                           http_timeout=5.0)
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), transport=transport,
+                                       mutation_interval=0.0))
+    fast = RetryPolicy(max_attempts=2, backoff_base=0.01, backoff_cap=0.01,
+                       secondary_min_wait=0.01, lag_base=0.01, lag_cap=0.01)
+    sink = StoreSink(settings, transport=transport, retry=fast)
+    try:
+        yield World(emu, gh, sink, gh.repository("octo-org", "widgets").id)
+    finally:
+        sink.close()
+        gh.close()
+
+
+def test_no_configuration_is_refused_and_nothing_is_written(world: World) -> None:
+    result = world.open()
+    assert result.outcome is Outcome.REFUSED
+    assert ".github/ghattempt.toml" in (result.detail or "")
+    assert world.journals() == {}
+
+
+def test_a_broken_configuration_is_refused_naming_the_key(world: World) -> None:
+    world.commit(".github/ghattempt.toml", b"[journal]\ncategroy = 'x'\n")
+    result = world.open()
+    assert result.outcome is Outcome.REFUSED
+    assert "journal.categroy" in (result.detail or "")
+
+
+def test_the_default_branch_configuration_is_the_fallback(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG, branch="main")
+    assert world.open().outcome is Outcome.APPLIED
+    verdict, _ = world.verdict()
+    assert verdict.current.attempt.generation.config_path == ".github/ghattempt.toml"
+
+
+def test_open_twice_is_already_applied_and_a_stale_result_is_refused(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    assert world.open().outcome is Outcome.APPLIED
+    again = world.open()
+    assert again.outcome is Outcome.ALREADY_APPLIED
+    head = world.generation().head_sha
+    moved = world.commit("src/a.py", b"a = 1\n")  # no synchronize delivered yet
+    w = world.writer()
+    other = PhaseResult("run:1:1:build:succeeded", INSTALLATION, w, world.intent(),
+                        moved, "build", "succeeded", None)
+    result = world.sink.record_phase(other)
+    assert result.outcome is Outcome.REFUSED
+    assert f"is at head {head}, not {moved}" in (result.detail or "")
+    ok = replace(other, head_sha=head)
+    assert world.sink.record_phase(ok).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(ok).outcome is Outcome.ALREADY_APPLIED
+    unplanned = replace(ok, key="gh:x:merged", phase="merge")
+    refused = world.sink.record_phase(unplanned)
+    assert refused.outcome is Outcome.REFUSED and "not in the plan" in (refused.detail or "")
+    failed_again = replace(ok, key="run:1:2:build:failed", status="failed", reason="rerun")
+    terminal = world.sink.record_phase(failed_again)
+    assert terminal.outcome is Outcome.REFUSED
+    verdict, _ = world.verdict()
+    assert [e.key for e in verdict.current.events] == ["run:1:1:build:succeeded"]
+
+
+def test_close_without_merge_cancels_then_reopen_admits_a_successor(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    world.open()
+    head = world.generation().head_sha
+    w = world.writer()
+    cancel = CancelAttempt(f"gh:{w.delivery}:closed", INSTALLATION, w, world.intent(), head,
+                           "closed without merging by alice")
+    assert world.sink.cancel(cancel).outcome is Outcome.APPLIED
+    assert world.sink.cancel(cancel).outcome is Outcome.ALREADY_APPLIED
+    assert world.open().outcome is Outcome.APPLIED
+    verdict, _ = world.verdict()
+    assert [a["status"] for a in verdict.attempts] == ["cancelled", "pending"]
+    assert verdict.current.predecessor == verdict.attempts[0]["attempt"]
+
+
+def test_a_changed_base_supersedes_in_the_old_journal_and_admits_in_the_new(
+        world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    world.open("main")
+    w = world.writer()
+    request = SupersedeAndAdmit(f"gh:{w.delivery}:rebase", INSTALLATION, w,
+                                world.intent("main"), "base changed from main to release",
+                                world.intent("release"), world.generation("release"), "pull/1")
+    result = world.sink.supersede_and_admit(request)
+    assert result.outcome is Outcome.APPLIED, result.detail
+    assert world.sink.supersede_and_admit(request).outcome is Outcome.ALREADY_APPLIED
+    numbers = sorted(world.journals().values())
+    old, _ = world.verdict(numbers[0], KEY)
+    new, _ = world.verdict(numbers[1], "pr-1:release:release")
+    assert [a["status"] for a in old.attempts] == ["superseded"]
+    assert [a["status"] for a in new.attempts] == ["pending"]
+
+
+def test_github_trouble_is_unavailable_not_a_failure(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    w = world.writer()
+    request = OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w, world.intent(),
+                         world.generation(), "pull/1")
+    world.emu.add_fault({"kind": "fail", "operation": "graphql", "status": 502})
+    with pytest.raises(SinkUnavailable):
+        world.sink.open_intent(request)
+    world.emu.clear_faults()
+    world.emu.add_fault({"kind": "secondary_rate_limit", "operation": "addDiscussionComment",
+                         "retry_after": 42, "count": 1})
+    with pytest.raises(SinkUnavailable) as info:
+        world.sink.open_intent(request)
+    assert info.value.retry_after == 42
+    world.emu.clear_faults()
+    # a writer whose mutation met trouble leaves the scope quiet for the lease margin
+    with pytest.raises(SinkUnavailable, match="quiet"):
+        world.sink.open_intent(request)
+    world.emu.clock.advance(60)
+    assert world.sink.open_intent(request).outcome is Outcome.APPLIED
+    verdict, _ = world.verdict()
+    assert len(verdict.attempts) == 1
+
+
+def test_an_edited_journal_is_reported_on_the_pull_request_head(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    world.open()
+    _, pages = world.verdict()
+    discussion = pages[0]["data"]["repository"]["discussion"]
+    world.emu.tamper("edit", discussion["id"], body="nothing to see")
+    w = world.writer()
+    report = TamperingReport(f"gh:{w.delivery}:tamper", INSTALLATION, w,
+                             world.repository_id, REPO, discussion["id"],
+                             int(discussion["number"]), None, "journal_edited", "mallory",
+                             previous_body=discussion["body"])
+    result = world.sink.report_tampering(report)
+    assert result.outcome is Outcome.APPLIED, result.detail
+    head = world.generation().head_sha
+    runs = [r for r in world.emu._check_runs if r["head_sha"] == head]
+    assert [(r["name"], r["conclusion"], r["external_id"]) for r in runs] == [
+        (CHECK_NAME, "failure", report.key)]
+    assert runs[0]["output"]["title"] == "journal invalid: untrusted_journal"
+    assert "mallory" in runs[0]["output"]["summary"]
+    # without the body before the edit nothing names the pull request
+    blind = replace(report, previous_body=None)
+    assert world.sink.report_tampering(blind).outcome is Outcome.REFUSED
+
+
+def test_no_secret_in_repr_or_results(world: World, rsa_pem: tuple[Path, str]) -> None:
+    assert "PRIVATE" not in repr(world.sink)
+    result = world.open()  # refused: no configuration
+    assert "PRIVATE" not in (result.detail or "")
