@@ -420,7 +420,8 @@ class StoreSink:
         (``external_id`` = the request key) on the head of the journal's pull request,
         naming the change and the reader's verdict.
 
-        The pull request comes from the intent record in the Discussion's body (or, for
+        Idempotent by key: a check run of that head whose ``external_id`` is the key
+        answers ``already-applied``. The pull request comes from the intent record in the Discussion's body (or, for
         an edited journal, in the body before the edit). An edited or deleted record
         stops contributing: the journal may still read valid (the last record simply
         vanished) or fail closed (a gap, a broken link); both are reported as failing.
@@ -454,6 +455,10 @@ class StoreSink:
             summary = (f"{what} by {request.actor} in journal discussion "
                        f"#{request.discussion_number}. {read}\n\n"
                        "A person must inspect the journal before anything is released.")
+            for run in ctx.gh.check_runs(ctx.owner, ctx.name, head):
+                if run.get("external_id") == request.key:  # a redone delivery
+                    return SinkResult(Outcome.ALREADY_APPLIED,
+                                      f"check run {run.get('id')} on {head}")
             run_id = ctx.gh.create_check_run(
                 ctx.owner, ctx.name, head_sha=head, check_name=CHECK_NAME,
                 conclusion="failure", title=title,

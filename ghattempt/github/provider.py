@@ -650,6 +650,17 @@ class GitHubProvider:
         path = out.get("path") if isinstance(out, dict) else None
         return path if isinstance(path, str) and path else None
 
+    def check_runs(self, owner: str, name: str, ref: str) -> list[dict[str, Any]]:
+        """REST ``GET /repos/{owner}/{repo}/commits/{ref}/check-runs``: the first 100
+        check runs on a commit, each as GitHub's object (``id``, ``name``,
+        ``external_id``, ``conclusion``, ...)."""
+        route = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/commits/{quote(ref, safe='')}/check-runs?per_page=100")
+        out = self._transport.rest("GET", route, url, {})
+        runs = out.get("check_runs") if isinstance(out, dict) else None
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
     def create_check_run(self, owner: str, name: str, *, head_sha: str, check_name: str,
                          conclusion: str, title: str, summary: str,
                          external_id: str = "", details_url: str | None = None) -> int:

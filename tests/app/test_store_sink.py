@@ -254,6 +254,9 @@ def test_an_edited_journal_is_reported_on_the_pull_request_head(world: World) ->
         (CHECK_NAME, "failure", report.key)]
     assert runs[0]["output"]["title"] == "journal invalid: untrusted_journal"
     assert "mallory" in runs[0]["output"]["summary"]
+    # redone (a crash before the inbox's done mark): no second check run
+    assert world.sink.report_tampering(report).outcome is Outcome.ALREADY_APPLIED
+    assert len([r for r in world.emu._check_runs if r["head_sha"] == head]) == 1
     # without the body before the edit nothing names the pull request
     blind = replace(report, previous_body=None)
     assert world.sink.report_tampering(blind).outcome is Outcome.REFUSED
