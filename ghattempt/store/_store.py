@@ -58,7 +58,15 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
+from ..exclusive import (
+    ExclusiveAdapter,
+    LeaseCorrupt,
+    LeaseRecord,
+    Owner,
+    RefLease,
+    RefSnapshot,
+    Scope,
+)
 from ..exclusive._github import GitHubRefBackend
 from ..github import (
     AmbiguousOutcome,
@@ -66,6 +74,7 @@ from ..github import (
     DiscussionSummary,
     GitHubProvider,
     ReadLagExceeded,
+    Ref,
 )
 from ._errors import (
     AuthorizationReused,
@@ -436,8 +445,20 @@ class BusinessAttemptStore:
         backend = adapter.backend if isinstance(adapter, RefLease) else None
         if isinstance(adapter, RefLease) and isinstance(backend, GitHubRefBackend):
             name = scope.ref_name(adapter.settings.ref_prefix)
+
+            def busy(ref: Ref | None, server_time: float | None) -> bool:
+                # another writer holds the lease (or its release is still quiet): the
+                # capture would be stale once we hold the scope, so stop paging
+                if ref is None or ref.commit is None or server_time is None:
+                    return False
+                try:
+                    record = LeaseRecord.from_message(ref.commit.message, ref=name, scope=scope)
+                except LeaseCorrupt:
+                    return False  # hold() reports it
+                return server_time < record.expires_at
+
             result, ref, seen_at = self._provider.capture_with_ref(
-                self._owner_name, self._repo_name, journal.number, name)
+                self._owner_name, self._repo_name, journal.number, name, stop_if=busy)
             message = ref.commit.message if ref is not None and ref.commit is not None else None
             observed = ref.target_oid if ref is not None else None
             snap = RefSnapshot(name, observed, message,
@@ -445,8 +466,9 @@ class BusinessAttemptStore:
             self._step("captured")
             with adapter.hold(scope, observed=snap) as owner:
                 self._step("acquired")
-                pages = list(result.pages)
-                if backend.acquired_from(name, owner.holder) != observed:
+                if result is not None and backend.acquired_from(name, owner.holder) == observed:
+                    pages = list(result.pages)
+                else:
                     # the lease was not taken from the head read with the journal:
                     # someone may have written in between
                     pages = self.capture(journal)
@@ -454,12 +476,12 @@ class BusinessAttemptStore:
                 owner.assert_owner(mutating=False)
                 yield Session(self, journal, owner, pages)
         else:
-            with adapter.hold(scope) as owner:
+            with adapter.hold(scope) as held:
                 self._step("acquired")
-                owner.assert_owner(mutating=False)
+                held.assert_owner(mutating=False)
                 pages = self.capture(journal)
                 self._step("captured")
-                yield Session(self, journal, owner, pages)
+                yield Session(self, journal, held, pages)
         self._step("released")
 
     # -- one-shot conveniences --------------------------------------------------------
