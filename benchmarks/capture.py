@@ -49,7 +49,8 @@ def build(gh: GitHubProvider, attempts: int, events: int) -> int:
 
 
 def measure(http: bool) -> list[dict[str, Any]]:
-    emu = Emulator(fixture=DEFAULT_FIXTURE, content_per_minute=10**9, content_per_hour=10**9)
+    emu = Emulator(fixture=DEFAULT_FIXTURE, content_per_minute=10**9, content_per_hour=10**9,
+                   points_per_minute=10**9)
     server = EmulatorServer(emu).start() if http else None
     rows = []
     try:

@@ -55,6 +55,7 @@ def main() -> int:
             str(Path(tmp) / "emu.db"),
             DEFAULT_FIXTURE,
             content_per_minute=10**6,
+            points_per_minute=10**6,
             content_per_hour=10**6,
         )
         emu.state.db.execute("UPDATE tokens SET rate_limit = 1000000")

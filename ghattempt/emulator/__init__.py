@@ -10,6 +10,7 @@ accepts) or over HTTP with :class:`EmulatorServer` /
 from .app import Emulator, Reply, load_schema
 from .faults import FaultRule
 from .fixture import DEFAULT_FIXTURE, FixtureError, load_fixture
+from .process import EmulatorProcess
 from .server import EmulatorServer
 from .state import Clock
 from .transport import AsyncEmulatorTransport, EmulatorTransport
@@ -19,6 +20,7 @@ __all__ = [
     "AsyncEmulatorTransport",
     "Clock",
     "Emulator",
+    "EmulatorProcess",
     "EmulatorServer",
     "EmulatorTransport",
     "FaultRule",

@@ -2,12 +2,14 @@
 
 Prints ``listening on http://127.0.0.1:PORT`` (the real port when ``--port 0``) on
 one line of stdout, then serves until interrupted. Without ``--fixture`` a new
-database is seeded with the built-in default fixture.
+database is seeded with the built-in default fixture, which
+``python -m ghattempt.emulator fixture`` prints as JSON (a starting point for your own).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from .app import Emulator
@@ -24,16 +26,34 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
     serve.add_argument("--fixture", help="TOML or JSON fixture applied to a new database")
     serve.add_argument("--server-url", default="https://github.com")
+    serve.add_argument("--content-per-minute", type=int, default=None,
+                       help="secondary content-creation limit per token and minute "
+                            "(default: the fixture's [limits], else GitHub's 80)")
+    serve.add_argument("--content-per-hour", type=int, default=None,
+                       help="secondary content-creation limit per token and hour "
+                            "(default: the fixture's [limits], else GitHub's 500)")
+    sub.add_parser("fixture", help="print the built-in default fixture as JSON")
     args = parser.parse_args(argv)
+    if args.command == "fixture":
+        print(json.dumps(DEFAULT_FIXTURE, indent=2))
+        return 0
     try:
         emulator = Emulator(
             args.db,
             args.fixture if args.fixture else DEFAULT_FIXTURE,
             server_url=args.server_url,
+            content_per_minute=args.content_per_minute,
+            content_per_hour=args.content_per_hour,
         )
     except FixtureError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"emulator: warning: serving on {args.host}; the admin routes take no "
+            "credentials, keep it on loopback",
+            file=sys.stderr,
+        )
     server = EmulatorServer(emulator, args.host, args.port)
     print(f"listening on {server.url}", flush=True)
     try:

@@ -8,13 +8,15 @@ Routes (GitHub's, at ``/`` and under the GHES prefixes ``/api/v3/``, ``/api/``):
 
 - ``POST /graphql`` (and ``/api/graphql``): GraphQL over the schema subset;
 - ``POST /repos/{owner}/{repo}/git/commits``, ``GET .../git/commits/{sha}``,
-  ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
-- ``/_emulator/...``: faults, state, request log, clock, tampering (admin; never on
-  GitHub).
+  ``GET .../git/ref/{ref}``, ``POST .../git/refs``, ``PATCH``/``DELETE
+  .../git/refs/{ref}``, ``GET /repos/{owner}/{repo}``, ``GET /rate_limit``;
+- ``/_emulator/...``: faults, state, request log, clock, tokens, rename, tampering
+  (admin; never on GitHub).
 
-Order of checks for GraphQL, as GitHub applies them: authentication (401), JSON body,
-parse, validation, variable coercion, fault rules, pagination bounds and node limit,
-primary budget (``RATE_LIMITED``), secondary content-creation limit (403), execution.
+Order of checks for GraphQL: authentication (401), JSON body, parse and validation
+(cached per document text), variable coercion, fault rules that act before running,
+pagination bounds and node limit, secondary limits (403), primary budget
+(``RATE_LIMITED``), execution, fault rules that act after committing.
 """
 
 from __future__ import annotations
@@ -48,11 +50,12 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
+from . import apps
 from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
 from .fixture import LIMITS, load_fixture, seed
-from .graphql_errors import github_validation_errors, parse_error
+from .graphql_errors import empty_selection, github_validation_errors, parse_error
 from .ids import decode_node_id, node_id
 from .resolvers import (
     Ctx,
@@ -68,12 +71,37 @@ from .state import Clock, State, iso
 logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
+LOG_LIMIT = 100_000
+GITHUB_LIMITS = {
+    "content_per_minute": 80,
+    "content_per_hour": 500,
+    "points_per_minute": 2000,
+    "rest_points_per_minute": 900,
+}
+REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref"})
 
 
 @lru_cache(maxsize=1)
 def load_schema() -> GraphQLSchema:
     """The emulator's schema (the committed subset of GitHub's published schema)."""
     return build_schema(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=512)
+def _prepare(query: str) -> tuple[DocumentNode | None, list[dict[str, Any]]]:
+    """Parse and validate a document once per distinct text (the schema is fixed, so
+    the verdict is too): the document, or None and GitHub-shaped errors."""
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        return None, [parse_error(exc)]
+    empty = empty_selection(document)
+    if empty is not None:
+        return None, [empty]
+    problems = validate(load_schema(), document)
+    if problems:
+        return None, github_validation_errors(list(problems), document)
+    return document, []
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +121,7 @@ class Reply:
 class _Budget:
     window_start: float
     used: int = 0
+    refused: bool = False
 
 
 @dataclass
@@ -150,9 +179,12 @@ class Emulator:
         server_url: the web URL objects' ``url`` fields start with.
         api_url: the REST base URL put into REST ``url`` fields.
         content_per_minute / content_per_hour: the secondary content-creation limit
-            (GitHub: about 80 a minute and 500 an hour).
+            (GitHub: about 80 a minute and 500 an hour). Each limit argument left at
+            None takes the fixture's ``[limits]`` value, else GitHub's.
         points_per_minute: the secondary point limit (GitHub: 2,000 a minute for
             GraphQL; a query costs 1 point, a mutation 5).
+        rest_points_per_minute: the same for REST (GitHub: 900; a GET costs 1, a
+            write 5).
         clock: a shared :class:`Clock` (tests move it forward).
     """
 
@@ -163,32 +195,44 @@ class Emulator:
         *,
         server_url: str = "https://github.com",
         api_url: str = "https://api.github.com",
-        content_per_minute: int = 80,
-        content_per_hour: int = 500,
-        points_per_minute: int = 2000,
+        content_per_minute: int | None = None,
+        content_per_hour: int | None = None,
+        points_per_minute: int | None = None,
+        rest_points_per_minute: int | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.clock = clock or Clock()
         self.state = State(db, self.clock)
+        apps.setup(self.state)
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
-        self.content_per_minute = content_per_minute
-        self.content_per_hour = content_per_hour
-        self.points_per_minute = points_per_minute
+        explicit = {
+            "content_per_minute": content_per_minute,
+            "content_per_hour": content_per_hour,
+            "points_per_minute": points_per_minute,
+            "rest_points_per_minute": rest_points_per_minute,
+        }
+        self.content_per_minute = GITHUB_LIMITS["content_per_minute"]
+        self.content_per_hour = GITHUB_LIMITS["content_per_hour"]
+        self.points_per_minute = GITHUB_LIMITS["points_per_minute"]
+        self.rest_points_per_minute = GITHUB_LIMITS["rest_points_per_minute"]
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
+        self._budget_lock = threading.Lock()
         self._content: dict[str, deque[float]] = {}
-        self._log: list[LogEntry] = []
+        self._log: deque[LogEntry] = deque(maxlen=LOG_LIMIT)  # newest kept
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
-        for key in LIMITS:
+        for key in LIMITS:  # an argument wins over the fixture, which wins over GitHub's
             stored = self.state.meta(f"limit:{key}")
-            if stored is not None:
+            if explicit[key] is not None:
+                setattr(self, key, explicit[key])
+            elif stored is not None:
                 setattr(self, key, int(stored))
 
     # ------------------------------------------------------------ python API
@@ -197,6 +241,10 @@ class Emulator:
         if isinstance(rule, dict):
             rule = FaultRule.from_dict(rule)
         return self.faults.add(rule)
+
+    def remove_fault(self, ident: int) -> None:
+        """Disarm the rule :meth:`add_fault` numbered ``ident`` (unknown ids: no-op)."""
+        self.faults.remove(ident)
 
     def clear_faults(self) -> None:
         self.faults.clear()
@@ -416,11 +464,12 @@ class Emulator:
         """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
         key = f"{resource}:{token['token']}"
         now = self.clock.now()
-        budget = self._budgets.get(key)
-        if budget is None or now >= budget.window_start + 3600:
-            budget = _Budget(now)
-            self._budgets[key] = budget
-        return budget
+        with self._budget_lock:
+            budget = self._budgets.get(key)
+            if budget is None or now >= budget.window_start + 3600:
+                budget = _Budget(now)
+                self._budgets[key] = budget
+            return budget
 
     def _authenticate(self, req: _Request) -> Reply | None:
         auth = req.headers.get("authorization", "")
@@ -430,7 +479,9 @@ class Emulator:
         if scheme.lower() not in ("bearer", "token") or not credential.strip():
             return self._json(req, 401, gh.BAD_CREDENTIALS)
         token = self.state.token(credential.strip())
-        if token is None:
+        if token is None or (
+            token["expires_at"] is not None and token["expires_at"] <= self.clock.now()
+        ):
             return self._json(req, 401, gh.BAD_CREDENTIALS)
         req.token = token
         req.viewer = self.state.actor(int(token["actor_id"]))
@@ -492,14 +543,18 @@ class Emulator:
         return None
 
     def _rate_limited(self, req: _Request, remaining: int) -> Reply:
+        """GitHub's primary-limit answer for GraphQL: HTTP 200, ``RATE_LIMITED``; the
+        first refusal in a window says "exceeded", later ones "already exceeded"."""
+        budget = self._budget(req.token)
+        again = "already " if budget.refused else ""
+        budget.refused = True
         who = (
             f"installation ID {req.token['installation_id'] or req.viewer['id']}"
             if req.viewer["kind"] == "Bot"
             else f"user ID {req.viewer['id']}"
         )
-        body = {
-            "errors": [{"type": "RATE_LIMITED", "message": f"API rate limit exceeded for {who}."}]
-        }
+        message = f"API rate limit {again}exceeded for {who}."
+        body = {"errors": [{"type": "RATE_LIMITED", "message": message}]}
         return self._json(
             req,
             200,
@@ -508,19 +563,24 @@ class Emulator:
             resource="graphql",
         )
 
-    def _post_faults(self, req: _Request, ctx: Ctx | None) -> Reply | None:
+    def _after_commit(self, req: _Request, ctx: Ctx) -> None:
+        """Read lag and another actor's edit/delete/minimize of what the request made."""
+        if not ctx.created:
+            return
+        for rule in req.faults:
+            if rule.kind == "read_lag":
+                self._lag(ctx.created, rule.lag_ms)
+            elif rule.kind in ("edit", "delete", "minimize"):
+                typename, ident = ctx.created[-1]
+                if typename == "Discussion" and rule.kind != "edit":
+                    continue
+                self._tamper_row(rule.kind, typename, ident, rule.body)
+
+    def _post_faults(self, req: _Request) -> Reply | None:
+        """Latency after commit, then a lost response; None to answer normally."""
         for rule in req.faults:
             if rule.kind == "latency" and rule.after_commit:
                 time.sleep(rule.latency_ms / 1000)
-        if ctx is not None and ctx.created:
-            for rule in req.faults:
-                if rule.kind == "read_lag":
-                    self._lag(ctx.created, rule.lag_ms)
-                elif rule.kind in ("edit", "delete", "minimize"):
-                    typename, ident = ctx.created[-1]
-                    if typename == "Discussion" and rule.kind != "edit":
-                        continue
-                    self._tamper_row(rule.kind, typename, ident, rule.body)
         for rule in req.faults:
             if rule.kind == "lose_response":
                 return self._failure(req, rule)
@@ -560,19 +620,9 @@ class Emulator:
                 resource="graphql",
             )
             return self._log_request(req, reply, None, "graphql")
-        try:
-            document = parse(payload["query"])
-        except GraphQLError as exc:
-            reply = self._json(req, 200, {"errors": [parse_error(exc)]}, resource="graphql")
-            return self._log_request(req, reply, None, "graphql")
-        problems = validate(self.schema, document)
-        if problems:
-            reply = self._json(
-                req,
-                200,
-                {"errors": github_validation_errors(list(problems), document)},
-                resource="graphql",
-            )
+        document, refusal = _prepare(payload["query"])
+        if document is None:
+            reply = self._json(req, 200, {"errors": refusal}, resource="graphql")
             return self._log_request(req, reply, None, "graphql")
         operation, fragments, error = _operation(document, op_name)
         if operation is None:
@@ -599,7 +649,11 @@ class Emulator:
         if analysis.errors:
             reply = self._json(req, 200, {"errors": list(analysis.errors)}, resource="graphql")
             return self._log_request(req, reply, name, kind, analysis.root_fields)
-        refused = self._secondary_limit(req, kind, analysis.root_fields)
+        refused = self._secondary_limit(
+            req,
+            5 if kind == "mutation" else 1,
+            sum(1 for r in analysis.root_fields if r in CONTENT_CREATING),
+        )
         if refused is not None:
             return self._log_request(req, refused, name, kind, analysis.root_fields)
         with self.state.lock:
@@ -624,32 +678,38 @@ class Emulator:
                 ),
             )
             root = MutationRoot() if kind == "mutation" else QueryRoot()
-            result = execute(
-                self.schema,
-                document,
-                root_value=root,
-                context_value=ctx,
-                variable_values=variables,
-                operation_name=op_name,
-            )
-            assert isinstance(result, ExecutionResult)
-            body = _format_result(result)
-        lost = self._post_faults(req, ctx)
+            runs = 2 if kind == "mutation" and any(r.kind == "duplicate" for r in req.faults) else 1
+            body: dict[str, Any] = {}
+            for _ in range(runs):
+                result = execute(
+                    self.schema,
+                    document,
+                    root_value=root,
+                    context_value=ctx,
+                    variable_values=variables,
+                    operation_name=op_name,
+                )
+                assert isinstance(result, ExecutionResult)
+                body = _format_result(result)
+            self._after_commit(req, ctx)  # still under the lock: no reader sees a gap
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)
 
-    def _secondary_limit(self, req: _Request, kind: str, roots: tuple[str, ...]) -> Reply | None:
-        """GitHub's secondary limits for GraphQL, per actor: points (a query 1, a
-        mutation 5; ``points_per_minute``) and content creation (``content_per_minute``
-        and ``content_per_hour`` requests that create discussions, comments or
-        commits). Over either: HTTP 403 with ``retry-after``; nothing runs.
-        Source: GitHub docs, "Rate limits for the GraphQL API", secondary limits."""
-        creating = sum(1 for r in roots if r in CONTENT_CREATING)
-        points = 5 if kind == "mutation" else 1
+    def _secondary_limit(
+        self, req: _Request, points: int, creating: int, resource: str = "graphql"
+    ) -> Reply | None:
+        """GitHub's secondary limits, per actor: points a minute (GraphQL: a query 1,
+        a mutation 5, ``points_per_minute``; REST: a read 1, a write 5,
+        ``rest_points_per_minute``) and content creation shared by both
+        (``content_per_minute``, ``content_per_hour``). Over any: HTTP 403 with
+        ``retry-after``; nothing runs. Source: GitHub docs, "Rate limits for the REST
+        API" and "... for the GraphQL API", secondary rate limits."""
+        limit = self.points_per_minute if resource == "graphql" else self.rest_points_per_minute
         key = str(req.viewer["id"])
         now = self.clock.now()
         with self.state.lock:
-            spent = self._points.setdefault(key, deque())
+            spent = self._points.setdefault(f"{resource}:{key}", deque())
             while spent and spent[0][0] <= now - 60:
                 spent.popleft()
             stamps = self._content.setdefault(key, deque())
@@ -657,7 +717,7 @@ class Emulator:
                 stamps.popleft()
             last_minute = [t for t in stamps if t > now - 60]
             wait = 0.0
-            if sum(p for _, p in spent) + points > self.points_per_minute:
+            if sum(p for _, p in spent) + points > limit:
                 wait = spent[0][0] + 60 - now
             elif creating and len(last_minute) + creating > self.content_per_minute:
                 wait = last_minute[0] + 60 - now
@@ -672,12 +732,60 @@ class Emulator:
             403,
             gh.secondary_limit_body(req.request_id),
             {"retry-after": str(max(1, int(wait + 0.999)))},
-            resource="graphql",
+            resource=resource,
         )
 
     # ------------------------------------------------------------------- REST
+    def _app_route(self, req: _Request, parts: list[str]) -> Reply | None:
+        """Routes that take an App's JWT instead of a token; None for other routes."""
+        is_app = parts[:1] == ["app"] and (
+            (parts == ["app"] and req.method == "GET")
+            or (
+                len(parts) == 4
+                and parts[1] == "installations"
+                and parts[3] == "access_tokens"
+                and req.method == "POST"
+            )
+        )
+        is_repo_installation = (
+            len(parts) == 4 and parts[0] == "repos" and parts[3] == "installation"
+        )
+        if not (is_app or is_repo_installation):
+            return None
+        scheme, _, credential = req.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not credential.strip():
+            reply = self._json(req, 401, gh.REQUIRES_AUTH)
+            return self._log_request(req, reply, None, "rest")
+        app, refusal = apps.verify_jwt(self.state, credential.strip(), self.clock.now())
+        if app is None:
+            return self._log_request(req, self._json(req, *refusal), None, "rest")
+        if parts == ["app"]:
+            status, body = 200, apps.app_json(self.state, app, self.server_url)
+            name = "apps/get-authenticated"
+        elif is_repo_installation:
+            found = apps.installation_for(self.state, app)
+            repo = self.state.repository_by_name(parts[1], parts[2])
+            if found is None or repo is None:
+                status, body = 404, json.loads(gh.rest_body("Not Found", 404))
+            else:
+                status, body = 200, found
+            name = "apps/get-repo-installation"
+        else:
+            try:
+                installation_id = int(parts[2])
+            except ValueError:
+                installation_id = -1
+            status, body = apps.create_installation_token(
+                self.state, app, installation_id, req.body, self.clock.now()
+            )
+            name = "apps/create-installation-access-token"
+        return self._log_request(req, self._json(req, status, body), name, "rest")
+
     def _rest(self, req: _Request, route: str) -> Reply:
         parts = [p for p in route.split("/") if p]
+        answered = self._app_route(req, parts)
+        if answered is not None:
+            return answered
         denied = self._authenticate(req)
         if denied is not None:
             return self._log_request(req, denied, None, "rest")
@@ -729,10 +837,24 @@ class Emulator:
                     resource="core",
                 )
             return self._log_request(req, refused, name, "rest")
+        writing = req.method != "GET"
+        refused = self._secondary_limit(
+            req, 5 if writing else 1, int(name in REST_CONTENT_CREATING), "core"
+        )
+        if refused is not None:
+            return self._log_request(req, refused, name, "rest")
         with self.state.lock:
+            if budget.used + 1 > int(req.token["rate_limit"]):
+                refused = self._json(
+                    req,
+                    403,
+                    gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
+                    resource="core",
+                )
+                return self._log_request(req, refused, name, "rest")
             budget.used += 1
             status, body = run()
-        lost = self._post_faults(req, None)
+        lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, status, body, resource="core")
         return self._log_request(req, reply, name, "rest", cost=1)
 
@@ -955,6 +1077,9 @@ class Emulator:
                     rules = data.get("rules", [data]) if isinstance(data, dict) else data
                     ids = [self.add_fault(dict(r)) for r in rules]
                     return self._json(req, 201, {"ids": ids})
+            if route.startswith("/_emulator/faults/") and req.method == "DELETE":
+                self.remove_fault(int(route.rsplit("/", 1)[1]))
+                return self._json(req, 200, {"rules": self.faults.describe()})
             if route == "/_emulator/state" and req.method == "GET":
                 return self._json(req, 200, self.snapshot())
             if route == "/_emulator/requests":
@@ -998,6 +1123,7 @@ KIND_ORDER = (
     "secondary_rate_limit",
     "primary_rate_limit",
     "read_lag",
+    "duplicate",
     "edit",
     "delete",
     "minimize",

@@ -2,14 +2,15 @@
 
 Implements GitHub's rules ("Rate limits and query limits for the GraphQL API"):
 
-- every connection needs ``first`` or ``last`` in 1..100; both at once is refused;
 - the node limit is 500,000 (each connection's size times its parents' sizes);
 - the primary cost of a query is the number of requests its connections need
   (each connection costs the product of its ancestor connections' sizes), divided
   by 100 and rounded to the nearest whole number, at least 1; a mutation costs 1.
 
-Errors come back as GitHub's: ``EXCESSIVE_PAGINATION``, ``MISSING_PAGINATION_BOUNDARIES``,
-``MAX_NODE_LIMIT_EXCEEDED``, with ``path`` and ``locations``.
+Over the node limit the document is refused before it runs (``MAX_NODE_LIMIT_EXCEEDED``,
+no ``data``). Page-size bounds are checked while executing (``resolvers.check_page_size``),
+as GitHub does: the refused connection nulls its parent and the rest of the answer
+stands. For cost, a missing or out-of-range size counts as 100.
 """
 
 from __future__ import annotations
@@ -108,55 +109,12 @@ def analyze(
                     args = {a.name.value: a.value for a in sel.arguments or ()}
                     first = _value(args.get("first"), variables, defaults)
                     last = _value(args.get("last"), variables, defaults)
-                    where = {
-                        "path": [*path, key],
-                        "locations": [
-                            {
-                                "line": sel.loc.source.get_location(sel.loc.start).line,
-                                "column": sel.loc.source.get_location(sel.loc.start).column,
-                            }
-                        ]
-                        if sel.loc
-                        else [],
-                    }
-                    if first is None and last is None:
-                        errors.append(
-                            {
-                                "type": "MISSING_PAGINATION_BOUNDARIES",
-                                **where,
-                                "message": (
-                                    "You must provide a `first` or `last` value to properly "
-                                    f"paginate the `{name}` connection."
-                                ),
-                            }
-                        )
-                        continue
-                    if first is not None and last is not None:
-                        errors.append(
-                            {
-                                "type": "UNPROCESSABLE",
-                                **where,
-                                "message": (
-                                    f"Passing both `first` and `last` to paginate the `{name}` "
-                                    "connection is not supported."
-                                ),
-                            }
-                        )
-                        continue
-                    arg, size = ("first", first) if first is not None else ("last", last)
-                    if not isinstance(size, int) or size < 1 or size > MAX_PAGE:
-                        if isinstance(size, int) and size > MAX_PAGE:
-                            message = (
-                                f"Requesting {size} records on the `{name}` connection exceeds "
-                                f"the `{arg}` limit of {MAX_PAGE} records."
-                            )
-                        else:
-                            message = (
-                                f"`{arg}` on the `{name}` connection cannot be less than 1; "
-                                f"it must be between 1 and {MAX_PAGE}."
-                            )
-                        errors.append({"type": "EXCESSIVE_PAGINATION", **where, "message": message})
-                        continue
+                    # Bounds are enforced while executing (resolvers.check_page_size);
+                    # here an out-of-range size only has to count plausibly.
+                    size = first if first is not None else last
+                    if not isinstance(size, int) or size < 1:
+                        size = MAX_PAGE
+                    size = min(size, MAX_PAGE)
                     requests += multiplier
                     child_multiplier = multiplier * size
                     nodes += child_multiplier

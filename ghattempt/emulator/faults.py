@@ -24,6 +24,8 @@ Kinds (``kind``), grounded in GitHub behaviour noted in the architecture notes:
                    before answering).
 ``read_lag``       comments and discussions the request creates stay invisible to
                    reads for ``lag_ms``.
+``duplicate``      a mutation is applied twice (a retried delivery inside GitHub): two
+                   comments with the same body, say; the client sees the second answer.
 ``edit`` / ``delete`` / ``minimize``  after the request committed, ``actor`` edits
                    (to ``body``), deletes or minimizes the comment it created.
 """
@@ -42,6 +44,7 @@ KINDS = (
     "secondary_rate_limit",
     "latency",
     "read_lag",
+    "duplicate",
     "edit",
     "delete",
     "minimize",

@@ -14,6 +14,12 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     contents = "write"          # none | read | write   (default write)
     rate_limit = 1000           # primary GraphQL points per hour (default 5000)
 
+    [[apps]]                    # optional: JWT -> installation token exchange
+    app_id = 4242
+    slug = "ghattempt-app"      # its Bot actor (created if missing)
+    public_key = "-----BEGIN PUBLIC KEY-----\n..."
+    installations = [{id = 777, role = "write", discussions = "write"}]
+
     [[repositories]]
     owner = "octo-org"
     name = "widgets"
@@ -28,6 +34,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     content_per_minute = 80
     content_per_hour = 500
     points_per_minute = 2000
+    rest_points_per_minute = 900
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
@@ -35,13 +42,14 @@ Branch commits have the empty tree and fixed dates, so their oids are stable.
 from __future__ import annotations
 
 import json
+import sqlite3
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import git
-from .state import State
+from . import apps, git
+from .state import ROLES, State
 
 FIXTURE_EPOCH = 1_700_000_000
 DEFAULT_FIXTURE: dict[str, Any] = {
@@ -127,14 +135,15 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
     with state.transaction():
         try:
             _seed(state, data)
-        except ValueError as exc:
-            if isinstance(exc, FixtureError):
-                raise
-            raise FixtureError(str(exc)) from exc
+        except FixtureError:
+            raise
+        except (ValueError, TypeError, KeyError, sqlite3.IntegrityError) as exc:
+            # a duplicate login, token, number or id, or a value of the wrong type
+            raise FixtureError(f"fixture: {exc}") from exc
         state.set_meta("seeded", "1")
 
 
-LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute")
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:
@@ -167,6 +176,28 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             int(t.get("rate_limit", 5000)),
             t.get("installation_id"),
         )
+    for i, a in enumerate(data.get("apps", [])):
+        where = f"apps[{i}]"
+        app_id = int(_req(a, "app_id", where))
+        slug = str(_req(a, "slug", where))
+        apps.add_app(state, app_id, slug, str(_req(a, "public_key", where)))
+        actor = state.actor_by_login(slug)
+        assert actor is not None
+        actors[slug] = int(actor["id"])
+        for j, inst in enumerate(a.get("installations", [])):
+            iwhere = f"{where}.installations[{j}]"
+            role = str(inst.get("role", "write"))
+            if role not in ROLES:
+                raise FixtureError(f"{iwhere}: role must be one of {ROLES}")
+            apps.add_installation(
+                state,
+                int(_req(inst, "id", iwhere)),
+                app_id,
+                role,
+                str(inst.get("discussions", "write")),
+                str(inst.get("contents", "write")),
+                int(inst.get("rate_limit", 5000)),
+            )
     for i, r in enumerate(data.get("repositories", [])):
         where = f"repositories[{i}]"
         owner = str(_req(r, "owner", where))

@@ -93,20 +93,62 @@ def _ctx(info: Info) -> Ctx:
 
 
 # --------------------------------------------------------------------- paging
+MAX_PAGE = 100
+
+
+def check_page_size(name: str, first: int | None, last: int | None) -> None:
+    """GitHub's pagination rule: one of ``first``/``last``, within 1..100.
+
+    Raises:
+        GitHubError: with GitHub's ``type`` and wording (the ``first`` > 100 message
+            is GitHub's; the others are the emulator's closest rendering).
+    """
+    if first is None and last is None:
+        raise GitHubError(
+            f"You must provide a `first` or `last` value to properly paginate the `{name}` "
+            "connection.",
+            "MISSING_PAGINATION_BOUNDARIES",
+        )
+    if first is not None and last is not None:
+        raise GitHubError(
+            f"Passing both `first` and `last` to paginate the `{name}` connection is not "
+            "supported.",
+            "UNPROCESSABLE",
+        )
+    arg, size = ("first", first) if first is not None else ("last", last)
+    assert size is not None
+    if size > MAX_PAGE:
+        raise GitHubError(
+            f"Requesting {size} records on the `{name}` connection exceeds the `{arg}` limit "
+            f"of {MAX_PAGE} records.",
+            "EXCESSIVE_PAGINATION",
+        )
+    if size < 1:
+        raise GitHubError(
+            f"`{arg}` on the `{name}` connection must be between 1 and {MAX_PAGE}.",
+            "EXCESSIVE_PAGINATION",
+        )
+
+
 def paginate(
     items: list[tuple[int, Any]],
     first: int | None,
     after: str | None,
     last: int | None,
     before: str | None,
+    info: Info,
 ) -> dict[str, Any]:
     """A connection over ``(position, node)`` pairs sorted by position.
 
-    Bounds of ``first``/``last`` are checked before execution (``cost.analyze``).
+    GitHub checks page sizes while executing, so a refused connection nulls its
+    nearest nullable parent and the rest of the response stands.
 
     Raises:
-        GitHubError: ``after``/``before`` is not a cursor the emulator made.
+        GitHubError: ``first``/``last`` missing, both given, or outside 1..100
+            (``MISSING_PAGINATION_BOUNDARIES``, ``EXCESSIVE_PAGINATION``), or
+            ``after``/``before`` is not a cursor the emulator made.
     """
+    check_page_size(info.field_name, first, last)
     window = items
     for value, keep in ((after, "after"), (before, "before")):
         if value is None:
@@ -150,13 +192,14 @@ class Actor:
         self.databaseId = int(row["id"])
         self.login = str(row["login"])
         self.name = row["name"]
+        self.id = node_id(kind, self.databaseId)  # a bot viewer keeps its BOT_ id
         if as_viewer and kind == "Bot":
             # Query.viewer is typed User: an installation token's viewer is the bot
-            # account, whose User login carries GitHub's "[bot]" suffix.
+            # account, whose login carries GitHub's "[bot]" suffix (observed with App
+            # installation tokens, e.g. fullsend-ai/fullsend#1953).
             self.login = f"{self.login}[bot]"
             kind = "User"
         self._kind = kind
-        self.id = node_id(kind, self.databaseId)
         base = ctx.server_url
         if kind == "Bot":
             self.resourcePath = f"/apps/{row['login']}"
@@ -241,7 +284,7 @@ class Repository:
         descending = not orderBy or orderBy.get("direction", "DESC") == "DESC"
         rows.sort(key=lambda r: (r[key], r["id"]), reverse=descending)
         return paginate(
-            [(i, Discussion(ctx, r)) for i, r in enumerate(rows)], first, after, last, before
+            [(i, Discussion(ctx, r)) for i, r in enumerate(rows)], first, after, last, before, info
         )
 
     def discussionCategories(
@@ -262,6 +305,7 @@ class Repository:
             after,
             last,
             before,
+            info,
         )
 
     def discussionCategory(self, info: Info, slug: str) -> DiscussionCategory | None:
@@ -410,6 +454,7 @@ class Discussion:
             after,
             last,
             before,
+            info,
         )
 
 
@@ -478,6 +523,7 @@ class DiscussionComment:
             after,
             last,
             before,
+            info,
         )
 
 
@@ -565,7 +611,7 @@ class Commit(_GitObject):
             obj = git_object(self._ctx, self._repo_id, oid)
             if isinstance(obj, Commit):
                 items.append((i, obj))
-        return paginate(items, first, after, last, before)
+        return paginate(items, first, after, last, before, info)
 
 
 class PullRequest:
@@ -836,8 +882,13 @@ class MutationRoot:
                     "The comment being replied to does not belong to this discussion.",
                     "UNPROCESSABLE",
                 )
-            # Discussions thread one level deep: a reply to a reply joins its thread.
-            reply_to = int(parent._row["reply_to"] or parent.databaseId)
+            # Discussions thread one level deep: GitHub refuses a reply to a reply
+            # (github/accessibility-alt-text-bot#17 quotes the message).
+            if parent._row["reply_to"] is not None:
+                raise GitHubError(
+                    "Parent comment is already in a thread, cannot reply to it", "UNPROCESSABLE"
+                )
+            reply_to = parent.databaseId
         st = ctx.state
         with st.transaction() as db:
             ident = st.next_id()

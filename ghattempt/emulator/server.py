@@ -17,6 +17,7 @@ from .app import Emulator
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body leave at once, no delayed-ACK stall
     server_version = "GitHub.com"
     sys_version = ""
     emulator: Emulator
@@ -64,6 +65,11 @@ class _Handler(BaseHTTPRequestHandler):
     do_PUT = _serve  # noqa: N815
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # bursts of concurrent writers must not wait for SYN retries
+
+
 class EmulatorServer:
     """An HTTP server for ``emulator`` on ``host:port`` (port 0: a free one).
 
@@ -74,8 +80,7 @@ class EmulatorServer:
 
     def __init__(self, emulator: Emulator, host: str = "127.0.0.1", port: int = 0) -> None:
         handler = type("Handler", (_Handler,), {"emulator": emulator})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, port), handler)
         self.emulator = emulator
         self._thread: threading.Thread | None = None
 

@@ -116,6 +116,7 @@ class State:
         self.db.row_factory = sqlite3.Row
         if path != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # survives a process crash
         self.db.execute("PRAGMA busy_timeout=10000")
         self.db.executescript(SCHEMA)
         self._depth = 0
@@ -212,7 +213,8 @@ class State:
                 raise ValueError(f"token {label} access must be one of {ACCESS}")
         with self.transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO tokens (token, actor_id, role, discussions, contents, "
+                "rate_limit, installation_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (token, actor_id, role, discussions, contents, rate_limit, installation_id),
             )
 

@@ -39,6 +39,7 @@ import logging
 import math
 import random
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -47,6 +48,7 @@ from typing import TypeVar
 from ._errors import (
     AmbiguousOutcome,
     BackendError,
+    ExclusionError,
     LeaseCorrupt,
     OwnershipLost,
     RefConflict,
@@ -104,6 +106,8 @@ class RefLease:
         self._clock: Clock = clock if clock is not None else SystemClock()
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
+        self._held_lock = threading.Lock()
+        self._held: set[tuple[int, Scope]] = set()
 
     @property
     def settings(self) -> LeaseSettings:
@@ -125,11 +129,24 @@ class RefLease:
                 the store's capture query), used instead of a first read when its ``name``
                 is this scope's ref.
         """
-        owner = self._acquire(scope, observed)
+        key = (threading.get_ident(), scope)
+        with self._held_lock:
+            if key in self._held:
+                raise ExclusionError(
+                    f"writer scope {scope.key} is already held by this thread through this "
+                    "RefLease; a nested hold would wait for itself. Pass the owner down "
+                    "instead."
+                )
+            self._held.add(key)
         try:
-            yield owner
+            owner = self._acquire(scope, observed)
+            try:
+                yield owner
+            finally:
+                owner._release()
         finally:
-            owner._release()
+            with self._held_lock:
+                self._held.discard(key)
 
     def run(
         self, scope: Scope, fn: Callable[[RefOwner], T], *, observed: RefSnapshot | None = None
@@ -179,7 +196,9 @@ class RefLease:
             backoff = min(backoff * s.backoff_factor, s.backoff_max)
             return max(value, min(s.backoff_initial, s.backoff_max))
 
-        def give_up(current: LeaseRecord | None) -> Exception:
+        def give_up(current: LeaseRecord | None, *, failing: bool = False) -> Exception:
+            """The error for running out of time: an unresolved write of ours, else the
+            backend's failure (``failing``), else the holder seen last."""
             waited = clock.monotonic() - start
             if pending:
                 latest = pending[-1].record
@@ -188,6 +207,8 @@ class RefLease:
                     f"within {waited:.1f} s; if it did, the lease expires by itself at "
                     f"{format_time(latest.expires_at)} (GitHub's clock)"
                 )
+            if failing and last_error is not None:
+                return last_error
             if current is not None:
                 return ScopeBusy(
                     scope_key=scope.key,
@@ -199,8 +220,11 @@ class RefLease:
                 )
             if last_error is not None:
                 return last_error
-            return BackendError(  # pragma: no cover - every path sets one of the above
-                f"could not acquire writer scope {scope.key}", retryable=True
+            return BackendError(
+                f"could not acquire writer scope {scope.key} within {waited:.1f} s: reads "
+                "showed no lease ref but creating it kept conflicting (a lagging read "
+                "replica?); retry later",
+                retryable=True,
             )
 
         current: LeaseRecord | None = None
@@ -214,7 +238,7 @@ class RefLease:
                         raise
                     last_error = exc
                     if not wait(jittered()):
-                        raise give_up(None) from exc
+                        raise give_up(current, failing=True) from exc
                     continue
                 snap_sent = sent
 
@@ -281,7 +305,7 @@ class RefLease:
                     raise
                 last_error = exc
                 if not wait(jittered()):
-                    raise give_up(current) from exc
+                    raise give_up(current, failing=True) from exc
                 snap = None
                 continue
             _log.info("acquired writer scope %s (token %d, expires %s)", scope.key,
@@ -298,17 +322,16 @@ class RefOwner:
     __slots__ = (
         "_anchor_sent",
         "_anchor_time",
-        "_gate",
         "_lease",
         "_lost_reason",
         "_moved",
         "_name",
         "_oid",
-        "_open",
         "_pending",
         "_record",
         "_scope",
         "_status",
+        "_unsettled",
     )
 
     def __init__(
@@ -333,21 +356,23 @@ class RefOwner:
         self._status = "held"  # held | lost | released
         self._lost_reason = ""
         self._moved = False  # another holder's commit was seen on the ref
-        self._gate: float | None = None
-        self._open = False
+        self._unsettled: float | None = None  # latest gate whose window may be open
 
     # -- read-only facts -------------------------------------------------------------
 
     @property
     def scope(self) -> Scope:
+        """The scope held."""
         return self._scope
 
     @property
     def holder(self) -> str:
+        """This acquisition's holder id (``holder_label`` + ``/`` + 16 hex nonce)."""
         return self._record.holder
 
     @property
     def fencing_token(self) -> int:
+        """The fencing token, >= 1, strictly greater than every earlier holder's."""
         return self._record.token
 
     @property
@@ -370,7 +395,7 @@ class RefOwner:
 
     # -- the gate ----------------------------------------------------------------------
 
-    def _raise_lost(self) -> OwnershipLost:
+    def _lost_error(self) -> OwnershipLost:
         return OwnershipLost(
             scope_key=self._scope.key,
             holder=self._record.holder,
@@ -382,17 +407,36 @@ class RefOwner:
         """Raise :class:`OwnershipLost` unless more than ``margin`` of the lease is surely
         left; renew first when at most ``margin + renew_window`` is left.
 
-        With ``mutating=True`` this call opens a mutation window (see :meth:`mutation`).
-        Once raised, every later call raises too.
+        With ``mutating=True`` the call opens a mutation window that only time closes:
+        the release then keeps the scope quiet until ``T + S + K`` after this call. Use
+        :meth:`mutation` to close the window when the answer arrives. Once raised, every
+        later call raises too.
         """
+        gate = self._check()
+        if mutating:
+            self._unsettled = gate
+
+    @contextmanager
+    def mutation(self) -> Iterator[None]:
+        """``assert_owner()``, then run the block. A normal exit (the answer arrived)
+        closes this mutation's window; an exception leaves it open until time closes it."""
+        gate = self._check()
+        try:
+            yield
+        except BaseException:
+            self._unsettled = gate if self._unsettled is None else max(self._unsettled, gate)
+            raise
+
+    def _check(self) -> float:
+        """The gate: renew if due, raise if the margin is gone; returns the local time."""
         if self._status != "held":
-            raise self._raise_lost()
+            raise self._lost_error()
         s = self._lease._settings
         clock = self._lease._clock
         if self.remaining() <= s.margin + s.effective_renew_window:
             self._renew()
             if self._status != "held":
-                raise self._raise_lost()
+                raise self._lost_error()
         mono = clock.monotonic()
         left = self._record.expires_at - self._upper_now(mono)
         if left <= s.margin:
@@ -401,17 +445,8 @@ class RefOwner:
                 f"margin of {s.margin:g} s, and renewing did not succeed",
                 moved=False,
             )
-            raise self._raise_lost()
-        if mutating:
-            self._gate = mono
-            self._open = True
-
-    @contextmanager
-    def mutation(self) -> Iterator[None]:
-        """``assert_owner()``, then run the block; a normal exit closes the window."""
-        self.assert_owner(mutating=True)
-        yield
-        self._open = False
+            raise self._lost_error()
+        return mono
 
     # -- renewing and reconciling --------------------------------------------------------
 
@@ -496,9 +531,9 @@ class RefOwner:
         s = lease._settings
         for _ in range(2):
             quiet = self._anchor_time  # a lower bound of GitHub's time now: hand over at once
-            if self._open and self._gate is not None:
-                # The last mutation's answer never came: it may commit until the window ends.
-                quiet = max(quiet, math.ceil(self._upper_now(self._gate) + s.margin))
+            if self._unsettled is not None:
+                # A mutation's answer never came: it may commit until its window ends.
+                quiet = max(quiet, math.ceil(self._upper_now(self._unsettled) + s.margin))
             quiet = min(quiet, self._record.expires_at)
             record = replace(self._record, state="released", expires_at=quiet)
             try:

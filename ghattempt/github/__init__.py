@@ -20,6 +20,7 @@ from .errors import (
     RateLimited,
     ReadLagExceeded,
     RefConflict,
+    UnexpectedAnswer,
 )
 from .models import (
     EMPTY_TREE,
@@ -68,6 +69,7 @@ __all__ = [
     "Repository",
     "RetryPolicy",
     "TokenAuth",
+    "UnexpectedAnswer",
     "Usage",
     "document",
     "floor_requests",

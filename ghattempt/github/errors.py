@@ -20,7 +20,8 @@ messages::
     ├── GitHubUnavailable            a read kept failing (502/503/504, connection errors,
     │                                replica lag) past the retry budget, or a mutation could
     │                                not be sent at all (connection refused); nothing committed
-    │   └── ReadLagExceeded          records the caller expects are still not visible
+    │   ├── ReadLagExceeded          records the caller expects are still not visible
+    │   └── UnexpectedAnswer         a read's answer lacks what the document asked for
     └── AmbiguousOutcome             a mutation was sent and its outcome is unknown (timeout
                                      after send, 502/504, connection reset, lost or garbled
                                      response). Carries exactly what was sent, for the store
@@ -48,6 +49,7 @@ __all__ = [
     "RateLimited",
     "ReadLagExceeded",
     "RefConflict",
+    "UnexpectedAnswer",
 ]
 
 
@@ -156,6 +158,12 @@ class ReadLagExceeded(GitHubUnavailable):
         self.pages: tuple[Mapping[str, Any], ...] = tuple(pages)
 
 
+class UnexpectedAnswer(GitHubUnavailable):
+    """GitHub answered a read with a shape the document does not allow (a missing field,
+    a wrong type). Nothing was committed. (A mutation answered that way raises
+    :class:`AmbiguousOutcome` instead: it may have committed.)"""
+
+
 class AmbiguousOutcome(GitHubError):
     """A mutation was sent and GitHub's answer does not say whether it committed.
 
@@ -168,6 +176,8 @@ class AmbiguousOutcome(GitHubError):
         variables: the GraphQL variables (or REST JSON body) exactly as sent.
         body: the HTTP request body bytes exactly as sent.
         reason: what made it ambiguous (``"timeout"``, ``"http 502"``, ...).
+        method, url: where it was sent (the GraphQL endpoint, or the REST path relative
+            to ``base_url``); :meth:`GitHubProvider.resend` sends ``body`` there again.
     """
 
     def __init__(
@@ -179,12 +189,16 @@ class AmbiguousOutcome(GitHubError):
         variables: Mapping[str, Any],
         body: bytes,
         reason: str,
+        method: str = "POST",
+        url: str = "",
     ) -> None:
         super().__init__(message, operation=operation, status=status)
         self.document = operation
         self.variables = variables
         self.body = body
         self.reason = reason
+        self.method = method
+        self.url = url
 
     def __repr__(self) -> str:
         return (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
@@ -15,7 +16,14 @@ from urllib.parse import quote
 from .capture import CaptureResult, capture_pages
 from .config import ProviderConfig
 from .documents import document
-from .errors import GitHubRefused, InputError, NotFound
+from .errors import (
+    AmbiguousOutcome,
+    GitHubError,
+    GitHubRefused,
+    InputError,
+    NotFound,
+    UnexpectedAnswer,
+)
 from .models import (
     EMPTY_TREE,
     Comment,
@@ -60,9 +68,11 @@ def _qualified(name: str) -> str:
 
 
 def _shape(op: str, value: Any, *path: str) -> Any:
+    """``value[path[0]][path[1]]...``; KeyError naming the path when a level is missing or
+    null (turned into UnexpectedAnswer or AmbiguousOutcome by ``_answer``)."""
     for key in path:
-        if not isinstance(value, dict) or key not in value:
-            raise GitHubRefused(f"{op}: GitHub's answer lacks {'.'.join(path)}", operation=op)
+        if not isinstance(value, dict) or value.get(key) is None:
+            raise KeyError(f"{op} answer lacks {'.'.join(path)}")
         value = value[key]
     return value
 
@@ -104,6 +114,12 @@ class GitHubProvider:
         """Requests and points spent so far, in total and by operation."""
         return self._transport.usage
 
+    def pace(self) -> float:
+        """Wait until the next content-creating mutation may go without pacing; returns the
+        seconds waited. Call it before the last ownership check (writer protocol step 4)
+        so that no pacing wait falls between that check and the send."""
+        return self._transport.pace()
+
     @property
     def last_server_time(self) -> float | None:
         """GitHub's clock at the last answer, POSIX seconds from its ``Date`` header (a
@@ -116,8 +132,37 @@ class GitHubProvider:
     def _data(self, name: str, variables: Mapping[str, Any]) -> dict[str, Any]:
         data = self._query(name, variables).get("data")
         if not isinstance(data, dict):
-            raise GitHubRefused(f"{name}: GitHub's answer has no data", operation=name)
+            raise KeyError(f"{name} answer has no data")
         return data
+
+    @contextmanager
+    def _answer(self, name: str, variables: Mapping[str, Any], *,
+                rest_path: str | None = None) -> Iterator[None]:
+        """Read GitHub's answer inside this block: a missing field or a wrong type becomes
+        :class:`UnexpectedAnswer` for a read, and :class:`AmbiguousOutcome` (carrying the
+        exact bytes sent) for a mutation, which may have committed."""
+        try:
+            yield
+        except GitHubError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            detail = f"{type(exc).__name__}: {exc}"[:200]
+            if rest_path is None and not document(name).is_mutation:
+                raise UnexpectedAnswer(
+                    f"{name}: GitHub's answer has an unexpected shape ({detail})",
+                    operation=name) from None
+            if rest_path is None:
+                doc = document(name)
+                body = self._transport.encode({"query": doc.text, "variables": dict(variables),
+                                               "operationName": name})
+                url = self._config.graphql_url
+            else:
+                body, url = self._transport.encode(variables), rest_path
+            raise AmbiguousOutcome(
+                f"{name}: GitHub's answer lacks the result ({detail}); it may have "
+                "committed. Read back before sending the same bytes again.",
+                operation=name, variables=dict(variables), body=body,
+                reason="answer without the expected result", url=url) from None
 
     # -- repositories -----------------------------------------------------------------
 
@@ -127,19 +172,21 @@ class GitHubProvider:
         Raises:
             NotFound: no such repository, or not visible to these credentials.
         """
-        data = self._data("RepositoryLookup", {"owner": check_segment(owner, "owner"),
-                                               "name": check_segment(name, "repository")})
-        repo = data.get("repository")
-        if not isinstance(repo, dict):
-            raise NotFound(f"repository {owner}/{name} not found", operation="RepositoryLookup")
-        cats = tuple(
-            DiscussionCategory(c["id"], c["name"], c["slug"])
-            for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
-            if isinstance(c, dict)
-        )
-        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
-                          bool(repo.get("hasDiscussionsEnabled", True)),
-                          repo.get("viewerPermission"))
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository")}
+        with self._answer("RepositoryLookup", variables):
+            repo = self._data("RepositoryLookup", variables).get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found",
+                               operation="RepositoryLookup")
+            cats = tuple(
+                DiscussionCategory(c["id"], c["name"], c["slug"])
+                for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
+                if isinstance(c, dict)
+            )
+            return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
+                              bool(repo.get("hasDiscussionsEnabled", True)),
+                              repo.get("viewerPermission"))
 
     def repository_by_id(self, repository_id: str) -> Repository:
         """The repository with this node id (survives renames and transfers).
@@ -147,12 +194,13 @@ class GitHubProvider:
         Raises:
             NotFound: the id names no repository visible to these credentials.
         """
-        data = self._data("RepositoryById", {"id": repository_id})
-        repo = data.get("node")
-        if not isinstance(repo, dict) or "nameWithOwner" not in repo:
-            raise NotFound(f"no repository with node id {repository_id!r}",
-                           operation="RepositoryById")
-        return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"])
+        variables = {"id": repository_id}
+        with self._answer("RepositoryById", variables):
+            repo = self._data("RepositoryById", variables).get("node")
+            if not isinstance(repo, dict) or "nameWithOwner" not in repo:
+                raise NotFound(f"no repository with node id {repository_id!r}",
+                               operation="RepositoryById")
+            return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"])
 
     def discussion_category(self, owner: str, name: str, category: str) -> DiscussionCategory:
         """The discussion category whose slug equals ``category``, else whose name does
@@ -179,18 +227,20 @@ class GitHubProvider:
         Raises:
             NotFound: no such pull request.
         """
-        data = self._data("PullRequestLookup", {"owner": check_segment(owner, "owner"),
-                                                "name": check_segment(name, "repository"),
-                                                "number": _positive(number, "number")})
-        pr = (data.get("repository") or {}).get("pullRequest")
-        if not isinstance(pr, dict):
-            raise NotFound(f"{owner}/{name} has no pull request #{number}",
-                           operation="PullRequestLookup")
-        return PullRequest(
-            id=pr["id"], number=pr["number"], state=pr["state"],
-            head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
-            base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-        )
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"),
+                     "number": _positive(number, "number")}
+        with self._answer("PullRequestLookup", variables):
+            data = self._data("PullRequestLookup", variables)
+            pr = (data.get("repository") or {}).get("pullRequest")
+            if not isinstance(pr, dict):
+                raise NotFound(f"{owner}/{name} has no pull request #{number}",
+                               operation="PullRequestLookup")
+            return PullRequest(
+                id=pr["id"], number=pr["number"], state=pr["state"],
+                head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
+                base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
+            )
 
     # -- journals ---------------------------------------------------------------------
 
@@ -206,24 +256,27 @@ class GitHubProvider:
         """
         after: str | None = None
         while True:
-            data = self._data("CategoryDiscussions", {
+            variables = {
                 "owner": check_segment(owner, "owner"), "name": check_segment(name, "repository"),
-                "categoryId": category_id, "after": after, "first": 100})
-            repo = data.get("repository")
-            if not isinstance(repo, dict):
-                raise NotFound(f"repository {owner}/{name} not found",
-                               operation="CategoryDiscussions")
-            conn = _shape("CategoryDiscussions", repo, "discussions")
-            for d in conn.get("nodes") or []:
-                if not isinstance(d, dict):
-                    continue
-                author = d.get("author") if isinstance(d.get("author"), dict) else None
-                yield DiscussionSummary(
-                    d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
-                    bool(d.get("locked")),
-                    d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
-                    author.get("login") if author else None,
-                    author.get("databaseId") if author else None)
+                "categoryId": category_id, "after": after, "first": 100}
+            with self._answer("CategoryDiscussions", variables):
+                repo = self._data("CategoryDiscussions", variables).get("repository")
+                if not isinstance(repo, dict):
+                    raise NotFound(f"repository {owner}/{name} not found",
+                                   operation="CategoryDiscussions")
+                conn = _shape("CategoryDiscussions", repo, "discussions")
+                page = []
+                for d in conn.get("nodes") or []:
+                    if not isinstance(d, dict):
+                        continue
+                    author = d.get("author") if isinstance(d.get("author"), dict) else None
+                    page.append(DiscussionSummary(
+                        d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
+                        bool(d.get("locked")),
+                        d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
+                        author.get("login") if author else None,
+                        author.get("databaseId") if author else None))
+            yield from page
             info = conn.get("pageInfo") or {}
             cursor = info.get("endCursor")
             if not info.get("hasNextPage") or not cursor or cursor == after:
@@ -275,11 +328,12 @@ class GitHubProvider:
         Raises:
             AmbiguousOutcome: sent, outcome unknown.
         """
-        data = self._data("CreateDiscussion", {
-            "repositoryId": repository_id, "categoryId": category_id,
-            "title": _body(title, "title"), "body": _body(body, "body")})
-        d = _shape("CreateDiscussion", data, "createDiscussion", "discussion")
-        return Discussion(d["id"], d["number"], d["url"], d["createdAt"], *_author(d))
+        variables = {"repositoryId": repository_id, "categoryId": category_id,
+                     "title": _body(title, "title"), "body": _body(body, "body")}
+        with self._answer("CreateDiscussion", variables):
+            data = self._data("CreateDiscussion", variables)
+            d = _shape("CreateDiscussion", data, "createDiscussion", "discussion")
+            return Discussion(d["id"], d["number"], d["url"], d["createdAt"], *_author(d))
 
     def add_comment(self, discussion_id: str, body: str,
                     reply_to_id: str | None = None) -> Comment:
@@ -292,19 +346,22 @@ class GitHubProvider:
         Raises:
             AmbiguousOutcome: sent, outcome unknown; ``.body`` holds the exact bytes.
         """
-        data = self._data("AddDiscussionComment", {
-            "discussionId": discussion_id, "body": _body(body, "body"),
-            "replyToId": reply_to_id})
-        c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
-        return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
+        variables = {"discussionId": discussion_id, "body": _body(body, "body"),
+                     "replyToId": reply_to_id}
+        with self._answer("AddDiscussionComment", variables):
+            data = self._data("AddDiscussionComment", variables)
+            c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
+            return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
 
     def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
         """``lockLockable``: only writers with repository write access may comment after.
 
         ``reason`` is a GitHub ``LockReason`` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED) or None.
         """
-        data = self._data("LockLockable", {"lockableId": lockable_id, "lockReason": reason})
-        locked = _shape("LockLockable", data, "lockLockable", "lockedRecord", "locked")
+        variables = {"lockableId": lockable_id, "lockReason": reason}
+        with self._answer("LockLockable", variables):
+            data = self._data("LockLockable", variables)
+            locked = _shape("LockLockable", data, "lockLockable", "lockedRecord", "locked")
         if locked is not True:
             raise GitHubRefused(f"LockLockable: {lockable_id} is still unlocked",
                                 operation="LockLockable")
@@ -333,7 +390,7 @@ class GitHubProvider:
 
         Raises:
             NotFound: the id or the discussion is unknown.
-            GitHubRefused: the captured repository id is not ``repository_id`` (renamed
+            UnexpectedAnswer: the captured repository id is not ``repository_id`` (renamed
                 in between); capture again.
         """
         repo = self.repository_by_id(repository_id)
@@ -341,7 +398,7 @@ class GitHubProvider:
                                      expect_comment_ids=expect_comment_ids)
         got = pages[0]["data"]["repository"]["id"]
         if got != repository_id:
-            raise GitHubRefused(
+            raise UnexpectedAnswer(
                 f"JournalPage: {repo.name_with_owner} is now repository {got}, not "
                 f"{repository_id} (renamed or transferred while capturing); capture again",
                 operation="JournalPage")
@@ -358,6 +415,29 @@ class GitHubProvider:
             self._query, owner, name, number,
             expect=frozenset(expect_comment_ids), policy=self._config.retry,
             sleep=self._config.sleep)
+
+    def resend(self, outcome: AmbiguousOutcome) -> dict[str, Any]:
+        """Send an ambiguous mutation's exact bytes again (writer protocol step 5: only
+        after a read-back found it absent, while still the owner with an unchanged head).
+
+        Returns:
+            GraphQL: the response's ``data`` (e.g. ``{"addDiscussionComment": {...}}``);
+            REST: the JSON body.
+
+        Raises:
+            AmbiguousOutcome: again unclear; carries the same bytes.
+            GitHubError: as for the first send.
+        """
+        payload = self._transport.resend(outcome)
+        if outcome.url == self._config.graphql_url:
+            data = payload.get("data") if isinstance(payload, dict) else None
+            if not isinstance(data, dict):  # pragma: no cover - decide() answers ambiguous
+                raise AmbiguousOutcome(
+                    f"{outcome.document}: GitHub's answer has no data", operation=outcome.document,
+                    variables=outcome.variables, body=outcome.body, reason="no data",
+                    method=outcome.method, url=outcome.url)
+            return data
+        return payload if isinstance(payload, dict) else {"value": payload}
 
     # -- files ------------------------------------------------------------------------
 
@@ -393,23 +473,25 @@ class GitHubProvider:
 
     def ref(self, owner: str, name: str, qualified_name: str) -> Ref | None:
         """The ref and its target commit (message included), or None when absent."""
-        data = self._data("RefLookup", {"owner": check_segment(owner, "owner"),
-                                        "name": check_segment(name, "repository"),
-                                        "qualifiedName": _qualified(qualified_name)})
-        repo = data.get("repository")
-        if not isinstance(repo, dict):
-            raise NotFound(f"repository {owner}/{name} not found", operation="RefLookup")
-        ref = repo.get("ref")
-        if not isinstance(ref, dict):
-            return None
-        target = ref.get("target") or {}
-        commit = None
-        if "message" in target:
-            parents = tuple(p["oid"] for p in ((target.get("parents") or {}).get("nodes") or []))
-            commit = Commit(target["oid"], target["message"],
-                            (target.get("tree") or {}).get("oid", ""), parents,
-                            target.get("committedDate", ""))
-        return Ref(ref["id"], ref["prefix"] + ref["name"], target.get("oid", ""), commit)
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"),
+                     "qualifiedName": _qualified(qualified_name)}
+        with self._answer("RefLookup", variables):
+            repo = self._data("RefLookup", variables).get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found", operation="RefLookup")
+            ref = repo.get("ref")
+            if not isinstance(ref, dict):
+                return None
+            target = ref.get("target") or {}
+            commit = None
+            if "message" in target:
+                parents = tuple(p["oid"]
+                                for p in ((target.get("parents") or {}).get("nodes") or []))
+                commit = Commit(target["oid"], target["message"],
+                                (target.get("tree") or {}).get("oid", ""), parents,
+                                target.get("committedDate", ""))
+            return Ref(ref["id"], ref["prefix"] + ref["name"], target.get("oid", ""), commit)
 
     def create_ref(self, repository_id: str, qualified_name: str, oid: str) -> Ref:
         """``createRef``: GitHub refuses when the ref exists (compare-and-set on absence).
@@ -418,11 +500,11 @@ class GitHubProvider:
             RefConflict: the ref exists already.
             AmbiguousOutcome: sent, outcome unknown.
         """
-        data = self._data("CreateRef", {"repositoryId": repository_id,
-                                        "name": _qualified(qualified_name),
-                                        "oid": _oid(oid, "oid")})
-        r = _shape("CreateRef", data, "createRef", "ref")
-        return Ref(r["id"], r["prefix"] + r["name"], r["target"]["oid"])
+        variables = {"repositoryId": repository_id, "name": _qualified(qualified_name),
+                     "oid": _oid(oid, "oid")}
+        with self._answer("CreateRef", variables):
+            r = _shape("CreateRef", self._data("CreateRef", variables), "createRef", "ref")
+            return Ref(r["id"], r["prefix"] + r["name"], r["target"]["oid"])
 
     def update_ref(self, repository_id: str, qualified_name: str, *, after_oid: str,
                    before_oid: str | None, force: bool = False) -> None:
@@ -436,13 +518,15 @@ class GitHubProvider:
                                   "afterOid": _oid(after_oid, "after_oid"), "force": force}
         if before_oid is not None:
             update["beforeOid"] = _oid(before_oid, "before_oid")
-        data = self._data("UpdateRefs", {"repositoryId": repository_id, "refUpdates": [update]})
-        _shape("UpdateRefs", data, "updateRefs")
+        variables = {"repositoryId": repository_id, "refUpdates": [update]}
+        with self._answer("UpdateRefs", variables):
+            _shape("UpdateRefs", self._data("UpdateRefs", variables), "updateRefs")
 
     def delete_ref(self, ref_id: str) -> None:
         """``deleteRef`` by the ref's node id."""
-        data = self._data("DeleteRef", {"refId": ref_id})
-        _shape("DeleteRef", data, "deleteRef")
+        variables = {"refId": ref_id}
+        with self._answer("DeleteRef", variables):
+            _shape("DeleteRef", self._data("DeleteRef", variables), "deleteRef")
 
     def create_commit(self, owner: str, name: str, *, message: str, parents: Iterable[str],
                       tree: str = EMPTY_TREE,
@@ -464,14 +548,13 @@ class GitHubProvider:
             body["committer"] = dict(author)
         path = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
                 "/git/commits")
-        out = self._transport.rest("POST", "POST /repos/{owner}/{repo}/git/commits", path, body)
-        if not isinstance(out, dict) or "sha" not in out:
-            raise GitHubRefused("POST git/commits: GitHub's answer has no sha",
-                                operation="POST /repos/{owner}/{repo}/git/commits")
-        return Commit(out["sha"], out.get("message", message),
-                      (out.get("tree") or {}).get("sha", tree),
-                      tuple(p.get("sha", "") for p in out.get("parents") or []),
-                      (out.get("committer") or {}).get("date", ""))
+        route = "POST /repos/{owner}/{repo}/git/commits"
+        out = self._transport.rest("POST", route, path, body)
+        with self._answer(route, body, rest_path=path):
+            return Commit(out["sha"], out.get("message", message),
+                          (out.get("tree") or {}).get("sha", tree),
+                          tuple(p.get("sha", "") for p in out.get("parents") or []),
+                          (out.get("committer") or {}).get("date", ""))
 
     def create_commit_on_branch(self, name_with_owner: str, branch: str, *,
                                 expected_head_oid: str, headline: str, body: str = "",
@@ -496,10 +579,11 @@ class GitHubProvider:
                               for p, c in (additions or {}).items()],
                 "deletions": [{"path": p} for p in deletions],
             }
-        data = self._data("CreateCommitOnBranch", variables)
-        c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
-        return Commit(c["oid"], c.get("message", headline),
-                      committed_date=c.get("committedDate", ""))
+        with self._answer("CreateCommitOnBranch", variables):
+            data = self._data("CreateCommitOnBranch", variables)
+            c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
+            return Commit(c["oid"], c.get("message", headline),
+                          committed_date=c.get("committedDate", ""))
 
 
 def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
@@ -519,7 +603,7 @@ def _lease_ref(raw: Any) -> Ref | None:
         return None
     target = raw.get("target") or {}
     commit = Commit(target["oid"], target["message"]) if "message" in target else None
-    return Ref("", raw["prefix"] + raw["name"], target.get("oid", ""), commit)
+    return Ref(raw.get("id", ""), raw["prefix"] + raw["name"], target.get("oid", ""), commit)
 
 
 def _positive(value: int, what: str) -> int:

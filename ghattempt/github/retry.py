@@ -8,6 +8,7 @@ back for one attempt and it returns a :class:`Decision`. The table (also in
 answer                                          read                         mutation
 =============================================  ===========================  ==================
 200, ``errors[].type`` RATE_LIMITED/RATE_LIMIT  wait until reset, retry      RateLimited
+200, an error saying "secondary rate limit"     wait >= 60 s, doubling       RateLimited
 403/429 with ``retry-after``                    wait retry-after, retry      RateLimited
 403/429 "secondary rate limit"                  wait >= 60 s, doubling       RateLimited
 403/429, ``x-ratelimit-remaining: 0``           wait until reset, retry      RateLimited
@@ -16,6 +17,7 @@ other 5xx                                       GitHubUnavailable            Amb
 connect error / connect timeout (not sent)      backoff, retry               backoff, retry
 read/write timeout, reset, protocol error       backoff, retry               AmbiguousOutcome
 200 not JSON, or neither data nor errors        backoff, retry               AmbiguousOutcome
+200, mutation result null without errors        -                            AmbiguousOutcome
 200, "Something went wrong ... timeout"         backoff, retry               AmbiguousOutcome
 200, NOT_FOUND "Could not resolve to a node"    lag backoff, retry           lag backoff, retry
 200, other NOT_FOUND / 404                      NotFound                     NotFound
@@ -119,6 +121,8 @@ class Request:
     variables: Mapping[str, Any]
     body: bytes
     graphql: bool = True
+    method: str = "POST"
+    url: str = ""
 
 
 def _header_int(headers: Mapping[str, str], name: str) -> int | None:
@@ -201,6 +205,8 @@ def _ambiguous(request: Request, reason: str, status: int | None) -> AmbiguousOu
         variables=request.variables,
         body=request.body,
         reason=reason,
+        method=request.method,
+        url=request.url,
     )
 
 
@@ -270,7 +276,8 @@ def decide(
 
     # -- rate limits (GitHub: the request was not executed) ---------------------------
     primary_typed = any(e.get("type") in ("RATE_LIMITED", "RATE_LIMIT") for e in errors)
-    if status in (403, 429) or primary_typed:
+    secondary_said = any(_SECONDARY.search(str(e.get("message", ""))) for e in errors)
+    if status in (403, 429) or primary_typed or secondary_said:
         message = _messages(errors) if errors else (
             str(payload.get("message", "")) if isinstance(payload, dict) else "")
         remaining = _header_int(headers, "x-ratelimit-remaining")
@@ -325,6 +332,9 @@ def decide(
     ):
         return transient(f"unreadable answer (HTTP {status})")
     if not errors:
+        data = payload.get("data")
+        if mutation and (not isinstance(data, dict) or all(v is None for v in data.values())):
+            return transient(f"the mutation answered without its result (HTTP {status})")
         return Decision("ok")
     types = {e.get("type") for e in errors}
     text = _messages(errors)

@@ -31,13 +31,18 @@ from githubkit.exception import (
 from ._redact import redact
 from .config import AppAuth, ProviderConfig, TokenAuth
 from .documents import Document
-from .errors import GitHubError, InputError
+from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
 __all__ = ["Transport"]
 
 log = logging.getLogger("ghattempt.github")
+
+PACED_OPERATIONS = frozenset({"CreateDiscussion", "AddDiscussionComment",
+                              "CreateCommitOnBranch"})
+"""Content-creating mutations (GitHub docs, "secondary rate limits": content creation is
+limited to about 80 a minute and 500 an hour); they are sent ``mutation_interval`` apart."""
 
 EXCHANGE = "POST /app/installations/{id}/access_tokens"
 """The App installation-token exchange, as counted in usage."""
@@ -103,6 +108,8 @@ class Transport:
         self._last_mutation: float | None = None
         self._last_raw: httpx.Response | None = None
         self._last_date: float | None = None
+        # resource ("graphql", "core") -> our clock() at which its exhausted budget resets
+        self._exhausted: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"Transport(base_url={self._config.base_url!r})"
@@ -137,10 +144,10 @@ class Transport:
         Raises:
             GitHubError: a subclass, per the retry table in :mod:`ghattempt.github.retry`.
         """
-        body_obj = {"query": document.text, "variables": dict(variables),
-                    "operationName": document.name}
-        body = json.dumps(body_obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        request = Request(document.name, document.is_mutation, dict(variables), body)
+        body = self.encode({"query": document.text, "variables": dict(variables),
+                            "operationName": document.name})
+        request = Request(document.name, document.is_mutation, dict(variables), body,
+                          url=self._config.graphql_url)
         payload = self._run(request, "POST", self._config.graphql_url)
         assert isinstance(payload, dict)
         return payload
@@ -154,32 +161,57 @@ class Transport:
             path: the path relative to ``base_url`` (no leading slash).
             json_body: the JSON body.
         """
-        body = json.dumps(dict(json_body), separators=(",", ":"), ensure_ascii=False).encode()
-        request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False)
+        body = self.encode(dict(json_body))
+        request = Request(route, method.upper() != "GET", dict(json_body), body, graphql=False,
+                          method=method.upper(), url=path)
         return self._run(request, method.upper(), path)
+
+    @staticmethod
+    def encode(obj: Mapping[str, Any]) -> bytes:
+        """The request body for ``obj``: compact UTF-8 JSON, keys in the order given, so
+        the same call always yields the same bytes."""
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    def resend(self, outcome: AmbiguousOutcome) -> Any:
+        """Send ``outcome.body`` again, byte for byte, to where it went; return the JSON.
+
+        Raises:
+            InputError: ``outcome`` came from another base URL.
+            GitHubError: as for the first send (a new ambiguity raises a new
+                :class:`AmbiguousOutcome` with the same bytes).
+        """
+        is_graphql = outcome.url == self._config.graphql_url
+        if not is_graphql and (not outcome.url or "://" in outcome.url):
+            raise InputError("resend: this outcome was not sent by this provider's base_url",
+                             operation=outcome.document)
+        request = Request(outcome.document, True, dict(outcome.variables), outcome.body,
+                          graphql=is_graphql, method=outcome.method, url=outcome.url)
+        return self._run(request, outcome.method, outcome.url)
 
     # -- the loop ---------------------------------------------------------------------
 
     def _run(self, request: Request, method: str, url: str) -> Any:
+        """Send ``request`` until :func:`decide` says ok or raise, within ``RetryPolicy``."""
         policy = self._config.retry
-        state = {"secondary": 0}
+        attempt = 0
+        secondary = 0
 
-        def attempt_once(retry_state_attempt: list[int]) -> Any:
-            retry_state_attempt[0] += 1
-            attempt = retry_state_attempt[0]
-            if request.mutation:
+        def attempt_once() -> Any:
+            nonlocal attempt, secondary
+            attempt += 1
+            if request.operation in PACED_OPERATIONS:
                 self._pace()
+            self._await_budget(request)
             answer = self._send_once(request, method, url)
-            decision = decide(answer, request, attempt=attempt,
-                              secondary_count=state["secondary"], policy=policy,
-                              wall_now=self._config.wall_clock())
+            decision = decide(answer, request, attempt=attempt, secondary_count=secondary,
+                              policy=policy, wall_now=self._config.wall_clock())
             if decision.action == "ok":
                 return answer.payload
             if decision.action == "raise":
                 assert decision.error is not None
                 raise self._scrub(decision.error)
             if getattr(decision.error, "kind", None) == "secondary":
-                state["secondary"] += 1
+                secondary += 1
             raise _Retry(decision)
 
         def stop(rs: tenacity.RetryCallState) -> bool:
@@ -201,7 +233,6 @@ class Transport:
                             exc.decision.wait, rs.attempt_number,
                             self._text(str(exc.decision.error)))
 
-        counter = [0]
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Retry),
             stop=stop,
@@ -211,21 +242,67 @@ class Transport:
             reraise=True,
         )
         try:
-            return retrying(attempt_once, counter)
+            return retrying(attempt_once)
         except _Retry as spent:
             error = spent.decision.error
             assert error is not None
             raise self._scrub(error) from None
 
-    def _pace(self) -> None:
+    def _await_budget(self, request: Request) -> None:
+        """Do not send what GitHub would refuse: after an answer said
+        ``x-ratelimit-remaining: 0``, wait for ``x-ratelimit-reset`` first (GitHub docs:
+        "you should not retry your request until after the time specified by
+        x-ratelimit-reset"). A read waits when the wait fits ``RetryPolicy.max_wait``; a
+        mutation, or a longer wait, raises :class:`RateLimited` with nothing sent."""
+        resource = "graphql" if request.graphql else "core"
+        until = self._exhausted.get(resource)
+        if until is None:
+            return
+        wait = until - self._config.clock()
+        if wait <= 0:
+            del self._exhausted[resource]
+            return
+        if request.mutation or wait > self._config.retry.max_wait:
+            raise RateLimited(
+                f"{request.operation}: the {resource} rate limit is spent until its reset; "
+                f"nothing was sent; retry after {wait:.0f} s",
+                operation=request.operation, kind="primary", retry_after=wait)
+        log.warning("%s: %s rate limit spent; waiting %.1f s for its reset",
+                    request.operation, resource, wait)
+        self._config.sleep(wait)
+        self._exhausted.pop(resource, None)
+
+    def _note_budget(self, headers: Mapping[str, str], resource_hint: str) -> None:
+        remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
+        resource = headers.get("x-ratelimit-resource", resource_hint)
+        if remaining is None or reset is None:
+            return
+        try:
+            spent, reset_at = int(remaining) == 0, int(reset)
+        except ValueError:
+            return
+        if not spent:
+            self._exhausted.pop(resource, None)
+            return
+        now_server = server_time(headers, self._config.wall_clock())
+        self._exhausted[resource] = self._config.clock() + max(reset_at - now_server, 0.0) + 1.0
+
+    def pace(self) -> float:
+        """Wait until the next content-creating mutation may be sent; return the seconds
+        waited. A writer calls this before its last ownership check, so the wait does not
+        eat into the lease between that check and the send."""
         interval = self._config.mutation_interval
-        now = self._config.clock()
-        if self._last_mutation is not None and interval > 0:
-            gap = self._last_mutation + interval - now
-            if gap > 0:
-                self._config.sleep(gap)
-                now = self._config.clock()
-        self._last_mutation = now
+        if self._last_mutation is None or interval <= 0:
+            return 0.0
+        gap = self._last_mutation + interval - self._config.clock()
+        if gap <= 0:
+            return 0.0
+        self._config.sleep(gap)
+        return gap
+
+    def _pace(self) -> None:
+        self.pace()
+        self._last_mutation = self._config.clock()
 
     def _send_once(self, request: Request, method: str, url: str) -> Answer:
         raw: httpx.Response | None = None
@@ -295,6 +372,7 @@ class Transport:
         headers = {k.lower(): v for k, v in raw.headers.items()}
         if "date" in headers:
             self._last_date = server_time(headers, self._config.wall_clock())
+        self._note_budget(headers, "graphql" if request.graphql else "core")
         try:
             payload = json.loads(raw.content)
         except (ValueError, UnicodeDecodeError):

@@ -33,7 +33,8 @@ class RateLimitState:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """A snapshot: totals, the breakdown by operation, and the last rate-limit headers."""
+    """A snapshot: totals, the breakdown by operation, and the last rate-limit headers
+    (of whichever resource answered last)."""
 
     requests: int
     points: int
@@ -47,14 +48,16 @@ class UsageMeter:
     """Accumulates usage as responses arrive.
 
     Points of one response: ``data.rateLimit.cost`` when the document asked for it; else
-    the rise of ``x-ratelimit-used`` since the previous response of the same resource and
-    window (same ``x-ratelimit-reset``); else 1, GitHub's least cost of a request
+    the rise of ``x-ratelimit-used`` since the previous response of the same resource
+    (``x-ratelimit-resource``: graphql, core) and window (same ``x-ratelimit-reset``);
+    else 1, GitHub's least cost of a request
     (GitHub docs, "Calculating a rate limit score": a query of at most 100 nodes per
     connection, and every mutation, costs 1).
     """
 
     _ops: dict[str, OperationUsage] = field(default_factory=dict)
     _state: RateLimitState = field(default_factory=RateLimitState)
+    _by_resource: dict[str | None, RateLimitState] = field(default_factory=dict)
 
     def record(
         self,
@@ -68,20 +71,22 @@ class UsageMeter:
         points = 0
         if headers is not None:
             new = _parse_state(headers)
+            last = self._by_resource.get(new.resource)
             if cost is not None:
                 points = cost
             elif (
-                new.used is not None
-                and self._state.used is not None
-                and new.reset == self._state.reset
-                and new.resource == self._state.resource
-                and new.used >= self._state.used
+                last is not None
+                and new.used is not None
+                and last.used is not None
+                and new.reset == last.reset
+                and new.used >= last.used
             ):
-                points = new.used - self._state.used
+                points = new.used - last.used
             else:
                 points = 1
             if new.remaining is not None:
                 self._state = new
+                self._by_resource[new.resource] = new
         old = self._ops.get(operation, OperationUsage())
         self._ops[operation] = OperationUsage(
             requests=old.requests + 1,

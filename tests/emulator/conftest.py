@@ -5,6 +5,7 @@ GHATTEMPT_REQUIRE_FIXTURES=1)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,14 @@ def published_schema() -> GraphQLSchema:
 
 def valid(query: str) -> str:
     """``query`` after checking it against GitHub's full published schema."""
-    problems = validate(published_schema(), parse(query))
+    problems = _problems(query)
     assert not problems, f"test sends a document GitHub would refuse: {problems}"
     return query
+
+
+@functools.cache
+def _problems(query: str) -> tuple[str, ...]:
+    return tuple(e.message for e in validate(published_schema(), parse(query)))
 
 
 @pytest.fixture(scope="session")

@@ -80,18 +80,21 @@ def test_journal_page_returns_comments_and_replies_oldest_first(actions: GQL) ->
     roots = [comment(actions, d["id"], f"root {i}") for i in range(3)]
     for i in range(4):
         comment(actions, d["id"], f"reply {i}", roots[0]["id"])
-    # a reply to a reply joins the thread of the top-level comment (one level only)
+    # threads are one level deep: a reply to a reply is refused
     nested = comment(actions, d["id"], "nested", roots[0]["id"])
-    deeper = comment(actions, d["id"], "deeper", nested["id"])
-    assert deeper["replyTo"]["id"] == roots[0]["id"]
+    assert nested["replyTo"]["id"] == roots[0]["id"]
+    refused = actions(ADD_COMMENT, d=d["id"], body="deeper", to=nested["id"])
+    assert refused["data"] == {"addDiscussionComment": None}
+    assert refused["errors"][0]["message"] == (
+        "Parent comment is already in a thread, cannot reply to it"
+    )
     page = journal(actions, d["number"])["data"]["repository"]["discussion"]
     assert page["comments"]["totalCount"] == 3
     assert [n["body"] for n in page["comments"]["nodes"]] == ["root 0", "root 1", "root 2"]
     replies = page["comments"]["nodes"][0]["replies"]
-    assert replies["totalCount"] == 6
+    assert replies["totalCount"] == 5
     assert [n["body"] for n in replies["nodes"]] == [f"reply {i}" for i in range(4)] + [
         "nested",
-        "deeper",
     ]
     assert page["comments"]["nodes"][1]["replies"]["totalCount"] == 0
 
@@ -173,7 +176,9 @@ def test_page_size_bounds(actions: GQL, args: str, kind: str, message: str | Non
         'query { repository(owner: "octo-org", name: "widgets") {'
         f" discussion(number: {d['number']}) {{ {inner} }} }} }}"
     )
-    assert "data" not in body
+    # checked while executing, as GitHub does: the non-null connection nulls its
+    # nullable parent and the rest of the answer stands
+    assert body["data"] == {"repository": {"discussion": None}}
     (error,) = body["errors"]
     assert error["type"] == kind
     assert error["path"] == ["repository", "discussion", "comments"]
@@ -347,8 +352,29 @@ def test_validation_errors_have_githubs_shape(actions: GQL) -> None:
     body = actions('query Q { repository(owner: "o") { id } }', invalid=True)
     assert body["errors"][0]["extensions"]["code"] == "missingRequiredArguments"
     assert body["errors"][0]["message"] == "Field 'repository' is missing required arguments: name"
+    body = actions(
+        'query Q($x: String) { repository(owner: "o", name: "n") {'
+        " discussion(number: $x) { id } } }",
+        invalid=True,
+        x="1",
+    )
+    assert body["errors"][0]["message"] == (
+        "Type mismatch on variable $x and argument number (String / Int!)"
+    )
+    assert body["errors"][0]["path"] == ["query Q", "repository", "discussion", "number"]
+    body = actions("query Q { viewer { login } } fragment F on User { login }", invalid=True)
+    assert body["errors"][0]["message"] == "Fragment F was defined, but not used"
     body = actions("query Q { viewer { login } ", invalid=True)
-    assert body["errors"][0]["message"].startswith("Parse error on")
+    assert body == {"errors": [{"message": "Unexpected end of document", "locations": []}]}
+    body = actions("query Q { viewer { login } } }", invalid=True)
+    assert body["errors"][0] == {
+        "message": 'Parse error on "}" (RCURLY) at [1, 30]',
+        "locations": [{"line": 1, "column": 30}],
+    }
+    body = actions("query Q { viewer(1) { login } }", invalid=True)
+    assert body["errors"][0]["message"] == 'Parse error on "1" (INT) at [1, 18]'
+    body = actions("query Q { viewer { } }", invalid=True)
+    assert body["errors"][0]["message"] == 'Parse error on "}" (RCURLY) at [1, 20]'
     body = actions(CREATE_DISCUSSION, r="x", c="y", title=None, body="b")
     assert (
         body["errors"][0]["message"] == "Variable $title of type String! was provided invalid value"

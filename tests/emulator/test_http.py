@@ -15,7 +15,7 @@ import httpx
 import pytest
 from githubkit import GitHub, TokenAuthStrategy
 
-from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
+from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorProcess, EmulatorServer
 
 from .conftest import ADD_COMMENT, CREATE_DISCUSSION, QUERIES, ROOT, valid
 
@@ -223,6 +223,9 @@ def test_admin_faults_over_http_and_dropped_connection(served: Served) -> None:
         504,
         200,
     ]
+    first_id = rules[0]["id"]
+    remaining = admin.delete(f"/_emulator/faults/{first_id}").json()["rules"]
+    assert [r["id"] for r in remaining] == [rules[1]["id"]]
     assert admin.delete("/_emulator/faults").json() == {"rules": []}
     r = admin.post("/_emulator/clock", json={"advance": 60})
     assert r.status_code == 200
@@ -373,6 +376,44 @@ def test_chunked_request_body(tmp_path: Path) -> None:
             headers={"Authorization": "bearer ghp_alice"},
         )
         assert r.json() == {"data": {"viewer": {"login": "alice"}}}
+
+
+def test_fixture_command_prints_the_default_fixture() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ghattempt.emulator", "fixture"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out) == json.loads(json.dumps(DEFAULT_FIXTURE))
+
+
+def test_emulator_process_helper() -> None:
+    with EmulatorProcess() as emu:
+        gh = github(f"{emu.url}/", token="ghs_actions")
+        before = gh.graphql.request(valid("{ viewer { login } }"))
+        emu.add_fault({"kind": "fail", "operation": "Probe", "count": 1})
+        r = httpx.post(
+            f"{emu.url}/graphql",
+            json={"query": valid("query Probe { viewer { login } }")},
+            headers={"Authorization": "bearer ghs_actions"},
+            timeout=10,
+        )
+        assert r.status_code == 502
+        assert emu.requests()[-1]["faults"] == ["fail"]
+        url = emu.url
+        emu.restart()
+        assert (
+            emu.url != "" and emu.state()["repositories"][0]["nameWithOwner"] == "octo-org/widgets"
+        )
+        assert (
+            github(f"{emu.url}/", token="ghs_actions").graphql.request(
+                valid("{ viewer { login } }")
+            )
+            == before
+        )
+        assert url.startswith("http://127.0.0.1:")
 
 
 def test_in_thread_server_and_github_dot_com_layout(tmp_path: Path) -> None:

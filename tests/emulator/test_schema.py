@@ -153,14 +153,30 @@ def test_subset_covers_what_ghattempt_needs() -> None:
 
 
 def test_committed_file_is_the_derivation(published: GraphQLSchema) -> None:
-    committed = (ROOT / "ghattempt/emulator/schema.graphql").read_text(encoding="utf-8")
-    assert derive_subset_sdl(PUBLISHED.read_text(encoding="utf-8")) == committed
+    """``scripts/derive-emulator-schema --check``: the committed SDL is what the
+    derivation writes from the published schema today."""
     run = subprocess.run(
         [sys.executable, str(ROOT / "scripts/derive-emulator-schema"), "--check"],
         capture_output=True,
         text=True,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_derivation_refuses_unknown_names(published: GraphQLSchema) -> None:
+    import pytest
+
+    from ghattempt.emulator import schema_subset
+
+    sdl = PUBLISHED.read_text(encoding="utf-8")
+    saved = dict(schema_subset.SELECTION)
+    try:
+        schema_subset.SELECTION["Repository"] = (*saved["Repository"], "noSuchField")
+        with pytest.raises(schema_subset.SubsetError, match="noSuchField"):
+            derive_subset_sdl(sdl)
+    finally:
+        schema_subset.SELECTION.clear()
+        schema_subset.SELECTION.update(saved)
 
 
 def test_selection_names_only_published_fields(published: GraphQLSchema) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ghattempt.github import PAGE_SIZE, InputError, ReadLagExceeded, RetryPolicy, floor_requests
 
@@ -127,3 +129,18 @@ def test_capture_by_repository_id(make_provider, router):
 def test_bad_capture_arguments(make_provider, owner, name, number):
     with pytest.raises(InputError):
         make_provider().capture_journal(owner, name, number)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 260), min_size=0, max_size=230))
+def test_any_shape_is_captured_whole_at_the_floor(counts):
+    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+    journal = FakeJournal.build(counts)
+    with GitHubProvider(ProviderConfig(auth=TokenAuth("t0ken"), mutation_interval=0,
+                                       transport=httpx.MockTransport(journal.handler))) as p:
+        pages = p.capture_journal("octo", "app", 7)
+    roots, replies = union(pages)
+    assert len(roots) == len(counts)
+    assert [len(replies.get(f"DC_root{a}", {})) for a in range(len(counts))] == counts
+    assert len(pages) == floor_requests(counts)

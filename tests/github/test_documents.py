@@ -81,3 +81,15 @@ def test_document_validates_against_the_emulator_subset(name):
 
     errors = validate(load_schema(), parse(document(name).text))
     assert errors == [], [e.message for e in errors]
+
+
+def test_missing_schema_fails_when_fixtures_are_required(monkeypatch):
+    from .conftest import missing_fixture
+
+    monkeypatch.setenv("GHATTEMPT_REQUIRE_FIXTURES", "1")
+    with pytest.raises(pytest.fail.Exception, match="GHATTEMPT_REQUIRE_FIXTURES=1"):
+        missing_fixture("schema.graphql")
+    monkeypatch.delenv("GHATTEMPT_REQUIRE_FIXTURES")
+    with pytest.warns(UserWarning, match="npm fixture missing"), \
+            pytest.raises(pytest.skip.Exception):
+        missing_fixture("schema.graphql")

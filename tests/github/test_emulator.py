@@ -241,7 +241,8 @@ def test_missing_node_still_fails_after_bounded_lag_retries(world):
 
 
 def test_threads_past_100_comments_are_paged_at_the_floor(world_factory):
-    w = world_factory(content_per_minute=10**6, content_per_hour=10**6)
+    w = world_factory(content_per_minute=10**6, content_per_hour=10**6,
+                      points_per_minute=10**9)
     # build the thread in-process (the loopback server costs ~45 ms a request), read it
     # back over HTTP
     seeder = w.provider(base_url="https://api.github.com/", transport=EmulatorTransport(w.emu))
@@ -354,8 +355,9 @@ def test_exhausted_primary_budget_waits_for_the_next_window(world_factory):
         p.repository(OWNER, NAME)
     assert len(w.sleeps) == 1 and 3590 <= w.sleeps[0] <= 3602
     assert p.usage.rate_limit.limit == 3
-    statuses = [(e["status"], e["faults"]) for e in w.ops("RepositoryLookup")]
-    assert len(statuses) == 5  # the fourth was refused once, then sent again
+    # the third answer said remaining 0: the fourth waited for the reset instead of being
+    # sent to be refused
+    assert [e["status"] for e in w.ops("RepositoryLookup")] == [200, 200, 200, 200]
 
 
 def test_capture_right_after_create_discussion_waits_for_it(world):
@@ -370,3 +372,116 @@ def test_capture_right_after_create_discussion_waits_for_it(world):
     result = p.capture(OWNER, NAME, d.number, expect_comment_ids={d.id})
     assert result.reads == 3 and d.id in result.seen
     assert world.sleeps == [0.5, 1.0]
+
+
+def test_ambiguous_then_absent_is_resent_with_the_same_bytes(world):
+    p = world.provider()
+    discussion_id, number = world.journal(p)
+    root = p.add_comment(discussion_id, "root")
+    world.emu.add_fault(FaultRule("fail", operation="addDiscussionComment", count=1))
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.add_comment(discussion_id, "event seq 1", reply_to_id=root.id)
+    bodies = [c["body"] for c in all_comments(p.capture_journal(OWNER, NAME, number)).values()]
+    assert "event seq 1" not in bodies  # read back: it did not land
+    data = p.resend(info.value)
+    new_id = data["addDiscussionComment"]["comment"]["id"]
+    comments = all_comments(p.capture_journal(OWNER, NAME, number, expect_comment_ids=[new_id]))
+    assert [c["body"] for c in comments.values()].count("event seq 1") == 1
+
+
+def test_resend_of_rest_commit(world):
+    p = world.provider()
+    world.emu.add_fault(FaultRule("fail", operation="git/create-commit", count=1))
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.create_commit(OWNER, NAME, message="lease", parents=[])
+    assert info.value.url == f"repos/{OWNER}/{NAME}/git/commits"
+    assert p.resend(info.value)["message"] == "lease"
+
+
+def test_category_discussions_pages_oldest_first(world_factory):
+    w = world_factory(content_per_minute=10**6, content_per_hour=10**6,
+                      points_per_minute=10**9)
+    seeder = w.provider(base_url="https://api.github.com/", transport=EmulatorTransport(w.emu))
+    repo = seeder.repository(OWNER, NAME)
+    cat = seeder.discussion_category(OWNER, NAME, "release-journal")
+    made = [seeder.create_discussion(repo.id, cat.id, f"t{i}", f"body {i}") for i in range(105)]
+    p = w.provider()
+    listed = list(p.category_discussions(OWNER, NAME, cat.id))
+    assert [d.number for d in listed] == [d.number for d in made]
+    assert listed[0].body == "body 0" and listed[0].author_login == "github-actions"
+    assert listed[0].author_id == 41898282 and not listed[0].edited
+    assert p.usage.by_operation["CategoryDiscussions"].requests == 2
+    assert repo.has_discussions and repo.viewer_permission in (None, "WRITE")
+
+
+def test_capture_with_ref_reads_the_lease_in_the_same_snapshot(world):
+    p = world.provider()
+    _, number = world.journal(p)
+    repo = p.repository(OWNER, NAME)
+    result, ref, seen_at = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
+    assert ref is None and seen_at is not None
+    page = result.pages[0]["data"]["repository"]
+    assert "lease" not in page and page["discussion"]["number"] == number
+    commit = p.create_commit(OWNER, NAME, message="lease\n\ntoken: 1", parents=[])
+    p.create_ref(repo.id, "refs/heads/ghattempt/x", commit.oid)
+    result, ref, _ = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
+    assert ref is not None and ref.target_oid == commit.oid
+    direct = p.ref(OWNER, NAME, "refs/heads/ghattempt/x")
+    assert direct is not None and ref.id == direct.id and ref.name == direct.name
+    assert ref.commit is not None and ref.commit.message == "lease\n\ntoken: 1"
+    assert p.usage.by_operation["JournalPageLease"].requests == 2
+    assert "JournalPage" not in p.usage.by_operation  # the lease page replaced the first
+
+
+def test_github_app_installation_over_http(world_factory):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from ghattempt.github import AppAuth
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    fixture = dict(DEFAULT_FIXTURE, apps=[{
+        "app_id": 4242, "slug": "release-bot", "public_key": public,
+        "installations": [{"id": 777, "role": "write"}]}])
+    w = world_factory(fixture=fixture)
+    p = GitHubProvider(ProviderConfig(
+        auth=AppAuth(app_id=4242, private_key=private, installation_id=777),
+        base_url=w.server.url + "/api/v3/", mutation_interval=0, sleep=w.sleep))
+    w.providers.append(p)
+    discussion_id, number = w.journal(p)
+    comment = p.add_comment(discussion_id, "from the app")
+    # an App's GraphQL login is its bare slug
+    assert comment.author_login == "release-bot" and comment.author_database_id is not None
+    captured = all_comments(p.capture_journal(OWNER, NAME, number))[comment.id]
+    assert captured["author"]["login"] == "release-bot"
+    # one token exchange served every request (cached until a minute before expiry)
+    assert p.usage.by_operation["POST /app/installations/{id}/access_tokens"].requests == 1
+    assert p.usage.requests > 4
+    wrong = GitHubProvider(ProviderConfig(
+        auth=AppAuth(app_id=4242, private_key=private, installation_id=999),
+        base_url=w.server.url + "/", mutation_interval=0, sleep=w.sleep))
+    w.providers.append(wrong)
+    with pytest.raises(AuthFailed, match="installation-token exchange"):
+        wrong.repository(OWNER, NAME)
+
+
+def test_githubkit_defaults_would_post_a_duplicate(world, monkeypatch):
+    """Negative control: githubkit's default auto_retry re-sends a mutation after a 502,
+    and the journal gets the comment twice. The provider turns it off."""
+    import githubkit.core
+    from githubkit import GitHub
+
+    monkeypatch.setattr(githubkit.core.time, "sleep", lambda s: None)
+    p = world.provider()
+    discussion_id, number = world.journal(p)
+    world.emu.add_fault(FaultRule("lose_response", operation="addDiscussionComment", count=1))
+    naive = GitHub(ACTIONS, base_url=world.server.url + "/", timeout=10, http_cache=False)
+    naive.graphql.request(
+        "mutation($d: ID!) { addDiscussionComment(input: {discussionId: $d, body: \"x\"}) "
+        "{ comment { id } } }", {"d": discussion_id})
+    bodies = [c["body"] for c in all_comments(p.capture_journal(OWNER, NAME, number)).values()]
+    assert bodies == ["x", "x"]

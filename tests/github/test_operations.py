@@ -12,11 +12,13 @@ from graphql.execution.values import get_variable_values
 
 from ghattempt.github import (
     EMPTY_TREE,
+    AmbiguousOutcome,
     Commit,
     InputError,
     NotFound,
     PullRequest,
     Ref,
+    UnexpectedAnswer,
 )
 
 OID_A, OID_B = "a" * 40, "b" * 40
@@ -163,3 +165,35 @@ def test_bad_input_is_refused_before_sending(recorded, call):
     with pytest.raises(InputError):
         call(p)
     assert rec.sent == []
+
+
+def test_odd_read_answer_is_unexpected_answer(recorded):
+    p, _ = recorded({"RepositoryLookup": {"data": {"repository": {"id": "R_1"}}}})
+    with pytest.raises(UnexpectedAnswer, match="unexpected shape"):
+        p.repository("o", "r")
+
+
+def test_odd_mutation_answer_is_ambiguous_with_the_exact_bytes(make_provider, router):
+    route = router.post("/graphql").mock(return_value=httpx.Response(200, json={
+        "data": {"addDiscussionComment": {"comment": {"id": "DC_1"}}}}))
+    with pytest.raises(AmbiguousOutcome) as info:
+        make_provider().add_comment("D", "body", reply_to_id="DC_0")
+    assert info.value.body == route.calls.last.request.content
+    assert info.value.reason == "answer without the expected result"
+
+
+def test_null_mutation_result_without_errors_is_ambiguous(make_provider, router):
+    route = router.post("/graphql").mock(return_value=httpx.Response(200, json={
+        "data": {"addDiscussionComment": None}}))
+    with pytest.raises(AmbiguousOutcome) as info:
+        make_provider().add_comment("D", "body")
+    assert info.value.body == route.calls.last.request.content and route.call_count == 1
+
+
+def test_odd_rest_answer_is_ambiguous(make_provider, router):
+    route = router.post("/repos/o/r/git/commits").mock(
+        return_value=httpx.Response(201, json={"message": "no sha"}))
+    with pytest.raises(AmbiguousOutcome) as info:
+        make_provider().create_commit("o", "r", message="m", parents=[])
+    assert info.value.body == route.calls.last.request.content
+    assert info.value.url == "repos/o/r/git/commits"

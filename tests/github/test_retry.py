@@ -14,6 +14,7 @@ from ghattempt.github import (
     AuthFailed,
     GitHubUnavailable,
     GraphQLRefused,
+    InputError,
     NotFound,
     RateLimited,
     RefConflict,
@@ -403,3 +404,99 @@ def test_last_server_time_comes_from_date_header(make_provider, router):
     assert p.last_server_time is None
     p.repository("octo", "app")
     assert p.last_server_time == 1792567680.0
+
+
+def test_resend_sends_the_identical_bytes(make_provider, router):
+    route = router.post("/graphql").mock(side_effect=[httpx.Response(502), ok(COMMENT)])
+    p = make_provider()
+    with pytest.raises(AmbiguousOutcome) as info:
+        p.add_comment("D_kwDOA", "body é", reply_to_id="DC_root")
+    assert p.resend(info.value)["addDiscussionComment"]["comment"]["id"] == "DC_kwDOA"
+    first, second = (c.request.content for c in route.calls)
+    assert first == second == info.value.body
+
+
+def test_resend_refuses_an_outcome_from_elsewhere(make_provider):
+    foreign = AmbiguousOutcome("x", operation="AddDiscussionComment", variables={},
+                               body=b"{}", reason="http 502",
+                               url="https://elsewhere.example/graphql")
+    with pytest.raises(InputError):
+        make_provider().resend(foreign)
+
+
+def test_secondary_limit_reported_inside_a_200(make_provider, router, fake_clock):
+    limited = httpx.Response(200, json={"data": None, "errors": [
+        {"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}]})
+    route = router.post("/graphql").mock(side_effect=[limited, ok(REPO)])
+    make_provider().repository("octo", "app")
+    assert route.call_count == 2 and fake_clock.sleeps == [60.0]
+
+
+def test_spent_budget_is_waited_out_before_the_next_read(make_provider, router, fake_clock):
+    now = fake_clock.now
+    last = ok(REPO, **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+                       "x-ratelimit-resource": "graphql", "date": date(now)})
+    route = router.post("/graphql").mock(side_effect=[last, ok(REPO)])
+    p = make_provider()
+    p.repository("octo", "app")
+    p.repository("octo", "app")
+    assert route.call_count == 2 and fake_clock.sleeps == [31.0]  # no request wasted
+
+
+def test_spent_budget_refuses_a_mutation_without_sending(make_provider, router, fake_clock):
+    now = fake_clock.now
+    last = ok(REPO, **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+                       "x-ratelimit-resource": "graphql", "date": date(now)})
+    route = router.post("/graphql").mock(side_effect=[last, ok(COMMENT)])
+    p = make_provider()
+    p.repository("octo", "app")
+    with pytest.raises(RateLimited, match="nothing was sent") as info:
+        p.add_comment("D", "x")
+    assert info.value.retry_after == 31.0 and route.call_count == 1
+    fake_clock.now += 31
+    assert p.add_comment("D", "x").id == "DC_kwDOA"  # after the reset it goes
+
+
+def test_rest_budget_is_separate_from_graphql(make_provider, router, fake_clock):
+    now = fake_clock.now
+    router.post("/graphql").mock(return_value=ok(REPO, **{
+        "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(now) + 30),
+        "x-ratelimit-resource": "graphql", "date": date(now)}))
+    commits = router.post("/repos/o/r/git/commits").mock(return_value=httpx.Response(
+        201, json={"sha": "c" * 40, "message": "m", "tree": {"sha": "t"}, "parents": []}))
+    p = make_provider()
+    p.repository("octo", "app")
+    p.create_commit("o", "r", message="m", parents=[])
+    assert commits.call_count == 1 and fake_clock.sleeps == []
+
+
+def test_points_are_tracked_per_resource(make_provider, router):
+    graphql_used = iter([100, 101, 102])
+    router.post("/graphql").mock(side_effect=lambda req: ok(REPO, **{
+        "x-ratelimit-used": str(next(graphql_used)), "x-ratelimit-remaining": "900",
+        "x-ratelimit-reset": "1800003600", "x-ratelimit-resource": "graphql"}))
+    router.post("/repos/o/r/git/commits").mock(return_value=httpx.Response(201, json={
+        "sha": "c" * 40, "message": "m", "tree": {"sha": "t"}, "parents": []}, headers={
+        "x-ratelimit-used": "7", "x-ratelimit-remaining": "4993",
+        "x-ratelimit-reset": "1800003000", "x-ratelimit-resource": "core"}))
+    p = make_provider()
+    p.repository("octo", "app")
+    p.create_commit("o", "r", message="m", parents=[])
+    p.repository("octo", "app")
+    p.repository("octo", "app")
+    assert p.usage.by_operation["RepositoryLookup"].points == 3  # 1 + (101-100) + (102-101)
+    assert p.usage.rate_limit.resource == "graphql"
+
+
+def test_only_content_creating_mutations_are_paced(make_provider, router, fake_clock):
+    router.post("/graphql").mock(side_effect=lambda req: ok(
+        COMMENT if b"AddDiscussionComment" in req.content
+        else {"updateRefs": {"clientMutationId": None}}))
+    p = make_provider(mutation_interval=1.0)
+    p.add_comment("D", "one")
+    p.update_ref("R", "refs/heads/x", after_oid="b" * 40, before_oid="a" * 40)
+    p.update_ref("R", "refs/heads/x", after_oid="c" * 40, before_oid="b" * 40)
+    assert fake_clock.sleeps == []
+    assert p.pace() == 1.0  # the writer waits before its ownership check...
+    p.add_comment("D", "two")
+    assert fake_clock.sleeps == [1.0]  # ...so the send itself does not wait
