@@ -528,3 +528,21 @@ def test_lost_ownership_before_the_mutation_writes_nothing(world: World):
         with pytest.raises(OwnershipLost):
             s.append(a.id, key="k1", phase="admission", status="started")
     assert len(world.comments()) == before
+
+
+def test_held_session_advances_locally_and_matches_a_fresh_capture(world: World):
+    a = admit(world)
+    b = admit(world, request_key="other-key")
+    world.emu.clear_request_log()
+    with world.store.session(world.journal) as s:
+        s.append(a.id, key="k1", phase="admission", status="started")
+        s.append(b.id, key="k1", phase="admission", status="started")
+        s.append(a.id, key="k2", phase="admission", status="succeeded")
+        local = s.state
+    ops = [e["operation"] for e in world.emu.request_log()]
+    assert ops.count("AddDiscussionComment") == 3
+    assert ops.count("JournalPageLease") == 1 and "JournalPage" not in ops  # no re-capture
+    fresh = world.store.verdict(world.journal, KEY).journal
+    assert [x.summary() for x in fresh.attempts] == [x.summary() for x in local.attempts]
+    assert [x.events for x in fresh.attempts] == [x.events for x in local.attempts]
+    assert dict(fresh.materials) == dict(local.materials)
