@@ -73,6 +73,7 @@ from ..github import (
     Comment,
     DiscussionSummary,
     GitHubProvider,
+    RateLimited,
     ReadLagExceeded,
     Ref,
 )
@@ -104,6 +105,12 @@ log = logging.getLogger("ghattempt.store")
 
 MAX_SENDS = 3
 """How often one record's bytes are sent at most (the first send included)."""
+
+MAX_RATE_WAITS = 3
+"""How often one write waits out a rate limit (GitHub did not execute it) before giving up."""
+
+MAX_RATE_WAIT = 120.0
+"""The longest ``retry-after`` (seconds) a write waits out; a longer one is raised."""
 
 _WRITE_PERMISSIONS = frozenset({"WRITE", "MAINTAIN", "ADMIN"})
 
@@ -208,7 +215,7 @@ class BusinessAttemptStore:
         max_records, max_attempts: the reader's history bounds.
         observer: called with a step name at each step of a write (``captured``,
             ``acquired``, ``built``, ``sending``, ``sent``, ``ambiguous``, ``read-back``,
-            ``released``); for logging and tests.
+            ``rate-limited``, ``released``); for logging and tests.
 
     Raises:
         StoreInputError: a value is malformed, or the provider's timeout exceeds the
@@ -577,12 +584,24 @@ class Session:
         read-back found it) and the number of sends. Refreshes the state."""
         store = self._store
         provider = store._provider
-        for sends in range(1, MAX_SENDS + 1):
+        sends = waits = 0
+        while sends < MAX_SENDS:
             store._step("sending")
+            sends += 1
             try:
                 with self._owner.mutation():
                     comment = provider.add_comment(self._journal.discussion_id, body,
                                                    reply_to_id=reply_to)
+            except RateLimited as exc:
+                # GitHub refused it without executing (a definite refusal): wait as told,
+                # then send the same bytes again; ownership is asserted again first
+                sends -= 1
+                waits += 1
+                if waits > MAX_RATE_WAITS or exc.retry_after > MAX_RATE_WAIT:
+                    raise
+                store._step("rate-limited")
+                provider.config.sleep(exc.retry_after)
+                continue
             except AmbiguousOutcome:
                 store._step("ambiguous")
             else:
@@ -620,6 +639,8 @@ class Session:
             TerminalAttempt, IllegalTransition, MaterialRefused: the core refuses it.
             OwnershipLost: the scope was lost; nothing more was sent.
             GitHubAnomaly: the outcome stayed unknown after ``MAX_SENDS`` sends.
+            RateLimited: GitHub kept refusing for rate limits (waited out up to
+                ``MAX_RATE_WAITS`` times, each at most ``MAX_RATE_WAIT`` seconds).
         """
         store = self._store
         state = self.attempt(attempt_id)

@@ -10,7 +10,6 @@ import pytest
 from ghattempt.core import Material, build_material, render_body
 from ghattempt.core.testing import forge
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, RefLease
-from ghattempt.github import GitHubProvider
 from ghattempt.materials import MaterialVerifier
 from ghattempt.store import (
     AuthorizationReused,
@@ -501,10 +500,6 @@ def test_provider_timeout_must_fit_the_lease(world: World):
                              writer=world.store.writer, reader=h.READER)
 
 
-def test_provider_is_typed(world: World):
-    assert isinstance(world.gh, GitHubProvider)
-
-
 def test_a_journal_forged_by_another_account_is_not_taken(world: World):
     intent = world.store.intent(5, "main")
     alice = h.provider(emu=world.emu, token="ghp_alice")
@@ -546,3 +541,14 @@ def test_held_session_advances_locally_and_matches_a_fresh_capture(world: World)
     assert [x.summary() for x in fresh.attempts] == [x.summary() for x in local.attempts]
     assert [x.events for x in fresh.attempts] == [x.events for x in local.attempts]
     assert dict(fresh.materials) == dict(local.materials)
+
+
+def test_rate_limited_write_is_waited_out_and_sent_once(world: World):
+    a = admit(world)
+    world.emu.add_fault({"kind": "secondary_rate_limit", "operation": "addDiscussionComment",
+                         "count": 1, "retry_after": 1})
+    steps: list[str] = []
+    store = world.new_store(observer=steps.append)
+    r = store.append(world.journal, a.id, key="k1", phase="admission", status="started")
+    assert r.sends == 1 and "rate-limited" in steps
+    assert [x["key"] for x in event_records(world)] == ["k1"]
