@@ -105,10 +105,6 @@ def generation(n: int = 1, base: int = 1) -> Generation:
 class NoExclusion:
     """An adapter that excludes nothing: for the test that shows forks are detected."""
 
-    def __init__(self) -> None:
-        self._memory = InMemoryExclusive()
-        self._n = 0
-
     def hold(self, scope: Scope) -> Any:
         # A fresh in-memory adapter per hold: every caller "owns" the scope at once.
         return InMemoryExclusive().hold(scope)
