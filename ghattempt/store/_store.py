@@ -362,9 +362,19 @@ class BusinessAttemptStore:
                                                      self._require_category()):
             if self._matches(d, intent):
                 if not d.locked:
-                    self._provider.lock(d.id)
+                    self._lock(d.id)
                 return Journal(intent, d.id, d.number)
         return None
+
+    def _lock(self, discussion_id: str) -> None:
+        """``lockLockable``; locking is idempotent, so an unclear outcome is sent again."""
+        for attempt in range(MAX_SENDS):
+            try:
+                self._provider.lock(discussion_id)
+                return
+            except AmbiguousOutcome:
+                if attempt == MAX_SENDS - 1:
+                    raise
 
     def _require_category(self) -> str:
         if self._category_id is None:
@@ -407,7 +417,7 @@ class BusinessAttemptStore:
                     if found is not None:
                         return found
                     continue
-                self._provider.lock(created.id)
+                self._lock(created.id)
                 return Journal(intent, created.id, created.number)
         raise GitHubAnomaly(f"could not learn whether the journal of #{pull_request} into "
                             f"{base_ref} was created after {MAX_SENDS} sends")

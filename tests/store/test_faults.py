@@ -552,3 +552,11 @@ def test_rate_limited_write_is_waited_out_and_sent_once(world: World):
     r = store.append(world.journal, a.id, key="k1", phase="admission", status="started")
     assert r.sends == 1 and "rate-limited" in steps
     assert [x["key"] for x in event_records(world)] == ["k1"]
+
+
+def test_lost_lock_response_is_sent_again(world: World):
+    world.emu.add_fault({"kind": "lose_response", "operation": "lockLockable", "count": 1})
+    journal = world.store.open_journal(3, "main")
+    repo = next(r for r in world.emu.snapshot()["repositories"]
+                if r["nameWithOwner"] == h.REPO)
+    assert next(d for d in repo["discussions"] if d["number"] == journal.number)["locked"]
