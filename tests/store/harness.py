@@ -45,7 +45,7 @@ def fixture(tokens: tuple[str, ...] = WRITER_TOKENS) -> dict[str, Any]:
                            "rate_limit": 1_000_000})
     # GitHub's secondary limits are per actor; every writer here is the Actions bot
     data["limits"] = {"content_per_minute": 100_000, "content_per_hour": 1_000_000,
-                      "points_per_minute": 1_000_000}
+                      "points_per_minute": 1_000_000, "rest_points_per_minute": 1_000_000}
     return data
 
 
