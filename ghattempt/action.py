@@ -123,7 +123,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         raise ActionError(f"input 'command' must be one of {', '.join(COMMANDS)}, "
                           f"got {command!r}")
     event = _event(env)
-    pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+    found = event.get("pull_request")
+    pr: dict[str, Any] = found if isinstance(found, dict) else {}
     pr_number = env.get("GHATTEMPT_PULL_REQUEST", "") or str(pr.get("number") or "")
     if not pr_number.isdigit() or int(pr_number) < 1:
         raise ActionError("input 'pull-request' is empty and the triggering event has no "
@@ -200,13 +201,41 @@ def _publish(env: Mapping[str, str], verdict: Verdict, url: str | None) -> None:
             f.write(markdown_summary(verdict, url))
 
 
+def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, code: int,
+                           exc: BaseException) -> None:
+    """Outputs for ``if: failure()`` steps: the journal as it stands after a refusal or a
+    GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one.
+    """
+    out = env.get("GITHUB_OUTPUT", "")
+    if not out:
+        return
+    if code == 3:
+        _write_outputs(out, {"status": "invalid", "recovery": "fail-closed", "attempt": "",
+                             "generation": "", "missing-phases": "", "journal-url": ""})
+        return
+    if code not in (1, 4) or args.command == "status":
+        return
+    from ghattempt.cli._reading import current_verdict
+
+    try:
+        verdict, url = current_verdict(args)
+    except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
+        return
+    _publish(env, verdict, url)
+
+
 def run(env: Mapping[str, str]) -> int:
     """One Action step; returns the exit status (0 success, else the CLI's codes)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
-    from ghattempt.cli._errors import classify, scrub
+    from ghattempt.cli._errors import classify, install_notes, scrub
 
+    install_notes(TOKEN_ENV)
     try:
         args = action_inputs(env)
+    except ActionError as exc:
+        annotate_error(scrub(str(exc), TOKEN_ENV))
+        return 2
+    try:
         if args.command == "status":
             from ghattempt.cli._reading import current_verdict
 
@@ -217,9 +246,6 @@ def run(env: Mapping[str, str]) -> int:
 
             outcome = perform(args.command, args)
             verdict, url, message = outcome.verdict, outcome.url, outcome.message
-    except ActionError as exc:
-        annotate_error(scrub(str(exc), TOKEN_ENV))
-        return 2
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
         known = classify(exc)
         code, text = known if known is not None else (
@@ -227,6 +253,7 @@ def run(env: Mapping[str, str]) -> int:
         if code == 3:
             text = f"journal invalid, failing closed: {text}"
         annotate_error(scrub(text, TOKEN_ENV))
+        _outputs_after_failure(env, args, code, exc)
         return code
     _publish(env, verdict, url)
     print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))

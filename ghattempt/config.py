@@ -40,6 +40,15 @@ from os import PathLike
 from pathlib import Path, PurePosixPath
 from typing import Final, NoReturn
 
+# The one admitted phase order (journal-v1 section 4), re-exported for callers.
+from ghattempt.core import PHASES
+
+# The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
+# at load time so a bad [lease] is reported against the file, not at the first write.
+from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION
+from ghattempt.exclusive import LeaseSettings as _LeaseRule
+from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
+
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "GITHUB_SERVER_BOUND",
@@ -72,24 +81,8 @@ __all__ = [
 
 DEFAULT_CONFIG_PATH: Final = ".github/ghattempt.toml"
 
-# The one admitted phase order (journal-v1 section 4). TODO: import it from ghattempt.core
-# once that package exports it, and delete this copy.
-PHASES: Final[tuple[str, ...]] = (
-    "admission",
-    "build",
-    "review",
-    "warrant",
-    "merge",
-    "publication",
-    "distribution",
-    "next-development",
-)
-
-# A request that GitHub ends at 10 s answers 502/504 and its mutation may still land
-# (architecture.md, "Storage facts"); the lease must outlive that window.
-GITHUB_SERVER_BOUND: Final = 10.0
-
-# journal-v1 section 3, *key*. TODO: use ghattempt.core's pattern once it lands.
+# journal-v1 section 3, *key*: the shape ghattempt.core checks records with (its is_key
+# is private; tests/config checks that both agree).
 _KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}\Z")
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 # GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
@@ -238,26 +231,42 @@ class AttemptSettings:
 class LeaseSettings:
     """The writer lease of the exclusive scope (architecture.md, "Exclusion").
 
-    All values are seconds. ``length`` must exceed ``request_timeout`` +
-    :data:`GITHUB_SERVER_BOUND` + ``clock_skew``: ownership is never handed over while a
-    mutation of the old holder can still commit.
+    Durations are seconds. ``length`` must exceed :attr:`minimum_length`, the rule of
+    :class:`ghattempt.exclusive.LeaseSettings`: request_timeout + GitHub's 10 s server
+    bound + clock_skew (a sent mutation may still commit that long, so ownership never
+    passes on inside it) + 2 x request_timeout (one read and one compare-and-set to
+    acquire) + 1 s (the ``Date`` header's resolution).
 
     Attributes:
-        length: lease duration.
+        length: lease duration, whole seconds.
         request_timeout: client timeout of one GitHub request.
         clock_skew: allowance between GitHub's clock (``Date`` header) and ours.
-        acquire_timeout: how long a writer waits for the lease before giving up.
+        acquire_timeout: how long a writer keeps trying to get the lease; 0 means once.
     """
 
-    length: float = 120.0
+    length: int = 120
     request_timeout: float = 30.0
     clock_skew: float = 5.0
     acquire_timeout: float = 300.0
 
+    def _rule(self) -> _LeaseRule:
+        # the exclusive layer's settings for these values, with a length that passes
+        return _LeaseRule(
+            lease_seconds=2**62,
+            request_timeout=self.request_timeout,
+            clock_skew=self.clock_skew,
+            acquire_timeout=self.acquire_timeout,
+        )
+
     @property
-    def mutation_window(self) -> float:
+    def margin(self) -> float:
         """Seconds a sent mutation may still commit: timeout + server bound + skew."""
-        return self.request_timeout + GITHUB_SERVER_BOUND + self.clock_skew
+        return self._rule().margin
+
+    @property
+    def minimum_length(self) -> float:
+        """``length`` must be strictly greater: margin + 2 x timeout + Date resolution."""
+        return self._rule().minimum_lease
 
 
 @dataclass(frozen=True, slots=True)
@@ -734,27 +743,38 @@ def build_attempt(
 def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
 
-    Checks ``length > request_timeout + 10 + clock_skew`` (architecture.md, writer
-    protocol step 4).
+    Checks the lease against :class:`ghattempt.exclusive.LeaseSettings` (the one place
+    the rule lives; architecture.md, writer protocol step 4).
     """
     r = _Reader(path)
     d = LeaseSettings()
     r.known(t, "lease", SCHEMA["lease"])
     lease = LeaseSettings(
-        length=r.seconds(t, "lease.length", d.length),
+        length=r.integer(t, "lease.length", d.length, minimum=1),
         request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout),
         clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, allow_zero=True),
-        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout),
+        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout, allow_zero=True),
     )
-    if not lease.length > lease.mutation_window:
-        window = lease.mutation_window
-        r.fail(
-            "lease.length",
-            f"{_num(lease.length)} s is not longer than request_timeout "
-            f"({_num(lease.request_timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
-            f"server bound + clock_skew ({_num(lease.clock_skew)} s) = {_num(window)} s",
-            f"set lease.length above {_num(window)} or lower lease.request_timeout",
+    try:
+        _LeaseRule(
+            lease_seconds=lease.length,
+            request_timeout=lease.request_timeout,
+            clock_skew=lease.clock_skew,
+            acquire_timeout=lease.acquire_timeout,
         )
+    except _LeaseRuleError as e:
+        minimum = lease.minimum_length
+        if not lease.length > minimum:
+            r.fail(
+                "lease.length",
+                f"{lease.length} s is not longer than request_timeout "
+                f"({_num(lease.request_timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
+                f"server bound + clock_skew ({_num(lease.clock_skew)} s) + 2 x "
+                f"request_timeout (to acquire) + {_num(HTTP_DATE_RESOLUTION)} s = "
+                f"{_num(minimum)} s",
+                f"set lease.length above {_num(minimum)} or lower lease.request_timeout",
+            )
+        r.fail("lease", str(e), "adjust the [lease] values")  # pragma: no cover - checked above
     return lease
 
 

@@ -89,12 +89,6 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
         raise CliError(2, f"no token: environment variable {name} is empty; export the "
                           "token there (or name another variable with --token-env)")
     interval = 1.0 if mutation_interval is None else mutation_interval
-    env_interval = os.environ.get("GHATTEMPT_WRITE_INTERVAL", "")
-    if env_interval:
-        try:
-            interval = float(env_interval)
-        except ValueError:
-            raise CliError(2, "GHATTEMPT_WRITE_INTERVAL must be a number of seconds") from None
     timeout = float(getattr(args, "timeout", 30.0) or 30.0)
     if timeout <= 0:
         raise CliError(2, "--timeout must be > 0 seconds")

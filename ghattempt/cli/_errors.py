@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "scrub"]
+__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "install_notes", "scrub"]
 
 EXIT_INTERNAL = 70
 """An unexpected exception: a defect of ghattempt (BSD sysexits ``EX_SOFTWARE``)."""
@@ -88,8 +88,39 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
     return None
 
 
+class _Scrubbed:
+    def __init__(self, token_env: str | None) -> None:
+        self.token_env = token_env
+
+    def filter(self, record: object) -> bool:
+        import logging
+
+        assert isinstance(record, logging.LogRecord)
+        record.msg = scrub(record.getMessage(), self.token_env)
+        record.args = None
+        return True
+
+
+def install_notes(token_env: str | None) -> None:
+    """Print warnings of ``ghattempt.*`` loggers as scrubbed ``ghattempt: note:`` lines."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("ghattempt: note: %(message)s"))
+    handler.addFilter(_Scrubbed(token_env))
+    root = logging.getLogger("ghattempt")
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING if os.environ.get("GHATTEMPT_DEBUG") != "1"
+                  else logging.DEBUG)
+
+
 def guarded(run: Callable[[], int], token_env: str | None = None) -> int:
-    """Run a command; print one ``ghattempt: error: ...`` line for any error."""
+    """Run a command; print one ``ghattempt: error: ...`` line for any error.
+
+    Warnings of the layers below (a retry, a wait for a rate limit) are printed as
+    ``ghattempt: note: ...`` lines, scrubbed like errors.
+    """
+    install_notes(token_env)
     try:
         return run()
     except KeyboardInterrupt:

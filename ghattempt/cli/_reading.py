@@ -40,6 +40,13 @@ __all__ = ["Target", "capture", "current_verdict", "fetch_pages", "read", "statu
            "verdict_for"]
 
 
+class NoJournal(CliError):
+    """The pull request has no journal yet (exit 1; ``status`` reports ``empty``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(1, message)
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """The journal a command works on: repository ``owner/name`` and Discussion number."""
@@ -104,8 +111,8 @@ def _number(gh: Any, args: Any, repository: tuple[str, str], cfg: LoadedConfig |
 
         found = find_journal_number(gh, args, repository, cfg)
         if found is None:
-            raise CliError(1, f"no journal for pull request #{args.pull_request} in "
-                              f"{repository[0]}/{repository[1]} yet (admit opens it)")
+            raise NoJournal(f"no journal for pull request #{args.pull_request} in "
+                            f"{repository[0]}/{repository[1]} yet (admit opens it)")
         return found
     raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
 
@@ -179,7 +186,10 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
         except (UnicodeDecodeError, ValueError) as exc:
             raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
     else:
-        pages, target = fetch_pages(args, cfg)
+        try:
+            pages, target = fetch_pages(args, cfg)
+        except NoJournal as missing:
+            return _no_journal(args, missing.message), None
     repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
     verdict = verdict_for(pages, args, cfg, repository_id)
@@ -190,6 +200,16 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
         url = journal_url(args.server_url, verdict.journal.repository_name,
                           verdict.journal.discussion_number)
     return verdict, url
+
+
+def _no_journal(args: Any, detail: str) -> Verdict:
+    """Section 10's ``empty`` verdict for a pull request whose journal does not exist
+    yet: no attempt for the key, recovery ``admit``."""
+    from ghattempt.core import Verdict, recovery_for
+
+    key = args.request_key
+    return Verdict("empty", None, None, key, None, None, (), recovery_for("empty"), (), 0,
+                   detail, 0, _reader_digest())
 
 
 def status(args: Any) -> int:

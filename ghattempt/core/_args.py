@@ -85,7 +85,11 @@ def parse_argv(argv: list[str]) -> Options:
     while i < len(argv):
         flag = argv[i]
         if flag not in FLAGS:
-            raise _bad(f"unknown flag {flag[:40]!r}")
+            # Name the token only when it looks like a flag name: a stray token may be a
+            # secret pasted in the wrong place, and the verdict is printed.
+            shown = repr(flag) if re.fullmatch(r"--[a-z][a-z-]{0,30}", flag) else "a token"
+            raise _bad(f"unknown flag {shown} (flags are --writer --repository-id "
+                       "--writer-id --request-key --server-url --max-records --max-attempts)")
         if flag in values:
             raise _bad(f"{flag} is given twice")
         if i + 1 >= len(argv):

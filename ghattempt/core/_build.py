@@ -152,14 +152,14 @@ def _check_event(journal: JournalState, event: Event) -> JournalInvalid | None:
     if _digest_of(event) != event.digest:
         return JournalInvalid("digest_mismatch", "the event's digest is not its content's")
     state = journal.attempt(event.attempt)
-    if (state is None or event.intent != journal.intent.digest
-            or event.generation != state.generation_id):
-        return JournalInvalid("identity_drift", "the event names another intent, attempt "
-                              "or generation than an attempt of this journal")
+    if state is None:
+        return JournalInvalid("identity_drift", f"the event names attempt {event.attempt}, "
+                              "no attempt of this journal")
     events = {e.digest: e for e in state.events}
     events.setdefault(event.digest, event)
     ctx = _context(journal)
     try:
+        ctx.check_identity(state.attempt, event, "the event")
         ordered, replay = chain(ctx, state.attempt, events.values(), dict(journal.materials))
         after = _attempt_state(state.attempt, state.root_ids, ordered, {}, replay)
         _across(tuple(after if s.id == state.id else s for s in journal.attempts))

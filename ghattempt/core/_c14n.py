@@ -23,6 +23,7 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 _c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
 _c_encode_basestring = getattr(json.encoder, "c_encode_basestring", None)
 _encode: Callable[[Any], str]
+_string: Callable[[str], str] = _c_encode_basestring or _ENCODER.encode
 if _c_make_encoder is not None and _c_encode_basestring is not None:
     _chunks = _c_make_encoder(None, _ENCODER.default, _c_encode_basestring, None, ":", ",",
                               True, False, True)
@@ -117,25 +118,21 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse_int(text: str) -> int:
-    value = int(text)  # ValueError beyond 4300 digits: refused as well
-    if len(text) > 15 and not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-        raise ValueError(f"integer {text[:20]} is beyond 2**53-1")
-    return value
+decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
+"""Parse JSON text (stdin): like ``json.loads`` but ``NaN``/``Infinity`` are not JSON."""
 
-
-decode_record = json.JSONDecoder(parse_float=_reject_float, parse_int=_parse_int,
+decode_record = json.JSONDecoder(parse_float=_reject_float,
                                  parse_constant=_reject_constant).decode
-"""Parse a record line: JSON syntax, and no floats, NaN/Infinity or unsafe integers.
-
-Raises ValueError (or RecursionError) for anything else; keys are not checked here.
-"""
+"""Parse a record line: JSON syntax, and no number with a fraction or exponent, no
+NaN/Infinity. Raises ValueError (or RecursionError). Integer range and object keys are
+left to ``allowed_problem`` (or to the record shapes, which bound every integer)."""
 
 
 def split_canonical(obj: dict[str, Any], text: str) -> str | None:
     """Check that ``text`` is the canonical form of ``obj``; return the canonical text of
     ``obj`` without its top-level ``"digest"`` member (what the digest covers), or None.
 
+    ``obj`` must be what ``text`` parses to (its key order is the text's member order).
     One full encoding serves both checks: the canonical form of ``obj`` is the returned
     text with the ``digest`` member placed where sorted keys put it (section 3).
     """
@@ -145,19 +142,35 @@ def split_canonical(obj: dict[str, Any], text: str) -> str | None:
         except (ValueError, RecursionError):
             return None
         return full if full == text else None
+    keys = list(obj)
+    at = keys.index("digest")
     value = obj.pop("digest")
     try:
         rest = _encode(obj)
-        head = _encode({k: obj[k] for k in obj if k < "digest"})
-        member = '"digest":' + _encode(value)
+        member = '"digest":' + (_string(value) if type(value) is str else _encode(value))
     except (ValueError, RecursionError):
         return None
     finally:
         obj["digest"] = value
+    # Fast path: remove the member where ``text`` has it; what is left must be ``rest``,
+    # and the keys around it (parse order is text order) must sort around "digest".
+    start = text.find(member)
+    if (start > 0 and (at == 0 or keys[at - 1] < "digest")
+            and (at == len(keys) - 1 or keys[at + 1] > "digest")):
+        end = start + len(member)
+        if text[start - 1] == ",":
+            left = text[:start - 1] + text[end:]
+        elif start == 1:
+            left = "{" + (text[end + 1:] if text[end:end + 1] == "," else text[end:])
+        else:
+            left = None
+        if left == rest:
+            return rest
+    # Exact path: build the canonical form around the members sorting before "digest".
+    head = _encode({k: obj[k] for k in obj if k < "digest"})
     cut = len(head) - 1  # rest[:cut] is "{" + the members sorting before "digest"
     if cut > 1:
-        sep_after = "," if rest[cut] == "," else ""
-        expected = rest[:cut] + "," + member + (rest[cut:] if sep_after else "}")
+        expected = rest[:cut] + "," + member + (rest[cut:] if rest[cut] == "," else "}")
     else:
         expected = "{" + member + ("}" if rest == "{}" else "," + rest[1:])
     return rest if expected == text else None

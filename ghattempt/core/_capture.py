@@ -11,6 +11,7 @@ and is left to the caller (``Capture.missing``).
 
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from ._codes import JournalInvalid
@@ -264,16 +265,15 @@ class _Builder:
             if len(bucket) > self.replies_total[parent]:
                 raise _mismatch(f"{len(bucket)} distinct replies of {parent}, more than "
                                 f"replies.totalCount {self.replies_total[parent]}")
-        order = _node_order
+        order = node_order
         return Capture(self.repository[0], self.repository[1], body.id, number, body,
                        self.comments_total, tuple(sorted(self.top, key=order)),
                        {p: tuple(sorted(b.values(), key=order)) for p, b in self.replies.items()},
                        self.replies_total)
 
 
-def _node_order(comment: Comment) -> tuple[str, str]:
-    """Section 5: by createdAt, then by id in code-point order."""
-    return comment.created_at, comment.id
+node_order = attrgetter("created_at", "id")
+"""Sort key of comments, section 5: by createdAt, then by id in code-point order."""
 
 
 def reconstruct(responses: list[dict[str, Any]]) -> Capture:

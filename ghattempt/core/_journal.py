@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._args import Options, make_options
-from ._capture import Capture, Comment, check_input, reconstruct
+from ._capture import Capture, Comment, check_input, node_order, reconstruct
 from ._codes import CALLER_FAULTS, Failure, JournalInvalid
 from ._records import Attempt, Event, Intent, Material, is_key, parse_body
 from ._rules import (
@@ -224,6 +224,13 @@ class _Context:
             yield current
             current = self.roots.get(current.predecessor) if current.predecessor else None
 
+    def check_identity(self, attempt: Attempt, event: Event, where: str) -> None:
+        """Section 4 (event): intent, attempt and generation are those of its root."""
+        if (event.intent != self.intent.digest or event.attempt != attempt.digest
+                or event.generation != attempt.generation_id):
+            raise JournalInvalid("identity_drift", f"{where} names another intent, attempt or "
+                                 f"generation than its root {attempt.digest}")
+
     def check_materials(self, attempt: Attempt, event: Event,
                         registry: dict[str, Material]) -> None:
         """Section 8 (last rule) with section 4 (material): rejected first, then conflict."""
@@ -263,7 +270,6 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
     """Section 7.5 a-b: contributing event records, deduplicated by digest."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
-    intent_id, attempt_id, gen_id = ctx.intent.digest, attempt.digest, attempt.generation_id
     by_digest: dict[str, Event] = {}
     nodes: dict[str, list[str]] = {}
     ignored = 0
@@ -279,10 +285,7 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             ignored += 1
             continue
         assert isinstance(event, Event)
-        if event.intent != intent_id or event.attempt != attempt_id or event.generation != gen_id:
-            raise JournalInvalid("identity_drift",
-                                 f"reply {reply.id} names another intent, attempt or generation "
-                                 f"than its root {attempt_id}")
+        ctx.check_identity(attempt, event, f"reply {reply.id}")
         if event.digest in by_digest:
             nodes[event.digest].append(reply.id)
         else:
@@ -303,14 +306,16 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
         raise JournalInvalid("history_bound", f"attempt {aid} has {len(records)} records, "
                              f"more than --max-records {ctx.options.max_records}")
     keys: dict[str, str] = {}
-    for event in records:
+    seqs: dict[int, Event] = {}
+    forked: Event | None = None
+    for event in records:  # one pass; a duplicate key (7.5d) outranks a fork (7.5e)
         if keys.setdefault(event.key, event.digest) != event.digest:
             raise JournalInvalid("conflicting_duplicate",
                                  f"key {event.key} holds two different records in {aid}")
-    seqs: dict[int, Event] = {}
-    for event in records:
-        if seqs.setdefault(event.seq, event).digest != event.digest:
-            raise JournalInvalid("fork", f"seq {event.seq} holds two different records in {aid}")
+        if seqs.setdefault(event.seq, event) is not event and forked is None:
+            forked = event
+    if forked is not None:
+        raise JournalInvalid("fork", f"seq {forked.seq} holds two different records in {aid}")
     n = len(records)
     if n and (max(seqs) != n):
         missing = sorted(set(range(1, n + 1)) - seqs.keys())[:5]
@@ -436,7 +441,7 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
         replies: Iterable[Comment] = capture.replies[ids[0]]
         if len(ids) > 1:
             replies = sorted((r for i in ids for r in capture.replies[i]),
-                             key=lambda c: (c.created_at, c.id))
+                             key=node_order)
         by_digest, nodes, skipped = _events_of(ctx, attempt, replies)
         ignored += skipped
         ordered, state = chain(ctx, attempt, by_digest.values(), ctx.materials)

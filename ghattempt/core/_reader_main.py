@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import sys
 from hashlib import sha256
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from ._args import parse_argv, request_key_of
+from ._c14n import decode_json
 from ._codes import JournalInvalid
 from ._journal import Verdict, invalid_verdict, read_with
 
@@ -62,13 +63,6 @@ def own_digest() -> str | None:
         return None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
-
-
 def run(argv: list[str], stdin: BinaryIO, reader: str | None) -> tuple[Verdict | None, str]:
     """Evaluate one invocation; returns (verdict, "") or (None, usage) for ``--help``."""
     if "--help" in argv:
@@ -78,7 +72,7 @@ def run(argv: list[str], stdin: BinaryIO, reader: str | None) -> tuple[Verdict |
     except JournalInvalid as exc:
         return invalid_verdict(exc.code, exc.detail, request_key_of(argv), reader), ""
     try:
-        value = _decode(stdin.read().decode("utf-8"))
+        value = decode_json(stdin.read().decode("utf-8"))
     except (ValueError, RecursionError) as exc:
         return invalid_verdict("bad_input", f"stdin is not UTF-8 JSON ({str(exc)[:100]})",
                                opts.request_key, reader), ""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from ._c14n import (
+    MAX_SAFE_INTEGER,
     allowed_problem,
     canonical_text,
     decode_record,
@@ -35,31 +36,40 @@ MAX_BODY_CHARS = 65536
 """GitHub's limit on a comment or discussion body, in characters."""
 
 # Value shapes, section 3: each pattern matches the whole string, ASCII only. Checked
-# with str methods (no regular expressions to compile at start-up): ``s.strip(chars)``
-# is empty exactly when every character of ``s`` is one of ``chars``.
-_HEX = "0123456789abcdef"
+# without regular expressions (nothing to compile at start-up): deleting the allowed
+# bytes from the string's UTF-8 must leave nothing ("surrogatepass" keeps a lone
+# surrogate as bytes that are never allowed).
+_HEX = b"0123456789abcdef"
 _DIGITS = "0123456789"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-_KEY_CHARS = _ALNUM + "._:/@+=-"
-_REPO_CHARS = _ALNUM + "_.-"
+_ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_KEY_CHARS = _ALNUM + b"._:/@+=-"
+_REPO_CHARS = _ALNUM + b"_.-"
+_TIME_FORM = bytes.maketrans(b"0123456789", b"dddddddddd")
+_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)  # "sha256:<hex>" -> "shhhhh:hhh..."
+_FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
 MARKER_PREFIX = "<!-- ghattempt:v"
+_BLOCK = "<!-- ghattempt:v1 -->\n```json\n"
+
+
+def _only(s: str, allowed: bytes) -> bool:
+    return not s.encode("utf-8", "surrogatepass").translate(None, allowed)
 
 
 def _digest_shape(s: str) -> bool:
     # sha256:[0-9a-f]{64}
-    return len(s) == 71 and s.startswith("sha256:") and not s[7:].strip(_HEX)
+    return len(s) == 71 and s.startswith("sha256:") and _only(s[7:], _HEX)
 
 
 def _key_shape(s: str) -> bool:
     # [A-Za-z0-9._:/@+=-]{1,128}
-    return 0 < len(s) <= 128 and not s.strip(_KEY_CHARS)
+    return 0 < len(s) <= 128 and _only(s, _KEY_CHARS)
 
 
 def _time_shape(s: str) -> bool:
     # [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z
-    return (len(s) == 20 and s[4] == "-" and s[7] == "-" and s[10] == "T" and s[13] == ":"
-            and s[16] == ":" and s[19] == "Z"
-            and not (s[:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]).strip(_DIGITS))
+    return (len(s) == 20
+            and s.encode("utf-8", "surrogatepass").translate(_TIME_FORM)
+            == b"dddd-dd-ddTdd:dd:ddZ")
 
 
 def markers(body: str) -> list[str]:
@@ -85,7 +95,7 @@ REASON_REQUIRED = frozenset({"waiting", "failed", "cancelled", "superseded", "ex
 
 def is_oid(value: object) -> bool:
     """True for a Git object id: 40 or 64 lowercase hex digits (section 3, *oid*)."""
-    return type(value) is str and len(value) in (40, 64) and not value.strip(_HEX)
+    return type(value) is str and len(value) in (40, 64) and _only(value, _HEX)
 
 
 def is_digest(value: object) -> bool:
@@ -109,7 +119,7 @@ def is_repo(value: object) -> bool:
         return False
     owner, slash, name = value.partition("/")
     return (bool(slash) and 0 < len(owner) <= 100 and 0 < len(name) <= 100
-            and not owner.strip(_REPO_CHARS) and not name.strip(_REPO_CHARS))
+            and _only(owner, _REPO_CHARS) and _only(name, _REPO_CHARS))
 
 
 def is_name(value: object) -> bool:
@@ -123,8 +133,9 @@ def is_reason(value: object) -> bool:
 
 
 def is_count(value: object) -> bool:
-    """True for an integer >= 1 that is not a boolean (section 3, *count*)."""
-    return type(value) is int and value >= 1
+    """True for an integer >= 1 that is not a boolean (section 3, *count*), at most
+    2**53-1 (section 3, allowed values)."""
+    return type(value) is int and 1 <= value <= MAX_SAFE_INTEGER
 
 
 # --------------------------------------------------------------------------- writers
@@ -370,8 +381,8 @@ def parse_writer(obj: object) -> Writer:
         w = _keys(obj, _ACTIONS_KEYS, "writer")
         run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
                                               w["workflow"])
-        if not (type(run_id) is int and run_id >= 1 and type(run_attempt) is int
-                and run_attempt >= 1):
+        if not (type(run_id) is int and 1 <= run_id <= MAX_SAFE_INTEGER
+                and type(run_attempt) is int and 1 <= run_attempt <= MAX_SAFE_INTEGER):
             raise _bad("writer run_id/run_attempt is not a count")
         if not (type(job) is str and 1 <= len(job) <= 256 and type(workflow) is str
                 and 1 <= len(workflow) <= 256):
@@ -396,7 +407,8 @@ def parse_material(obj: object) -> Material:
     _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
           + " ".join(MATERIAL_KINDS))
     size = m["bytes"]
-    _need(type(size) is int and size >= 0, "material bytes is not an integer >= 0")
+    _need(type(size) is int and 0 <= size <= MAX_SAFE_INTEGER,
+          "material bytes is not an integer >= 0")
     _need(is_digest(m["digest"]) and is_digest(m["attempt"]) and is_digest(m["generation"]),
           "material digest/attempt/generation is not a digest")
     _need(type(m["url"]) is str, "material url is not a string")
@@ -475,17 +487,20 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
     if r.keys() != _EVENT_FIELDS:
         _keys(r, _EVENT_FIELDS, "event record")
-    digest_ = _digest_shape
     intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
-    if not (type(intent) is str and digest_(intent) and type(attempt) is str
-            and digest_(attempt) and type(generation) is str and digest_(generation)):
-        raise _bad("event intent/attempt/generation is not a digest")
+    prev, reader = r["prev"], r["reader"]
+    # Five digests checked in one pass: each 71 characters, together the digest form.
+    if not (type(intent) is str and type(attempt) is str and type(generation) is str
+            and type(prev) is str and type(reader) is str
+            and len(intent) == len(attempt) == len(generation) == len(prev) == len(reader) == 71
+            and (intent + attempt + generation + prev + reader).encode(
+                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS):
+        names = ("intent", "attempt", "generation", "prev", "reader")
+        wrong = [n for n in names if not is_digest(r[n])]
+        raise _bad(f"event {'/'.join(wrong)} is not a digest")
     seq = r["seq"]
-    if type(seq) is not int or seq < 1:
+    if type(seq) is not int or not 1 <= seq <= MAX_SAFE_INTEGER:
         raise _bad("event seq is not a count")
-    prev = r["prev"]
-    if type(prev) is not str or not digest_(prev):
-        raise _bad("event prev is not a digest")
     key = r["key"]
     if type(key) is not str or not _key_shape(key):
         raise _bad("event key is not a key")
@@ -507,9 +522,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
         raise _bad("event materials is not an array")
     materials = tuple([parse_material(m) for m in raw]) if raw else ()
     writer = parse_writer(r["writer"])
-    reader, at = r["reader"], r["at"]
-    if type(reader) is not str or not digest_(reader):
-        raise _bad("event reader is not a digest")
+    at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
     return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,
@@ -530,28 +543,28 @@ def find_block(body: str) -> str | None:
     Raises:
         JournalInvalid: ``bad_record`` or ``unknown_version``.
     """
-    if MARKER_PREFIX not in body:
+    at = body.find(MARKER_PREFIX)
+    if at < 0:
         return None
-    found = markers(body)
-    if not found:
-        return None
-    if len(found) > 1:
-        raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
-    if found[0] != "1":
-        raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
+    if body.find(MARKER_PREFIX, at + 16) >= 0 or not body.startswith(_BLOCK, at):
+        found = markers(body)  # not the common case of one v1 marker: count them
+        if not found:
+            return None
+        if len(found) > 1:
+            raise _bad(f"the body holds {len(found)} record markers; exactly one is allowed")
+        if found[0] != "1":
+            raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
+        at = body.find(_BLOCK)  # the one marker, where a text like "<!-- ghattempt:vx" came first
     if "\r\n" in body:
         body = body.replace("\r\n", "\n")
-    marker = "<!-- ghattempt:v1 -->\n```json\n"
-    start = body.find(marker)
-    if start < 0 or (start > 0 and body[start - 1] != "\n"):
+        at = body.find(_BLOCK)
+    if at < 0 or not body.startswith(_BLOCK, at) or (at > 0 and body[at - 1] != "\n"):
         raise _bad("the marker is not followed by a line ```json, or is not alone on its line")
-    start += len(marker)
+    start = at + len(_BLOCK)
     end = body.find("\n", start)
     if end < 0:
         raise _bad("the record block ends after its JSON line without a closing ```")
-    close = body.find("\n", end + 1)
-    fence = body[end + 1:] if close < 0 else body[end + 1:close]
-    if fence != "```":
+    if not (body.startswith("```", end + 1) and body[end + 4:end + 5] in ("", "\n")):
         raise _bad("the record's JSON line is not followed by a line that is exactly ```")
     return body[start:end]
 
@@ -584,6 +597,11 @@ def parse_line(line: str) -> Record:
     if type(v) is not int:
         raise _bad("v is not the integer 1")
     if v != 1:
+        # Allowed values come before v (section 3): an unsafe integer is bad_record.
+        # (For v 1 the shapes bound every integer, so the walk is needed only here.)
+        problem = allowed_problem(obj)
+        if problem is not None:
+            raise _bad(problem)
         raise JournalInvalid("unknown_version", f"record version v={v} is not 1")
     kind = obj.get("type")
     parser = _PARSERS.get(kind) if type(kind) is str else None

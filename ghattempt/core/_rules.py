@@ -115,11 +115,6 @@ class ReplayState:
         """The state of an attempt with no event."""
         return cls(plan, expires_at, {})
 
-    def copy(self) -> "ReplayState":
-        """An independent copy (to try a record without applying it)."""
-        return ReplayState(self.plan, self.expires_at, dict(self.last), self.overall,
-                           self.events)
-
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:
     """Return ``(status, reason, phase)`` of an attempt from its replay state (section 8).
@@ -213,45 +208,53 @@ def _last_of(step: Step, st: ReplayState) -> str | None:
     return None if seen is None else seen[0]
 
 
-TRANSITIONS: tuple[tuple[str, Failure, str, Guard], ...] = (
-    # (rule, code, records it concerns, guard(attempt status before, record, state)),
-    # section 8 in its order. "any" rows concern every record.
-    ("terminal attempt takes no record", "rewritten_terminal", "any",
-     lambda s, r, st: s in TERMINAL),
+_ANY: frozenset[str] = frozenset(ATTEMPT_STATUSES)
+
+TRANSITIONS: tuple[tuple[str, Failure, str, frozenset[str], Guard], ...] = (
+    # (rule, code, records it concerns, attempt statuses it concerns,
+    #  guard(attempt status before, record, state)) -- section 8 in its order.
+    # "any" rows concern every record; _ANY every attempt status.
+    ("terminal attempt takes no record", "rewritten_terminal", "any", TERMINAL,
+     lambda s, r, st: True),
     ("succeeded attempt takes only rollback started", "rewritten_terminal", "any",
-     lambda s, r, st: s == "succeeded" and not (r.phase == ROLLBACK and r.status == "started")),
+     frozenset({"succeeded"}),
+     lambda s, r, st: not (r.phase == ROLLBACK and r.status == "started")),
     ("rolling-back takes only rollback succeeded/failed", "illegal_transition", "any",
-     lambda s, r, st: s == "rolling-back"
-     and not (r.phase == ROLLBACK and r.status in ("succeeded", "failed"))),
+     frozenset({"rolling-back"}),
+     lambda s, r, st: not (r.phase == ROLLBACK and r.status in ("succeeded", "failed"))),
     ("reconciling refuses attempt-level cancelled/superseded", "illegal_transition",
-     "attempt", lambda s, r, st: s == "reconciling" and r.status in ("cancelled", "superseded")),
-    ("expired only while pending and at >= expires_at", "illegal_transition", "attempt",
+     "attempt", frozenset({"reconciling"}),
+     lambda s, r, st: r.status in ("cancelled", "superseded")),
+    ("expired only while pending and at >= expires_at", "illegal_transition", "attempt", _ANY,
      lambda s, r, st: r.status == "expired" and not (s == "pending" and r.at >= st.expires_at)),
     ("rollback only from succeeded or rolling-back", "illegal_transition", "rollback",
-     lambda s, r, st: s not in ("succeeded", "rolling-back")),
-    ("phase not in the plan", "undeclared_phase", "plan",
+     _ANY - {"succeeded", "rolling-back"}, lambda s, r, st: True),
+    ("phase not in the plan", "undeclared_phase", "plan", _ANY,
      lambda s, r, st: r.phase not in st.plan),
-    ("a later plan phase already has a record", "out_of_order_phase", "plan",
+    ("a later plan phase already has a record", "out_of_order_phase", "plan", _ANY,
      _later_has_record),
-    ("phase result is terminal", "rewritten_terminal", "plan",
+    ("phase result is terminal", "rewritten_terminal", "plan", _ANY,
      lambda s, r, st: _last_of(r, st) in PHASE_TERMINAL),
-    ("an earlier plan phase has not succeeded", "missing_predecessor", "plan",
+    ("an earlier plan phase has not succeeded", "missing_predecessor", "plan", _ANY,
      _earlier_open),
     ("unknown resolves only to succeeded, failed or unknown", "illegal_transition", "plan",
-     lambda s, r, st: _last_of(r, st) == "unknown"
+     _ANY, lambda s, r, st: _last_of(r, st) == "unknown"
      and r.status not in ("succeeded", "failed", "unknown")),
 )
-"""Section 8 as one table: the first row whose guard holds refuses the record."""
+"""Section 8 as one table: the first row that concerns the record and the attempt's
+status, and whose guard holds, refuses the record with its code."""
 
-_ROWS = {kind: tuple((rule, code, guard) for rule, code, concerns, guard in TRANSITIONS
-                     if concerns in ("any", kind))
-         for kind in ("attempt", "rollback", "plan")}
+# The rows each (record kind, attempt status) pair must consult, in table order.
+_ROWS = {(kind, status): tuple((rule, code, guard)
+                               for rule, code, concerns, statuses, guard in TRANSITIONS
+                               if concerns in ("any", kind) and status in statuses)
+         for kind in ("attempt", "rollback", "plan") for status in ATTEMPT_STATUSES}
 
 
 def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
     """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None."""
     status = derive_status(state)[0]
-    for rule, code, guard in _ROWS[_kind(step)]:
+    for rule, code, guard in _ROWS[_kind(step), status]:
         if guard(status, step, state):
             return code, f"{rule} (attempt {status}, record {step.phase} {step.status})"
     return None
@@ -305,3 +308,15 @@ def recovery_for(status: str, phase: str | None = None) -> str:
             raise ValueError(f"recovery for {status} names a phase; none given")
         return template.replace("{phase}", phase)
     return template
+
+
+def transition_table_markdown() -> str:
+    """``TRANSITIONS`` as a Markdown table (for the docs, which a test keeps in sync)."""
+    lines = ["| # | record | attempt status | rule | code |",
+             "| --- | --- | --- | --- | --- |"]
+    for number, (rule, code, concerns, statuses, _) in enumerate(TRANSITIONS, 1):
+        shown = ("any" if statuses == _ANY else
+                 "not " + ", ".join(sorted(_ANY - statuses)) if len(statuses) > len(_ANY) / 2
+                 else ", ".join(sorted(statuses)))
+        lines.append(f"| {number} | {concerns} | {shown} | {rule} | `{code}` |")
+    return "\n".join(lines) + "\n"

@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
     serve.add_argument("--fixture", help="TOML or JSON fixture applied to a new database")
     serve.add_argument("--server-url", default="https://github.com")
+    serve.add_argument("--content-per-minute", type=int, default=80,
+                       help="secondary content-creation limit per token and minute")
+    serve.add_argument("--content-per-hour", type=int, default=500,
+                       help="secondary content-creation limit per token and hour")
     sub.add_parser("fixture", help="print the built-in default fixture as JSON")
     args = parser.parse_args(argv)
     if args.command == "fixture":
@@ -36,10 +40,18 @@ def main(argv: list[str] | None = None) -> int:
             args.db,
             args.fixture if args.fixture else DEFAULT_FIXTURE,
             server_url=args.server_url,
+            content_per_minute=args.content_per_minute,
+            content_per_hour=args.content_per_hour,
         )
     except FixtureError as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"emulator: warning: serving on {args.host}; the admin routes take no "
+            "credentials, keep it on loopback",
+            file=sys.stderr,
+        )
     server = EmulatorServer(emulator, args.host, args.port)
     print(f"listening on {server.url}", flush=True)
     try:

@@ -71,6 +71,14 @@ from .state import Clock, State, iso
 logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
 CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
+LOG_LIMIT = 100_000
+GITHUB_LIMITS = {
+    "content_per_minute": 80,
+    "content_per_hour": 500,
+    "points_per_minute": 2000,
+    "rest_points_per_minute": 900,
+}
+REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref"})
 
 
 @lru_cache(maxsize=1)
@@ -171,9 +179,12 @@ class Emulator:
         server_url: the web URL objects' ``url`` fields start with.
         api_url: the REST base URL put into REST ``url`` fields.
         content_per_minute / content_per_hour: the secondary content-creation limit
-            (GitHub: about 80 a minute and 500 an hour).
+            (GitHub: about 80 a minute and 500 an hour). Each limit argument left at
+            None takes the fixture's ``[limits]`` value, else GitHub's.
         points_per_minute: the secondary point limit (GitHub: 2,000 a minute for
             GraphQL; a query costs 1 point, a mutation 5).
+        rest_points_per_minute: the same for REST (GitHub: 900; a GET costs 1, a
+            write 5).
         clock: a shared :class:`Clock` (tests move it forward).
     """
 
@@ -184,9 +195,10 @@ class Emulator:
         *,
         server_url: str = "https://github.com",
         api_url: str = "https://api.github.com",
-        content_per_minute: int = 80,
-        content_per_hour: int = 500,
-        points_per_minute: int = 2000,
+        content_per_minute: int | None = None,
+        content_per_hour: int | None = None,
+        points_per_minute: int | None = None,
+        rest_points_per_minute: int | None = None,
         clock: Clock | None = None,
     ) -> None:
         self.clock = clock or Clock()
@@ -195,23 +207,32 @@ class Emulator:
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
-        self.content_per_minute = content_per_minute
-        self.content_per_hour = content_per_hour
-        self.points_per_minute = points_per_minute
+        explicit = {
+            "content_per_minute": content_per_minute,
+            "content_per_hour": content_per_hour,
+            "points_per_minute": points_per_minute,
+            "rest_points_per_minute": rest_points_per_minute,
+        }
+        self.content_per_minute = GITHUB_LIMITS["content_per_minute"]
+        self.content_per_hour = GITHUB_LIMITS["content_per_hour"]
+        self.points_per_minute = GITHUB_LIMITS["points_per_minute"]
+        self.rest_points_per_minute = GITHUB_LIMITS["rest_points_per_minute"]
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
         self._budget_lock = threading.Lock()
         self._content: dict[str, deque[float]] = {}
-        self._log: list[LogEntry] = []
+        self._log: deque[LogEntry] = deque(maxlen=LOG_LIMIT)  # newest kept
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
-        for key in LIMITS:
+        for key in LIMITS:  # an argument wins over the fixture, which wins over GitHub's
             stored = self.state.meta(f"limit:{key}")
-            if stored is not None:
+            if explicit[key] is not None:
+                setattr(self, key, explicit[key])
+            elif stored is not None:
                 setattr(self, key, int(stored))
 
     # ------------------------------------------------------------ python API
@@ -628,7 +649,11 @@ class Emulator:
         if analysis.errors:
             reply = self._json(req, 200, {"errors": list(analysis.errors)}, resource="graphql")
             return self._log_request(req, reply, name, kind, analysis.root_fields)
-        refused = self._secondary_limit(req, kind, analysis.root_fields)
+        refused = self._secondary_limit(
+            req,
+            5 if kind == "mutation" else 1,
+            sum(1 for r in analysis.root_fields if r in CONTENT_CREATING),
+        )
         if refused is not None:
             return self._log_request(req, refused, name, kind, analysis.root_fields)
         with self.state.lock:
@@ -671,18 +696,20 @@ class Emulator:
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)
 
-    def _secondary_limit(self, req: _Request, kind: str, roots: tuple[str, ...]) -> Reply | None:
-        """GitHub's secondary limits for GraphQL, per actor: points (a query 1, a
-        mutation 5; ``points_per_minute``) and content creation (``content_per_minute``
-        and ``content_per_hour`` requests that create discussions, comments or
-        commits). Over either: HTTP 403 with ``retry-after``; nothing runs.
-        Source: GitHub docs, "Rate limits for the GraphQL API", secondary limits."""
-        creating = sum(1 for r in roots if r in CONTENT_CREATING)
-        points = 5 if kind == "mutation" else 1
+    def _secondary_limit(
+        self, req: _Request, points: int, creating: int, resource: str = "graphql"
+    ) -> Reply | None:
+        """GitHub's secondary limits, per actor: points a minute (GraphQL: a query 1,
+        a mutation 5, ``points_per_minute``; REST: a read 1, a write 5,
+        ``rest_points_per_minute``) and content creation shared by both
+        (``content_per_minute``, ``content_per_hour``). Over any: HTTP 403 with
+        ``retry-after``; nothing runs. Source: GitHub docs, "Rate limits for the REST
+        API" and "... for the GraphQL API", secondary rate limits."""
+        limit = self.points_per_minute if resource == "graphql" else self.rest_points_per_minute
         key = str(req.viewer["id"])
         now = self.clock.now()
         with self.state.lock:
-            spent = self._points.setdefault(key, deque())
+            spent = self._points.setdefault(f"{resource}:{key}", deque())
             while spent and spent[0][0] <= now - 60:
                 spent.popleft()
             stamps = self._content.setdefault(key, deque())
@@ -690,7 +717,7 @@ class Emulator:
                 stamps.popleft()
             last_minute = [t for t in stamps if t > now - 60]
             wait = 0.0
-            if sum(p for _, p in spent) + points > self.points_per_minute:
+            if sum(p for _, p in spent) + points > limit:
                 wait = spent[0][0] + 60 - now
             elif creating and len(last_minute) + creating > self.content_per_minute:
                 wait = last_minute[0] + 60 - now
@@ -705,7 +732,7 @@ class Emulator:
             403,
             gh.secondary_limit_body(req.request_id),
             {"retry-after": str(max(1, int(wait + 0.999)))},
-            resource="graphql",
+            resource=resource,
         )
 
     # ------------------------------------------------------------------- REST
@@ -810,7 +837,21 @@ class Emulator:
                     resource="core",
                 )
             return self._log_request(req, refused, name, "rest")
+        writing = req.method != "GET"
+        refused = self._secondary_limit(
+            req, 5 if writing else 1, int(name in REST_CONTENT_CREATING), "core"
+        )
+        if refused is not None:
+            return self._log_request(req, refused, name, "rest")
         with self.state.lock:
+            if budget.used + 1 > int(req.token["rate_limit"]):
+                refused = self._json(
+                    req,
+                    403,
+                    gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
+                    resource="core",
+                )
+                return self._log_request(req, refused, name, "rest")
             budget.used += 1
             status, body = run()
         lost = self._post_faults(req)

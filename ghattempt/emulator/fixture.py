@@ -34,6 +34,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     content_per_minute = 80
     content_per_hour = 500
     points_per_minute = 2000
+    rest_points_per_minute = 900
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
@@ -41,6 +42,7 @@ Branch commits have the empty tree and fixed dates, so their oids are stable.
 from __future__ import annotations
 
 import json
+import sqlite3
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -133,14 +135,15 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
     with state.transaction():
         try:
             _seed(state, data)
-        except ValueError as exc:
-            if isinstance(exc, FixtureError):
-                raise
-            raise FixtureError(str(exc)) from exc
+        except FixtureError:
+            raise
+        except (ValueError, TypeError, KeyError, sqlite3.IntegrityError) as exc:
+            # a duplicate login, token, number or id, or a value of the wrong type
+            raise FixtureError(f"fixture: {exc}") from exc
         state.set_meta("seeded", "1")
 
 
-LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute")
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:

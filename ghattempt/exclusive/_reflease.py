@@ -298,17 +298,16 @@ class RefOwner:
     __slots__ = (
         "_anchor_sent",
         "_anchor_time",
-        "_gate",
         "_lease",
         "_lost_reason",
         "_moved",
         "_name",
         "_oid",
-        "_open",
         "_pending",
         "_record",
         "_scope",
         "_status",
+        "_unsettled",
     )
 
     def __init__(
@@ -333,8 +332,7 @@ class RefOwner:
         self._status = "held"  # held | lost | released
         self._lost_reason = ""
         self._moved = False  # another holder's commit was seen on the ref
-        self._gate: float | None = None
-        self._open = False
+        self._unsettled: float | None = None  # latest gate whose window may be open
 
     # -- read-only facts -------------------------------------------------------------
 
@@ -382,9 +380,28 @@ class RefOwner:
         """Raise :class:`OwnershipLost` unless more than ``margin`` of the lease is surely
         left; renew first when at most ``margin + renew_window`` is left.
 
-        With ``mutating=True`` this call opens a mutation window (see :meth:`mutation`).
-        Once raised, every later call raises too.
+        With ``mutating=True`` the call opens a mutation window that only time closes:
+        the release then keeps the scope quiet until ``T + S + K`` after this call. Use
+        :meth:`mutation` to close the window when the answer arrives. Once raised, every
+        later call raises too.
         """
+        gate = self._check()
+        if mutating:
+            self._unsettled = gate
+
+    @contextmanager
+    def mutation(self) -> Iterator[None]:
+        """``assert_owner()``, then run the block. A normal exit (the answer arrived)
+        closes this mutation's window; an exception leaves it open until time closes it."""
+        gate = self._check()
+        try:
+            yield
+        except BaseException:
+            self._unsettled = gate if self._unsettled is None else max(self._unsettled, gate)
+            raise
+
+    def _check(self) -> float:
+        """The gate: renew if due, raise if the margin is gone; returns the local time."""
         if self._status != "held":
             raise self._raise_lost()
         s = self._lease._settings
@@ -402,16 +419,7 @@ class RefOwner:
                 moved=False,
             )
             raise self._raise_lost()
-        if mutating:
-            self._gate = mono
-            self._open = True
-
-    @contextmanager
-    def mutation(self) -> Iterator[None]:
-        """``assert_owner()``, then run the block; a normal exit closes the window."""
-        self.assert_owner(mutating=True)
-        yield
-        self._open = False
+        return mono
 
     # -- renewing and reconciling --------------------------------------------------------
 
@@ -496,9 +504,9 @@ class RefOwner:
         s = lease._settings
         for _ in range(2):
             quiet = self._anchor_time  # a lower bound of GitHub's time now: hand over at once
-            if self._open and self._gate is not None:
-                # The last mutation's answer never came: it may commit until the window ends.
-                quiet = max(quiet, math.ceil(self._upper_now(self._gate) + s.margin))
+            if self._unsettled is not None:
+                # A mutation's answer never came: it may commit until its window ends.
+                quiet = max(quiet, math.ceil(self._upper_now(self._unsettled) + s.margin))
             quiet = min(quiet, self._record.expires_at)
             record = replace(self._record, state="released", expires_at=quiet)
             try:

@@ -90,7 +90,8 @@ def test_action_is_composite_with_the_contract_inputs_and_outputs(action):
 
 def test_inputs_reach_the_program_only_through_env(action):
     run = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
-    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -m ghattempt.action'
+    # -I: isolated mode, so neither the workspace nor PYTHON* variables can shadow it
+    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -I -m ghattempt.action'
     for name in INPUTS:
         assert run["env"][env_name(name)] == f"${{{{ inputs.{name} }}}}"
     # no input is read anywhere but in that env block
@@ -134,12 +135,13 @@ def test_install_uses_the_hash_checked_lock_and_the_cache_key_follows_it(action)
     assert "cache-hit != 'true'" in deps["if"]
     own = steps["Install ghattempt"]
     assert '"$GITHUB_ACTION_PATH/action/install.sh" self' in own["run"]
+    assert own["if"] == "steps.prep.outputs.self-ready != 'true'"
     cache = steps["Restore the ghattempt environment"]
     assert cache["uses"].startswith("actions/cache@")
     assert "steps.prep.outputs.lock-hash" in cache["with"]["key"]
     assert "steps.python.outputs.python-version" in cache["with"]["key"]
     prep = steps["Locate the ghattempt environment"]
-    assert 'sha256sum "$GITHUB_ACTION_PATH/action/requirements.txt"' in prep["run"]
+    assert '"${sha[@]}" "$GITHUB_ACTION_PATH/action/requirements.txt"' in prep["run"]
     python = steps["Set up Python for ghattempt"]
     # the consumer's own Python and PATH stay as they were
     assert python["with"]["update-environment"] is False
@@ -194,7 +196,7 @@ def test_every_env_name_and_output_is_documented():
         assert f"`{name}`" in doc, name
     for needed in (
         "::add-mask::",
-        "::error title=ghattempt journal invalid::",
+        "::error title=ghattempt::journal invalid",
         "GITHUB_STEP_SUMMARY",
         "GITHUB_OUTPUT",
     ):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+IGNORE = shutil.ignore_patterns("__pycache__")
 FILES = [ROOT / "action.yml", *sorted((ROOT / ".github" / "workflows").glob("*.yml"))]
 
 
@@ -48,40 +51,60 @@ def test_every_run_script_parses_in_bash(path, tmp_path):
             assert done.returncode == 0, f"{path.name}: {s.get('name')}: {done.stderr}"
 
 
-def test_prep_step_finds_the_lock_hash_and_whether_the_venv_is_ready(tmp_path):
+def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
     prep = step(ROOT / "action.yml", "Locate the ghattempt environment")
+    action_path = tmp_path / "action-copy"
+    shutil.copytree(ROOT / "ghattempt", action_path / "ghattempt", ignore=IGNORE)
+    shutil.copy(ROOT / "pyproject.toml", action_path)
+    (action_path / "action").mkdir()
+    shutil.copy(ROOT / "action" / "requirements.txt", action_path / "action")
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
     out = tmp_path / "out"
     env = {
-        "GITHUB_ACTION_PATH": str(ROOT),
+        "GITHUB_ACTION_PATH": str(action_path),
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_OUTPUT": str(out),
     }
     lock_hash = hashlib.sha256((ROOT / "action" / "requirements.txt").read_bytes()).hexdigest()
 
-    out.write_text("")
-    done = run_bash(prep["run"], env, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert outputs(out) == {
-        "lock-hash": lock_hash,
-        "venv": f"{runner_temp}/ghattempt-venv",
-        "ready": "false",
-    }
+    def prep_outputs() -> dict[str, str]:
+        out.write_text("")
+        done = run_bash(prep["run"], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        return outputs(out)
 
-    # a venv installed from this very lock earlier in the job is reused
+    first = prep_outputs()
+    assert first["lock-hash"] == lock_hash
+    assert re.fullmatch(r"[0-9a-f]{64}", first["self-hash"])
+    assert first["venv"] == f"{runner_temp}/ghattempt-venv"
+    assert (first["ready"], first["self-ready"]) == ("false", "false")
+
+    # an earlier use of the Action in this job installed both: nothing to do
     venv = runner_temp / "ghattempt-venv"
     venv.mkdir()
     (venv / ".ghattempt-lock").write_text(lock_hash)
-    out.write_text("")
-    assert run_bash(prep["run"], env, tmp_path).returncode == 0
-    assert outputs(out)["ready"] == "true"
+    (venv / ".ghattempt-self").write_text(first["self-hash"])
+    again = prep_outputs()
+    assert again == first | {"ready": "true", "self-ready": "true"}
 
-    # one installed from another lock is not
+    # bytecode caches do not count as source
+    (action_path / "ghattempt" / "__pycache__").mkdir(exist_ok=True)
+    (action_path / "ghattempt" / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    assert prep_outputs()["self-ready"] == "true"
+
+    # another copy of ghattempt (a changed file, a new data file): reinstall it only
+    (action_path / "ghattempt" / "config.py").write_text("# changed\n", "utf-8")
+    changed = prep_outputs()
+    assert (changed["ready"], changed["self-ready"]) == ("true", "false")
+    assert changed["self-hash"] != first["self-hash"]
+    (venv / ".ghattempt-self").write_text(changed["self-hash"])
+    (action_path / "ghattempt" / "queries.graphql").write_text("query Q { x }\n")
+    assert prep_outputs()["self-ready"] == "false"
+
+    # a venv from another lock is rebuilt whole
     (venv / ".ghattempt-lock").write_text("0" * 64)
-    out.write_text("")
-    assert run_bash(prep["run"], env, tmp_path).returncode == 0
-    assert outputs(out)["ready"] == "false"
+    assert (prep_outputs()["ready"], prep_outputs()["self-ready"]) == ("false", "false")
 
 
 @pytest.mark.parametrize(
@@ -111,3 +134,40 @@ def test_example_release_work_steps_print_without_expressions(tmp_path):
         done = run_bash(s["run"], env, tmp_path)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("::notice::replace with the ")
+
+
+def test_prep_step_hashes_with_shasum_where_sha256sum_is_missing(tmp_path):
+    # macOS runners have `shasum -a 256` but no sha256sum; both print "<hex>  <name>"
+    prep = step(ROOT / "action.yml", "Locate the ghattempt environment")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "cat", "cut", "find", "sort", "xargs"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    real = shutil.which("sha256sum")
+    (tools / "shasum").write_text(
+        f'#!/bin/sh\n[ "$1 $2" = "-a 256" ] || exit 9\nshift 2\nexec {real} "$@"\n'
+    )
+    (tools / "shasum").chmod(0o755)
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    results = []
+    for path in (str(tools), "/usr/local/bin:/usr/bin:/bin"):
+        out = tmp_path / "out"
+        out.write_text("")
+        env = {
+            "PATH": path,
+            "GITHUB_ACTION_PATH": str(ROOT),
+            "RUNNER_TEMP": str(runner_temp),
+            "GITHUB_OUTPUT": str(out),
+        }
+        script = tmp_path / "step.sh"
+        script.write_text(prep["run"])
+        done = subprocess.run(
+            [str(tools / "bash"), "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        results.append(outputs(out))
+    assert results[0] == results[1]

@@ -61,7 +61,7 @@ def test_empty_file_gives_every_default():
     assert s.channels == (Channel("release", PHASES),)
     assert s.attempt.default_channel == "release"
     assert s.attempt.expires_after == 86400
-    assert s.lease == LeaseSettings(120.0, 30.0, 5.0, 300.0)
+    assert s.lease == LeaseSettings(120, 30.0, 5.0, 300.0)
     assert s.pacing == PacingSettings(1.0)
     assert s.app == AppSettings(())
 
@@ -260,10 +260,10 @@ plan = ["admission", "merge"]
 plan = ["next-development"]
 
 [lease]
-length = 60.5
+length = 72
 request_timeout = 20
 clock_skew = 0
-acquire_timeout = 0.5
+acquire_timeout = 0
 
 [pacing]
 write_interval = 0
@@ -288,8 +288,9 @@ def test_every_key_valid():
         Channel("v1.x", ("admission", "merge")),
         Channel("nightly", ("next-development",)),
     )
-    assert s.lease == LeaseSettings(60.5, 20.0, 0.0, 0.5)
-    assert s.lease.mutation_window == 30.0
+    assert s.lease == LeaseSettings(72, 20.0, 0.0, 0.0)
+    assert s.lease.margin == 30.0
+    assert s.lease.minimum_length == 71.0  # 20 + 10 + 0 + 2 x 20 + 1
     assert s.pacing == PacingSettings(0.0)
     assert s.app == AppSettings((JobPhase("release.yaml", "Merge it (linux)", "merge"),))
 
@@ -385,6 +386,7 @@ INVALID = [
     # writer
     ("[writer]\nlogni = 'x'", "writer.logni", 'unknown key (did you mean "login"?)'),
     ("[writer]\nlogin = 5", "writer.login", "expected a string, got integer 5"),
+    ("[writer]\nlogin = {a = 1}", "writer.login", "expected a string, got a table"),
     (
         "[writer]\nlogin = 'github-actions[bot]'",
         "writer.login",
@@ -459,25 +461,29 @@ INVALID = [
     ("[attempt]\nexpires_after = 1.5", "attempt.expires_after", "expected an integer"),
     # lease
     ("[lease]\nlenght = 1", "lease.lenght", 'unknown key (did you mean "length"?)'),
-    ("[lease]\nlength = '2m'", "lease.length", 'expected a number of seconds, got string "2m"'),
+    ("[lease]\nlength = '2m'", "lease.length", 'expected an integer, got string "2m"'),
+    ("[lease]\nlength = 120.5", "lease.length", "expected an integer, got float 120.5"),
+    ("[lease]\nlength = 0", "lease.length", "0 is less than 1; use 1 or more"),
+    ("[lease]\nrequest_timeout = inf", "lease.request_timeout", "inf is not a duration"),
+    ("[lease]\nrequest_timeout = nan", "lease.request_timeout", "nan is not a duration"),
     (
-        "[lease]\nlength = 0",
-        "lease.length",
-        "0 is not a duration; use a number of seconds more than 0",
+        "[lease]\nrequest_timeout = 0",
+        "lease.request_timeout",
+        "use a number of seconds more than 0",
     ),
-    ("[lease]\nlength = inf", "lease.length", "inf is not a duration"),
-    ("[lease]\nlength = nan", "lease.length", "nan is not a duration"),
     ("[lease]\nrequest_timeout = -1", "lease.request_timeout", "-1 is not a duration"),
     ("[lease]\nclock_skew = -0.5", "lease.clock_skew", "use a number of seconds 0 or more"),
-    ("[lease]\nacquire_timeout = 0", "lease.acquire_timeout", "0 is not a duration"),
+    ("[lease]\nacquire_timeout = -1", "lease.acquire_timeout", "-1 is not a duration"),
     ("[lease]\nacquire_timeout = false", "lease.acquire_timeout", "got boolean false"),
     (
-        "[lease]\nlength = 45",
+        "[lease]\nlength = 106",
         "lease.length",
-        "45 s is not longer than request_timeout (30 s) + GitHub's 10 s server bound + "
-        "clock_skew (5 s) = 45 s; set lease.length above 45 or lower lease.request_timeout",
+        "106 s is not longer than request_timeout (30 s) + GitHub's 10 s server bound + "
+        "clock_skew (5 s) + 2 x request_timeout (to acquire) + 1 s = 106 s; set lease.length "
+        "above 106 or lower lease.request_timeout",
     ),
-    ("[lease]\nlength = 100\nrequest_timeout = 90", "lease.length", "= 105 s"),
+    ("[lease]\nlength = 286\nrequest_timeout = 90", "lease.length", "= 286 s"),
+    ("[lease]\nlength = 73\nrequest_timeout = 20\nclock_skew = 2.5", "lease.length", "= 73.5 s"),
     # pacing
     ("[pacing]\ninterval = 1", "pacing.interval", 'unknown key (did you mean "write_interval"?)'),
     ("[pacing]\nwrite_interval = -1", "pacing.write_interval", "-1 is not a duration"),

@@ -61,3 +61,10 @@ def test_core_does_no_io_outside_the_reader_cli() -> None:
 
 def test_builders_load_lazily_and_resolve() -> None:
     assert core.build_event is core._build.build_event  # type: ignore[attr-defined]
+
+
+def test_docs_show_the_transition_table_as_the_code_has_it() -> None:
+    from ghattempt.core._rules import transition_table_markdown
+
+    docs = (CORE.parents[1] / "docs" / "reader.md").read_text()
+    assert transition_table_markdown() in docs

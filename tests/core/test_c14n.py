@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -31,19 +32,34 @@ def test_canonical_equals_jcs_on_allowed_values(value: Any) -> None:
 @given(st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=8), values,
                        max_size=6), st.text(max_size=10))
 def test_split_canonical_equals_two_encodings(obj: dict[str, Any], dg: str) -> None:
-    obj = dict(obj, digest=dg)
-    text = canonical(obj).decode()
-    rest = {k: v for k, v in obj.items() if k != "digest"}
-    assert split_canonical(obj, text) == canonical(rest).decode()
-    assert obj["digest"] == dg
-    assert split_canonical(obj, text + " ") is None
+    text = canonical(dict(obj, digest=dg)).decode()
+    parsed = json.loads(text)
+    rest = {k: v for k, v in parsed.items() if k != "digest"}
+    assert split_canonical(parsed, text) == canonical(rest).decode()
+    assert parsed["digest"] == dg
+    assert split_canonical(parsed, text + " ") is None
+    moved = json.dumps(dict(rest, digest=dg), separators=(",", ":"), ensure_ascii=False)
+    if moved != text:  # the digest member elsewhere: not canonical
+        assert split_canonical(json.loads(moved), moved) is None
 
 
-def test_split_canonical_refuses_a_misplaced_digest() -> None:
-    obj = {"a": 1, "digest": "d", "z": 2}
-    assert split_canonical(obj, '{"a":1,"z":2,"digest":"d"}') is None
-    assert split_canonical(obj, '{"digest":"d","a":1,"z":2}') is None
-    assert split_canonical(obj, '{"a":1,"digest":"d","z":2}') == '{"a":1,"z":2}'
+@pytest.mark.parametrize("text,expected", [
+    ('{"a":1,"z":2,"digest":"d"}', None),
+    ('{"digest":"d","a":1,"z":2}', None),
+    ('{"a":1,"digest":"d","z":2}', '{"a":1,"z":2}'),
+    ('{"digest":"d","z":2}', '{"z":2}'),
+    ('{"a":1,"digest":"d"}', '{"a":1}'),
+    ('{"digest":"d"}', "{}"),
+    ('{"a":{"digest":"d"},"digest":"d"}', '{"a":{"digest":"d"}}'),
+    ('{"a":{"digest":"d"},"digest":"d","z":{"digest":"d"}}',
+     '{"a":{"digest":"d"},"z":{"digest":"d"}}'),
+    ('{"a":{"digest":"d"},"z":1,"digest":"d"}', None),
+    ('{"a":1,"digest":"d","z":2} ', None),
+    ('{"a":1, "digest":"d","z":2}', None),
+])
+def test_split_canonical_on_parsed_text(text: str, expected: str | None) -> None:
+    """``obj`` is always the parse of ``text`` (key order is text order)."""
+    assert split_canonical(json.loads(text), text) == expected
 
 
 def test_digest_is_sha256_of_the_canonical_bytes() -> None:

@@ -696,3 +696,42 @@ def test_every_failure_code_is_tested_here() -> None:
     text = "".join(p.read_text() for p in pathlib.Path(__file__).parent.glob("test_*.py"))
     missing = [code for code in FAILURE_CODES if f'"{code}"' not in text]
     assert missing == []
+
+
+def test_digest_fields_are_checked_one_by_one() -> None:
+    """Two digests whose boundary is shifted still spell two digests when joined."""
+    s, a = started()
+    e = a.build("admission", "succeeded")
+    a.post(block_body(forge(e, generation=e.generation[:-1], prev=e.generation[-1] + e.prev)))
+    assert reason_of(s) == "bad_record"
+
+
+@pytest.mark.parametrize("noise", ["<!-- ghattempt:v -->", "<!-- ghattempt:vx -->",
+                                   "<!-- ghattempt:v1-->", "<!-- ghattempt:v2 --"])
+def test_marker_like_text_is_not_a_marker(noise: str) -> None:
+    s, a = started()
+    e = a.build("admission", "succeeded")
+    a.post(f"{noise}\n\n" + block_body(forge(e)))
+    a.post(noise)  # and alone: no marker, ignored
+    v = s.read()
+    assert (v.status, v.ignored, v.current.head_seq) == ("running", 1, 2)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("change", [
+    {"v": 2, "seq": 2**53}, {"v": 2, "extra": [-(2**53)]}, {"v": 2**53},
+    {"writer": {"kind": "actions", "run_id": 2**53, "run_attempt": 1, "job": "j",
+                "workflow": "w"}},
+])
+def test_unsafe_integers_are_bad_record_before_the_version(change: dict[str, object]) -> None:
+    s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded"), **change)))
+    assert reason_of(s) == "bad_record"
+
+
+def test_unsafe_material_size_is_bad_record() -> None:
+    s, a = started()
+    from dataclasses import replace
+
+    a.post(block_body(forge(a.build("admission", "succeeded"),
+                            materials=[replace(a.material("m"), bytes=2**53).to_dict()])))
+    assert reason_of(s) == "bad_record"

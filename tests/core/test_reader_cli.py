@@ -194,3 +194,10 @@ def test_bundle_runs_without_the_package_installed(tmp_path: Path) -> None:
                           env={"PATH": os.environ.get("PATH", "")})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["status"] == "running"
+
+
+def test_stray_tokens_are_not_echoed() -> None:
+    _, out = invoke(BASE + ["--token=ghp_secretsecretsecret"], capture())
+    assert isinstance(out, dict) and "ghp_" not in json.dumps(out)
+    _, out = invoke(BASE + ["--since", "x"], capture())
+    assert isinstance(out, dict) and "--since" in str(out["detail"])

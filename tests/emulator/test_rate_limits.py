@@ -150,3 +150,32 @@ def test_githubkit_async_transport(emu: Emulator) -> None:
     import asyncio
 
     assert asyncio.run(_async_roundtrip(emu)) == "github-actions[bot]"
+
+
+def test_rest_limits(emu: Emulator, http: httpx.Client) -> None:
+    emu.state.add_token("ghs_rest", 41898282, "write", "write", "write", 2, None)
+    auth = {"Authorization": "bearer ghs_rest"}
+    body = {"message": "lease", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"}
+    for remaining in ("1", "0"):
+        r = http.post("/repos/octo-org/widgets/git/commits", json=body, headers=auth)
+        assert r.status_code == 201
+        assert r.headers["x-ratelimit-remaining"] == remaining
+        assert r.headers["x-ratelimit-resource"] == "core"
+    r = http.post("/repos/octo-org/widgets/git/commits", json=body, headers=auth)
+    assert r.status_code == 403 and r.json()["message"].startswith("API rate limit exceeded")
+    # REST writes cost 5 secondary points and REST commits count as content creation
+    emu.rest_points_per_minute = 10
+    auth = {"Authorization": "bearer ghp_alice"}
+    codes = [
+        http.post("/repos/octo-org/widgets/git/commits", json=body, headers=auth).status_code
+        for _ in range(3)
+    ]
+    assert codes == [201, 201, 403]
+    emu.clock.advance(61)
+    emu.content_per_minute = 1
+    assert (
+        http.post("/repos/octo-org/widgets/git/commits", json=body, headers=auth).status_code == 201
+    )
+    r = http.post("/repos/octo-org/widgets/git/commits", json=body, headers=auth)
+    assert r.status_code == 403 and "secondary rate limit" in r.json()["message"]
+    assert "retry-after" in r.headers

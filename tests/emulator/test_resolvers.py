@@ -158,6 +158,9 @@ def test_fixture_files_and_errors(tmp_path: Path) -> None:
         )
     with pytest.raises(FixtureError, match="limits"):
         Emulator(fixture=dict(DEFAULT_FIXTURE, limits={"per_second": 1}))
+    twice = dict(DEFAULT_FIXTURE, actors=[*DEFAULT_FIXTURE["actors"], {"login": "alice"}])
+    with pytest.raises(FixtureError, match="UNIQUE"):
+        Emulator(fixture=twice)
     (tmp_path / "broken.toml").write_text("[[actors]\n")
     with pytest.raises(FixtureError):
         load_fixture(tmp_path / "broken.toml")
@@ -177,3 +180,15 @@ def test_admin_tokens_and_rename(emu: Emulator, http) -> None:
         http.post("/_emulator/rename", json={"repository": "x/y", "name": "z"}).status_code == 400
     )
     assert http.get("/_emulator/nothing").status_code == 404
+
+
+def test_limit_precedence_argument_fixture_github(tmp_path: Path) -> None:
+    with_limits = dict(DEFAULT_FIXTURE, limits={"content_per_minute": 7})
+    assert Emulator(fixture=with_limits).content_per_minute == 7
+    assert Emulator(fixture=with_limits, content_per_minute=9).content_per_minute == 9
+    plain = Emulator(fixture=DEFAULT_FIXTURE)
+    assert (plain.content_per_minute, plain.points_per_minute) == (80, 2000)
+    # the fixture's limits live in the database: a restart keeps them
+    db = str(tmp_path / "db.sqlite")
+    Emulator(db, with_limits)
+    assert Emulator(db).content_per_minute == 7

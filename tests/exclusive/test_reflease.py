@@ -18,7 +18,7 @@ from ghattempt.exclusive import (
     RefSnapshot,
     ScopeBusy,
 )
-from ghattempt.exclusive.testing import Fault, FakeClock, MemoryRefBackend
+from ghattempt.exclusive.testing import FakeClock, Fault, MemoryRefBackend
 
 from .conftest import OTHER_SCOPE, SCOPE, make_lease
 
@@ -266,7 +266,9 @@ def test_a_paused_holder_whose_lease_expired_cannot_commit(backend, clock):
         assert successor.holder in info.value.reason
         journal.append(successor)
         successor.assert_owner()
+    writes = backend.calls["advance"]
     paused_cm.__exit__(None, None, None)  # must not clobber the successor's release
+    assert backend.calls["advance"] == writes  # and does not even try
     assert journal.entries == [
         (paused.holder, 1),
         (successor.holder, 2),

@@ -1,0 +1,156 @@
+"""``python -m ghattempt.action`` as a runner runs it: env in, outputs and summary out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ghattempt.action import default_event_key
+
+from .conftest import World, cli_env
+
+TOKEN = "ghs_actions"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    w = World(tmp_path_factory.mktemp("action"))
+    try:
+        yield w
+    finally:
+        w.close()
+
+
+class Step:
+    def __init__(self, proc: subprocess.CompletedProcess[str], outputs: dict[str, str],
+                 summary: str) -> None:
+        self.rc, self.stdout, self.stderr = proc.returncode, proc.stdout, proc.stderr
+        self.outputs, self.summary = outputs, summary
+
+
+_run_id = [500]
+
+
+def run_action(world: World, tmp: Path, command: str, **inputs: str) -> Step:
+    _run_id[0] += 1
+    out, summary = tmp / f"out{_run_id[0]}", tmp / f"summary{_run_id[0]}.md"
+    out.write_text("")
+    event = tmp / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"ref": "main"}}}))
+    env = cli_env(
+        GITHUB_ACTIONS="true", GITHUB_RUN_ID=str(_run_id[0]), GITHUB_RUN_ATTEMPT="1",
+        GITHUB_JOB="release", GITHUB_WORKFLOW="release.yml", GITHUB_REPOSITORY="octo-org/widgets",
+        GITHUB_API_URL=world.api_url, GITHUB_WORKSPACE=str(world.workspace),
+        GITHUB_EVENT_PATH=str(event), GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary),
+        GHATTEMPT_COMMAND=command, GHATTEMPT_TOKEN=TOKEN)
+    for name, value in inputs.items():
+        env["GHATTEMPT_" + name.upper()] = value
+    proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env, text=True,
+                          capture_output=True, timeout=120, cwd=tmp)
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if line)
+    return Step(proc, outputs, summary.read_text() if summary.exists() else "")
+
+
+def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -> None:
+    before = run_action(world, tmp_path, "status")
+    assert before.rc == 0, before.stdout
+    assert (before.outputs["status"], before.outputs["recovery"]) == ("empty", "admit")
+    assert before.outputs["journal-url"] == ""
+    admitted = run_action(world, tmp_path, "admit")
+    assert admitted.rc == 0, admitted.stdout + admitted.stderr
+    assert admitted.stdout.splitlines()[0] == f"::add-mask::{TOKEN}"
+    assert set(admitted.outputs) == {"status", "recovery", "attempt", "generation",
+                                     "missing-phases", "journal-url"}
+    assert admitted.outputs["status"] == "pending"
+    assert admitted.outputs["recovery"] == "continue:admission"
+    assert admitted.outputs["attempt"].startswith("sha256:")
+    assert admitted.outputs["missing-phases"] == "admission build publication"
+    assert admitted.outputs["journal-url"].startswith(
+        "https://github.com/octo-org/widgets/discussions/")
+
+    started = run_action(world, tmp_path, "record", phase="admission", status="started")
+    assert started.rc == 0, started.stdout
+    done = run_action(world, tmp_path, "record", phase="admission", status="succeeded")
+    assert done.outputs["status"] == "running"
+    assert done.outputs["recovery"] == "continue:build"
+    assert done.outputs["missing-phases"] == "build publication"
+    waiting = run_action(world, tmp_path, "record", phase="build", status="waiting",
+                         reason="runner queue")
+    assert (waiting.outputs["status"], waiting.outputs["recovery"]) == ("waiting",
+                                                                        "wait:build")
+    status = run_action(world, tmp_path, "status")
+    assert status.rc == 0
+    assert status.outputs == {**waiting.outputs}
+    summary = status.summary
+    assert summary.startswith("### ghattempt: waiting")
+    assert "| recovery | `wait:build` |" in summary
+    assert "```mermaid\nflowchart LR\n" in summary
+    assert 'p0["admission<br/>succeeded"]' in summary
+    assert 'p1["build<br/>waiting"]' in summary
+    assert 'p2["publication<br/>none"]' in summary
+    assert "| runner queue |" in summary
+    for step in (admitted, started, done, waiting, status):
+        shown = [x for x in (step.stdout + step.stderr).splitlines()
+                 if not x.startswith("::add-mask::")]
+        assert not any(TOKEN in x for x in shown)
+
+
+def test_refusal_fails_the_step_and_still_writes_outputs(world: World,
+                                                         tmp_path: Path) -> None:
+    # The attempt has not succeeded: a rollback is refused by the replay rules.
+    step = run_action(world, tmp_path, "rollback", status="started")
+    assert step.rc == 1
+    assert "::error title=ghattempt::" in step.stdout
+    assert step.outputs["status"] in ("pending", "running", "waiting")
+    assert step.outputs["attempt"].startswith("sha256:")
+
+
+def test_missing_reason_is_refused_with_an_error_annotation(world: World,
+                                                            tmp_path: Path) -> None:
+    step = run_action(world, tmp_path, "record", phase="build", status="failed")
+    assert step.rc == 2
+    assert "::error title=ghattempt::" in step.stdout
+    assert step.outputs == {}
+
+
+def test_bad_command_is_an_error_annotation(world: World, tmp_path: Path) -> None:
+    step = run_action(world, tmp_path, "deploy")
+    assert step.rc == 2
+    assert step.stdout.splitlines()[0] == f"::add-mask::{TOKEN}"
+    assert "::error title=ghattempt::input 'command' must be one of" in step.stdout
+
+
+def test_invalid_journal_fails_the_step_closed(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        assert run_action(w, tmp_path, "admit").rc == 0
+        for status in ("started", "succeeded"):
+            assert run_action(w, tmp_path, "record", phase="admission", status=status).rc == 0
+        snap = w.emulator.snapshot()
+        disc = snap["repositories"][0]["discussions"][-1]
+        first_event = next(c for c in disc["comments"] if c["reply_to"] is not None)
+        w.emulator.tamper("delete", first_event["id"])
+        status = run_action(w, tmp_path, "status")
+        assert status.rc == 3
+        assert status.outputs["status"] == "invalid"
+        assert status.outputs["recovery"] == "fail-closed"
+        assert "::error title=ghattempt::journal invalid, failing closed" in status.stdout
+        assert "journal invalid (fail closed)" in status.summary
+        write = run_action(w, tmp_path, "record", phase="build", status="started")
+        assert write.rc == 3
+        assert "::error title=ghattempt::journal invalid, failing closed" in write.stdout
+    finally:
+        w.close()
+
+
+def test_default_event_key_is_stable_and_a_key() -> None:
+    env = {"GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "2", "GITHUB_JOB": "build (linux)"}
+    key = default_event_key(env, "build", "succeeded")
+    assert key == "gha:42:2:build-linux-:build:succeeded"
+    assert key == default_event_key(env, "build", "succeeded")
+    assert len(default_event_key({**env, "GITHUB_JOB": "j" * 300}, "build", "started")) == 128

@@ -1,0 +1,129 @@
+"""Every command's --help, the documented exit codes, one-line errors, no secrets."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from ghattempt.cli import EXIT_CODES, build_parser, main
+
+from .conftest import cli_env, run_cli
+
+COMMANDS = ["status", "capture", "admit", "record", "successor", "expire", "rollback",
+            "verify-material", "emulator serve", "app serve", "demo"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_of_every_command(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main([*command.split(), "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: ghattempt {command}")
+    assert "exit status:" in out
+    for code in EXIT_CODES:
+        assert f"  {code}" in out
+
+
+def test_top_level_help_lists_every_command() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    text = proc.stdout.decode()
+    for command in ["read", *(c.split()[0] for c in COMMANDS)]:
+        assert f"    {command}" in text
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "usage: ghattempt" in capsys.readouterr().out
+
+
+def test_unknown_command_and_flag_exit_2() -> None:
+    assert run_cli("frobnicate").returncode == 2
+    proc = run_cli("status", "--no-such-flag")
+    assert proc.returncode == 2
+    assert b"unrecognized arguments: --no-such-flag" in proc.stderr
+
+
+def test_version() -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith(b"ghattempt ")
+
+
+def test_parser_builds_without_third_party_imports() -> None:
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    code = ("import sys, ghattempt.cli as c; c.build_parser(); "
+            "bad = [m for m in ('githubkit', 'httpx', 'graphql', 'pydantic') "
+            "if m in sys.modules]; print(bad)")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_missing_token_is_one_line_exit_2() -> None:
+    proc = run_cli("status", "--repository", "octo/app", "--discussion", "1")
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1
+    assert err.startswith("ghattempt: error: no token: environment variable GITHUB_TOKEN")
+
+
+def test_missing_repository_is_exit_2() -> None:
+    proc = run_cli("capture", "--discussion", "1", env=cli_env(GITHUB_TOKEN="ghp_x" * 4))
+    assert proc.returncode == 2
+    assert b"--repository OWNER/NAME" in proc.stderr
+
+
+def test_unreachable_github_is_exit_4_without_the_token() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = "ghp_" + "S3cretTokenValue" * 2
+    proc = run_cli("status", "--repository", "octo/app", "--discussion", "1",
+                   "--api-url", f"http://127.0.0.1:{port}/", "--timeout", "2",
+                   env=cli_env(GITHUB_TOKEN=token, GHATTEMPT_PROGRESS="0"), timeout=120)
+    assert proc.returncode == 4, proc.stderr
+    err = proc.stderr.decode()
+    lines = err.splitlines()
+    assert [x for x in lines if x.startswith("ghattempt: error: ")] == lines[-1:]
+    assert all(x.startswith("ghattempt: note: ") for x in lines[:-1])
+    assert "could not connect" in lines[-1]
+    assert token not in err and "Traceback" not in err
+
+
+def test_bad_config_is_one_line_exit_2(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "bad.toml").write_text("[journal]\ncategroy = 'x'\n")
+    proc = run_cli("admit", "--repository", "octo/app", "--pull-request", "1", "--config",
+                   "bad.toml", env=cli_env(GITHUB_TOKEN="ghp_" + "x" * 20), cwd=tmp_path)
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "journal.categroy: unknown key" in err
+
+
+def test_exit_codes_are_documented_in_the_module() -> None:
+    assert set(EXIT_CODES) == {0, 1, 2, 3, 4, 70, 130}
+    assert build_parser().epilog is not None
+
+
+def test_verify_material(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import hashlib
+
+    data = b"release artifact\n"
+    f = tmp_path / "a.bin"
+    f.write_bytes(data)
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    ok = run_cli("verify-material", str(f), "--bytes", str(len(data)), "--digest", digest)
+    assert ok.returncode == 0 and b"ok:" in ok.stdout
+    bad = run_cli("verify-material", str(f), "--material",
+                  json.dumps({"id": "a", "bytes": len(data) + 1, "digest": digest}))
+    assert bad.returncode == 1
+    assert b"bytes, expected" in bad.stderr
+    tampered = run_cli("verify-material", "-", "--bytes", str(len(data)), "--digest", digest,
+                       stdin=data + b"x")
+    assert tampered.returncode == 1
+    assert run_cli("verify-material", str(f)).returncode == 2

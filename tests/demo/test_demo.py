@@ -1,0 +1,54 @@
+"""The demo runs end to end: emulator over HTTP, the Action's entry per step, the lost
+publication response reconciled, capture, and the reader bundle in its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@pytest.mark.network
+def test_demo_passes_and_leaves_a_valid_journal(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GHATTEMPT_"))}
+    proc = subprocess.run([sys.executable, "-m", "ghattempt.cli", "demo", "--keep",
+                           str(tmp_path)], capture_output=True, text=True, timeout=280,
+                          env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith("demo passed: status succeeded, recovery none, 2 attempts")
+    assert "journal URL: https://github.com/octo-org/widgets/discussions/" in proc.stdout
+    # The kept capture reads the same with the bundle, in this test's own process.
+    capture = tmp_path / "capture.json"
+    pages = json.loads(capture.read_text())
+    repo_id = pages[0]["data"]["repository"]["id"]
+    read = subprocess.run([sys.executable, str(ROOT / "readers" / "business-attempt.pyz"),
+                           "--writer", "github-actions", "--writer-id", "41898282",
+                           "--repository-id", repo_id], input=capture.read_bytes(),
+                          capture_output=True, timeout=60)
+    verdict = json.loads(read.stdout)
+    assert (read.returncode, verdict["status"], verdict["recovery"]) == (0, "succeeded", "none")
+    assert [a["status"] for a in verdict["attempts"]] == ["superseded", "succeeded"]
+    # Every record is in the journal once: the reconciled publication was not re-sent.
+    bodies = [r["body"] for p in pages
+              for root in p["data"]["repository"]["discussion"]["comments"]["nodes"]
+              for r in [root, *root["replies"]["nodes"]]]
+    assert len(bodies) == len(set(bodies)) == 2 + 2 + 16  # roots, attempt 1, attempt 2
+    assert sum('"key":"publish-v1.4.0"' in b for b in bodies) == 1
+    # Each Action step left its outputs file and a job summary.
+    summaries = sorted(tmp_path.glob("step*.summary.md"))
+    assert len(summaries) == 21
+    assert "```mermaid" in summaries[-1].read_text()
+
+
+def test_demo_help() -> None:
+    proc = subprocess.run([sys.executable, "-m", "ghattempt.cli", "demo", "--help"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0 and "--keep DIR" in proc.stdout
