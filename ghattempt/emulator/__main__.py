@@ -26,10 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
     serve.add_argument("--fixture", help="TOML or JSON fixture applied to a new database")
     serve.add_argument("--server-url", default="https://github.com")
-    serve.add_argument("--content-per-minute", type=int, default=80,
-                       help="secondary content-creation limit per token and minute")
-    serve.add_argument("--content-per-hour", type=int, default=500,
-                       help="secondary content-creation limit per token and hour")
+    serve.add_argument("--content-per-minute", type=int, default=None,
+                       help="secondary content-creation limit per token and minute "
+                            "(default: the fixture's [limits], else GitHub's 80)")
+    serve.add_argument("--content-per-hour", type=int, default=None,
+                       help="secondary content-creation limit per token and hour "
+                            "(default: the fixture's [limits], else GitHub's 500)")
     sub.add_parser("fixture", help="print the built-in default fixture as JSON")
     args = parser.parse_args(argv)
     if args.command == "fixture":
