@@ -26,7 +26,7 @@ Exit status (every command): 0 success (for ``status``/``read``: a valid journal
 status); 1 refused (the journal forbids the write, or bytes do not match); 2 usage error,
 bad input or configuration; 3 the journal is invalid (fail closed); 4 GitHub could not
 be reached or refused the request (auth, not found, rate limit, outcome unknown);
-130 interrupted.
+70 internal error (a defect); 130 interrupted.
 
 Cold start: this module imports only the standard library; each command imports what it
 needs (githubkit, graphql-core, ...) when it runs.

@@ -237,8 +237,9 @@ def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
 
 
 def _admit(ctx: _Ctx) -> WriteOutcome:
-    from ghattempt.store import Blocked
-
+    """ADR-038 admission. A blocking attempt of this very generation (and authorization)
+    is the same admission already made: reported, not repeated; any other blocking
+    attempt makes the store refuse (``Blocked``, exit 1)."""
     key = _request_key(ctx)
     channel = ctx.cfg.channel(ctx.args.channel)
     generation = _generation(ctx)
@@ -249,17 +250,16 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
                 and blocking.attempt.authorization == ctx.args.authorization:
             return _outcome(ctx, journal, s.pages, key, f"attempt {blocking.id} for {key} is "
                             f"already admitted ({blocking.status})", False)
-        try:
-            state = s.admit(request_key=key, generation=generation, plan=channel.plan,
-                            channel=channel.name, expires_at=_expires_at(ctx),
-                            authorization=ctx.args.authorization)
-        except Blocked:
-            raise
+        state = s.admit(request_key=key, generation=generation, plan=channel.plan,
+                        channel=channel.name, expires_at=_expires_at(ctx),
+                        authorization=ctx.args.authorization)
         return _outcome(ctx, journal, s.pages, key, f"admitted attempt {state.id} for {key}",
                         True)
 
 
 def _successor(ctx: _Ctx) -> WriteOutcome:
+    """Open the successor of the key's chain tip; a pending tip of this generation that
+    already succeeds a non-blocking attempt is that successor (a re-run), reported."""
     key = _request_key(ctx)
     generation = _generation(ctx)
     journal = _find(ctx)
