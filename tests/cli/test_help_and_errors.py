@@ -127,3 +127,11 @@ def test_verify_material(tmp_path) -> None:  # type: ignore[no-untyped-def]
                        stdin=data + b"x")
     assert tampered.returncode == 1
     assert run_cli("verify-material", str(f)).returncode == 2
+
+
+def test_app_serve_without_configuration_is_one_line_exit_2() -> None:
+    proc = run_cli("app", "serve", "--port", "0")
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.startswith("ghattempt: error: app: ") and err.count("\n") == 1
+    assert "GHATTEMPT_APP_" in err
