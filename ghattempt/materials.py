@@ -15,17 +15,46 @@ module only checks retrieved bytes.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .core import Material
+from .github import GitHubProvider
 from .store._errors import MaterialRefused
 
-__all__ = ["Fetch", "MaterialVerifier", "VerifiedMaterial"]
+__all__ = ["Fetch", "MaterialVerifier", "VerifiedMaterial", "repository_file_fetch"]
 
 Fetch = Callable[[Material], bytes]
 """Retrieves a material's bytes through the provider's authenticated API (e.g. a
 repository file at a commit, or a release asset). Raises on any failure."""
+
+_FILE_URL = re.compile(r"(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/(?:blob|raw)/"
+                       r"(?P<ref>[0-9a-f]{40}|[0-9a-f]{64})/(?P<path>[^?#@]+)")
+
+
+def repository_file_fetch(provider: GitHubProvider, *,
+                          server_url: str = "https://github.com") -> Fetch:
+    """A :data:`Fetch` for permanent file URLs of a repository at a commit,
+    ``<server>/<owner>/<repo>/blob/<commit oid>/<path>`` (or ``/raw/``), through the
+    provider's authenticated contents API (files up to 1 MB).
+
+    The fetcher raises ``ValueError`` for any other URL form (a branch name is not
+    permanent) and the provider's errors for a failed download.
+    """
+    prefix = server_url.rstrip("/") + "/"
+
+    def fetch(material: Material) -> bytes:
+        url = material.url
+        match = _FILE_URL.fullmatch(url[len(prefix):]) if url.startswith(prefix) else None
+        if match is None:
+            raise ValueError(f"material {material.id}: {url!r} is not a permanent file URL "
+                             f"{prefix}<owner>/<repo>/blob/<commit oid>/<path>")
+        owner, name = match["repo"].split("/")
+        return provider.repository_file(owner, name, match["path"], match["ref"])
+
+    return fetch
+
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 """Largest material the verifier accepts, in bytes, before fetching."""

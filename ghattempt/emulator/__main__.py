@@ -26,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
     serve.add_argument("--fixture", help="TOML or JSON fixture applied to a new database")
     serve.add_argument("--server-url", default="https://github.com")
+    serve.add_argument("--content-per-minute", type=int, default=None,
+                       help="secondary content-creation limit per token and minute "
+                            "(default: the fixture's [limits], else GitHub's 80)")
+    serve.add_argument("--content-per-hour", type=int, default=None,
+                       help="secondary content-creation limit per token and hour "
+                            "(default: the fixture's [limits], else GitHub's 500)")
     sub.add_parser("fixture", help="print the built-in default fixture as JSON")
     args = parser.parse_args(argv)
     if args.command == "fixture":
@@ -36,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             args.db,
             args.fixture if args.fixture else DEFAULT_FIXTURE,
             server_url=args.server_url,
+            content_per_minute=args.content_per_minute,
+            content_per_hour=args.content_per_hour,
         )
     except FixtureError as exc:
         print(f"emulator: {exc}", file=sys.stderr)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from ._errors import OwnershipLost, ScopeBusy
+from ._errors import ExclusionError, OwnershipLost, ScopeBusy
 from ._scope import Scope
 
 __all__ = ["InMemoryExclusive", "InMemoryOwner"]
@@ -27,9 +27,10 @@ T = TypeVar("T")
 class InMemoryOwner:
     """Owner handle of :class:`InMemoryExclusive` (no expiry: ``remaining()`` is inf)."""
 
-    __slots__ = ("_holder", "_lost_reason", "_scope", "_token")
+    __slots__ = ("_holder", "_lost_reason", "_scope", "_thread", "_token")
 
     def __init__(self, scope: Scope, holder: str, token: int) -> None:
+        self._thread = threading.get_ident()
         self._scope = scope
         self._holder = holder
         self._token = token
@@ -37,17 +38,21 @@ class InMemoryOwner:
 
     @property
     def scope(self) -> Scope:
+        """The scope held."""
         return self._scope
 
     @property
     def holder(self) -> str:
+        """``in-memory/<thread id>/<serial>``."""
         return self._holder
 
     @property
     def fencing_token(self) -> int:
+        """1, 2, 3, ... per scope, in acquisition order."""
         return self._token
 
     def remaining(self) -> float:
+        """``inf`` while held (no expiry), ``-inf`` once released or revoked."""
         return -math.inf if self._lost_reason is not None else math.inf
 
     def assert_owner(self, *, mutating: bool = True) -> None:
@@ -62,6 +67,7 @@ class InMemoryOwner:
 
     @contextmanager
     def mutation(self) -> Iterator[None]:
+        """``assert_owner()``, then the block."""
         self.assert_owner(mutating=True)
         yield
 
@@ -103,6 +109,13 @@ class InMemoryExclusive:
     def hold(self, scope: Scope) -> Iterator[InMemoryOwner]:
         """Hold ``scope``'s lock for the block (see :meth:`ExclusiveAdapter.hold`)."""
         lock = self._lock_for(scope)
+        with self._guard:
+            current = self._owners.get(scope)
+            if current is not None and current._thread == threading.get_ident():
+                raise ExclusionError(
+                    f"writer scope {scope.key} is already held by this thread; a nested "
+                    "hold would wait for itself. Pass the owner down instead."
+                )
         if not lock.acquire(timeout=self._acquire_timeout):
             with self._guard:
                 current = self._owners.get(scope)

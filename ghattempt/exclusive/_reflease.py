@@ -39,6 +39,7 @@ import logging
 import math
 import random
 import secrets
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -47,6 +48,7 @@ from typing import TypeVar
 from ._errors import (
     AmbiguousOutcome,
     BackendError,
+    ExclusionError,
     LeaseCorrupt,
     OwnershipLost,
     RefConflict,
@@ -104,6 +106,8 @@ class RefLease:
         self._clock: Clock = clock if clock is not None else SystemClock()
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
+        self._held_lock = threading.Lock()
+        self._held: set[tuple[int, Scope]] = set()
 
     @property
     def settings(self) -> LeaseSettings:
@@ -125,11 +129,24 @@ class RefLease:
                 the store's capture query), used instead of a first read when its ``name``
                 is this scope's ref.
         """
-        owner = self._acquire(scope, observed)
+        key = (threading.get_ident(), scope)
+        with self._held_lock:
+            if key in self._held:
+                raise ExclusionError(
+                    f"writer scope {scope.key} is already held by this thread through this "
+                    "RefLease; a nested hold would wait for itself. Pass the owner down "
+                    "instead."
+                )
+            self._held.add(key)
         try:
-            yield owner
+            owner = self._acquire(scope, observed)
+            try:
+                yield owner
+            finally:
+                owner._release()
         finally:
-            owner._release()
+            with self._held_lock:
+                self._held.discard(key)
 
     def run(
         self, scope: Scope, fn: Callable[[RefOwner], T], *, observed: RefSnapshot | None = None
@@ -179,7 +196,9 @@ class RefLease:
             backoff = min(backoff * s.backoff_factor, s.backoff_max)
             return max(value, min(s.backoff_initial, s.backoff_max))
 
-        def give_up(current: LeaseRecord | None) -> Exception:
+        def give_up(current: LeaseRecord | None, *, failing: bool = False) -> Exception:
+            """The error for running out of time: an unresolved write of ours, else the
+            backend's failure (``failing``), else the holder seen last."""
             waited = clock.monotonic() - start
             if pending:
                 latest = pending[-1].record
@@ -188,6 +207,8 @@ class RefLease:
                     f"within {waited:.1f} s; if it did, the lease expires by itself at "
                     f"{format_time(latest.expires_at)} (GitHub's clock)"
                 )
+            if failing and last_error is not None:
+                return last_error
             if current is not None:
                 return ScopeBusy(
                     scope_key=scope.key,
@@ -199,8 +220,11 @@ class RefLease:
                 )
             if last_error is not None:
                 return last_error
-            return BackendError(  # pragma: no cover - every path sets one of the above
-                f"could not acquire writer scope {scope.key}", retryable=True
+            return BackendError(
+                f"could not acquire writer scope {scope.key} within {waited:.1f} s: reads "
+                "showed no lease ref but creating it kept conflicting (a lagging read "
+                "replica?); retry later",
+                retryable=True,
             )
 
         current: LeaseRecord | None = None
@@ -214,7 +238,7 @@ class RefLease:
                         raise
                     last_error = exc
                     if not wait(jittered()):
-                        raise give_up(None) from exc
+                        raise give_up(current, failing=True) from exc
                     continue
                 snap_sent = sent
 
@@ -281,7 +305,7 @@ class RefLease:
                     raise
                 last_error = exc
                 if not wait(jittered()):
-                    raise give_up(current) from exc
+                    raise give_up(current, failing=True) from exc
                 snap = None
                 continue
             _log.info("acquired writer scope %s (token %d, expires %s)", scope.key,
@@ -338,14 +362,17 @@ class RefOwner:
 
     @property
     def scope(self) -> Scope:
+        """The scope held."""
         return self._scope
 
     @property
     def holder(self) -> str:
+        """This acquisition's holder id (``holder_label`` + ``/`` + 16 hex nonce)."""
         return self._record.holder
 
     @property
     def fencing_token(self) -> int:
+        """The fencing token, >= 1, strictly greater than every earlier holder's."""
         return self._record.token
 
     @property
@@ -368,7 +395,7 @@ class RefOwner:
 
     # -- the gate ----------------------------------------------------------------------
 
-    def _raise_lost(self) -> OwnershipLost:
+    def _lost_error(self) -> OwnershipLost:
         return OwnershipLost(
             scope_key=self._scope.key,
             holder=self._record.holder,
@@ -403,13 +430,13 @@ class RefOwner:
     def _check(self) -> float:
         """The gate: renew if due, raise if the margin is gone; returns the local time."""
         if self._status != "held":
-            raise self._raise_lost()
+            raise self._lost_error()
         s = self._lease._settings
         clock = self._lease._clock
         if self.remaining() <= s.margin + s.effective_renew_window:
             self._renew()
             if self._status != "held":
-                raise self._raise_lost()
+                raise self._lost_error()
         mono = clock.monotonic()
         left = self._record.expires_at - self._upper_now(mono)
         if left <= s.margin:
@@ -418,7 +445,7 @@ class RefOwner:
                 f"margin of {s.margin:g} s, and renewing did not succeed",
                 moved=False,
             )
-            raise self._raise_lost()
+            raise self._lost_error()
         return mono
 
     # -- renewing and reconciling --------------------------------------------------------

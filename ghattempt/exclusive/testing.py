@@ -107,6 +107,9 @@ class Fault(enum.Enum):
     UNAVAILABLE = "unavailable"
     #: Nothing happens; ``BackendError(retryable=False)`` (a 403 for missing permission).
     DENIED = "denied"
+    #: A read answers from a lagging replica: the ref as it was before its latest write
+    #: (GitHub's reads can lag a just-committed write). Applies to reads only.
+    STALE_READ = "stale_read"
 
 
 def _oid(parent: str | None, message: str, serial: int) -> str:
@@ -143,6 +146,7 @@ class MemoryRefBackend:
         self.latency = latency
         self._lock = threading.RLock()
         self._heads: dict[str, tuple[str, str]] = {}
+        self._before: dict[str, tuple[str, str] | None] = {}  # head before the last write
         self._history: dict[str, list[str]] = {}
         self._serial = 0
         self._faults: dict[str, deque[Fault]] = {}
@@ -198,6 +202,7 @@ class MemoryRefBackend:
     # -- internals ---------------------------------------------------------------------
 
     def _commit(self, name: str, parent: str | None, message: str) -> str:
+        self._before[name] = self._heads.get(name)
         self._serial += 1
         oid = _oid(parent, message, self._serial)
         self._heads[name] = (oid, message)
@@ -266,6 +271,8 @@ class MemoryRefBackend:
             if fault is Fault.DENIED:
                 raise BackendError(f"read {name}: 403 Resource not accessible", retryable=False)
             head = self._heads.get(name)
+            if fault is Fault.STALE_READ and name in self._before:
+                head = self._before[name]
             date = self._date()
         self._half_latency()
         if head is None:

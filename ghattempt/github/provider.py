@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 from .capture import CaptureResult, capture_pages
 from .config import ProviderConfig
@@ -437,6 +438,36 @@ class GitHubProvider:
                     method=outcome.method, url=outcome.url)
             return data
         return payload if isinstance(payload, dict) else {"value": payload}
+
+    # -- files ------------------------------------------------------------------------
+
+    def repository_file(self, owner: str, name: str, path: str, ref: str) -> bytes:
+        """A file's bytes at ``ref`` (a commit oid), through the authenticated REST contents
+        API (``GET /repos/{owner}/{repo}/contents/{path}?ref=``; base64, files up to 1 MB).
+
+        Raises:
+            InputError: ``path`` is empty, absolute or climbs out (``..``).
+            NotFound: no such file at that commit.
+            GitHubRefused: the answer is not one base64 file (a directory, a symlink, or a
+                file larger than the JSON contents API returns).
+        """
+        parts = path.split("/")
+        if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise InputError(f"file path must be relative without '.' or '..', got {path!r}")
+        route = "GET /repos/{owner}/{repo}/contents/{path}"
+        quoted = "/".join(quote(p, safe="") for p in parts)
+        out = self._transport.rest(
+            "GET", route, f"repos/{check_segment(owner, 'owner')}/"
+            f"{check_segment(name, 'repository')}/contents/{quoted}?ref={_oid(ref, 'ref')}", {})
+        if (not isinstance(out, dict) or out.get("type") != "file"
+                or out.get("encoding") != "base64" or not isinstance(out.get("content"), str)):
+            raise GitHubRefused(f"{route}: {path} at {ref} is not a base64 file answer (a "
+                                "directory, a symlink, or larger than 1 MB)", operation=route)
+        try:
+            return base64.b64decode(out["content"].replace("\n", ""), validate=True)
+        except ValueError:
+            raise GitHubRefused(f"{route}: the content of {path} is not base64",
+                                operation=route) from None
 
     # -- refs (the lease) -------------------------------------------------------------
 

@@ -58,8 +58,8 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, LeaseRecord, Owner, RefLease, RefSnapshot, Scope
-from ..exclusive import LeaseCorrupt as _LeaseCorrupt
+from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
+from ..exclusive._github import GitHubRefBackend
 from ..github import (
     AmbiguousOutcome,
     Comment,
@@ -421,9 +421,10 @@ class BusinessAttemptStore:
     def session(self, journal: Journal) -> Iterator[Session]:
         """Hold the journal's writer scope, capture and replay it; yield a :class:`Session`.
 
-        With a :class:`RefLease` the lease ref is read in the capture's first request
-        and handed to the lease; if another writer acquired the scope in between (the
-        fencing token is not the one after the observed lease) the journal is captured
+        With a :class:`RefLease` over a :class:`GitHubRefBackend` the lease ref is read
+        in the capture's first request and handed to the lease. The capture is kept only
+        when the lease was acquired by a compare-and-set from exactly the head read with
+        it (then no writer held the scope in between); otherwise the journal is captured
         again under the lease.
 
         Raises:
@@ -432,24 +433,22 @@ class BusinessAttemptStore:
         """
         adapter = self._exclusive
         scope = journal.scope
-        if isinstance(adapter, RefLease):
+        backend = adapter.backend if isinstance(adapter, RefLease) else None
+        if isinstance(adapter, RefLease) and isinstance(backend, GitHubRefBackend):
             name = scope.ref_name(adapter.settings.ref_prefix)
             result, ref, seen_at = self._provider.capture_with_ref(
                 self._owner_name, self._repo_name, journal.number, name)
             message = ref.commit.message if ref is not None and ref.commit is not None else None
-            snap = RefSnapshot(name, ref.target_oid if ref is not None else None, message,
+            observed = ref.target_oid if ref is not None else None
+            snap = RefSnapshot(name, observed, message,
                                math.floor(seen_at if seen_at is not None else 0))
-            expected = 1
-            if ref is not None and message is not None:
-                try:
-                    expected = LeaseRecord.from_message(message, ref=name, scope=scope).token + 1
-                except _LeaseCorrupt:
-                    expected = -1  # hold() raises LeaseCorrupt itself
             self._step("captured")
             with adapter.hold(scope, observed=snap) as owner:
                 self._step("acquired")
                 pages = list(result.pages)
-                if owner.fencing_token != expected:
+                if backend.acquired_from(name, owner.holder) != observed:
+                    # the lease was not taken from the head read with the journal:
+                    # someone may have written in between
                     pages = self.capture(journal)
                     self._step("captured")
                 owner.assert_owner(mutating=False)

@@ -120,3 +120,14 @@ def test_it_says_loudly_that_it_is_for_tests_only():
 def test_bad_timeout_is_refused():
     with pytest.raises(ValueError):
         InMemoryExclusive(acquire_timeout=-1)
+
+
+def test_a_nested_hold_in_the_same_thread_is_refused_at_once():
+    from ghattempt.exclusive import ExclusionError
+
+    adapter = InMemoryExclusive(acquire_timeout=5.0)
+    with adapter.hold(SCOPE) as owner:
+        with pytest.raises(ExclusionError, match="already held by this thread"):
+            with adapter.hold(SCOPE):
+                pass
+        owner.assert_owner()

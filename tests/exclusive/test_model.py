@@ -161,7 +161,7 @@ def simulate(script, offsets, latency, rates, seed, writer_offsets=(0,) * WRITER
                 backend.inject("advance", renew_fault)
             try:
                 with owner.mutation():
-                    start = backend.server_now()
+                    start = world.monotonic()  # exact arithmetic: compare windows only
                     if answered:
                         world.advance(duration)
                         windows.append((owner.holder, owner.fencing_token, start, start + duration))

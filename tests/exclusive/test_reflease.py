@@ -143,9 +143,10 @@ def test_after_release_the_owner_refuses_mutations(backend, clock):
 
 def test_a_busy_scope_raises_scope_busy_naming_holder_and_expiry(backend, clock):
     lease = make_lease(backend, clock)
+    other = make_lease(backend, clock)
     with lease.hold(SCOPE) as first:
         with pytest.raises(ScopeBusy) as info:
-            with lease.hold(SCOPE):
+            with other.hold(SCOPE):
                 pass
         busy = info.value
         assert busy.holder == first.holder
@@ -259,7 +260,7 @@ def test_a_paused_holder_whose_lease_expired_cannot_commit(backend, clock):
     paused = paused_cm.__enter__()
     journal.append(paused)
     clock.advance(500)  # a GC pause, a stopped runner: the lease expired long ago
-    with lease.hold(SCOPE) as successor:
+    with make_lease(backend, clock).hold(SCOPE) as successor:
         journal.append(successor)
         with pytest.raises(OwnershipLost) as info:
             journal.append(paused)  # the paused writer wakes up and tries its next append
@@ -664,3 +665,148 @@ def test_an_acquire_whose_outcome_stays_unknown_says_so(backend, clock):
         with lease.hold(SCOPE, observed=observed):
             pass
     assert sum(clock.sleeps) == pytest.approx(5.0)
+
+
+def test_a_nested_hold_in_the_same_thread_is_refused_at_once(backend, clock):
+    from ghattempt.exclusive import ExclusionError
+
+    lease = make_lease(backend, clock, acquire_timeout=60.0)
+    with lease.hold(SCOPE) as owner:
+        with pytest.raises(ExclusionError, match="already held by this thread"):
+            with lease.hold(SCOPE):
+                pass
+        assert clock.sleeps == []
+        owner.assert_owner()
+    with lease.hold(SCOPE) as again:  # the guard is cleared on exit
+        assert again.fencing_token == 2
+    backend.inject("read", Fault.DENIED)
+    with pytest.raises(BackendError):
+        with lease.hold(SCOPE):
+            pass
+    with lease.hold(SCOPE):  # also cleared when acquiring fails
+        pass
+
+
+def test_a_lagging_read_after_a_lost_answer_does_not_fool_the_reconciliation(backend, clock):
+    lease = make_lease(backend, clock, acquire_timeout=10.0)
+    backend.inject("create", Fault.LOST_AFTER_COMMIT)
+    original = backend.read_ref
+    reads = []
+
+    def read_ref(name):
+        reads.append(name)
+        if len(reads) == 2:  # the reconciling read hits a lagging replica
+            backend.inject("read", Fault.STALE_READ)
+        return original(name)
+
+    backend.read_ref = read_ref
+    with lease.hold(SCOPE) as owner:
+        assert owner.fencing_token == 1
+        assert head_record(backend).holder == owner.holder
+        # create, lost; stale read (absent) -> the same create again -> conflict -> fresh read
+        assert backend.calls["create"] == 2
+    assert len(backend.history(REF)) == 2  # one acquire, one release: no second lease
+
+
+def test_a_lagging_read_after_a_lost_renewal_keeps_the_old_lease_then_adopts(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        clock.advance(70)
+        old = owner.expires_at
+        backend.inject("advance", Fault.LOST_AFTER_COMMIT)
+        backend.inject("read", Fault.STALE_READ)
+        owner.assert_owner()  # renewal landed, the read lagged: still on the old lease
+        assert owner.expires_at == old
+        clock.advance(5)
+        owner.assert_owner()  # next renewal conflicts, a fresh read shows ours: adopted
+        assert owner.expires_at > old
+        assert head_record(backend).holder == owner.holder
+    assert head_record(backend).state == "released"
+
+
+def test_release_stays_quiet_for_the_latest_unanswered_mutation(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        for _ in range(2):
+            with contextlib.suppress(TimeoutError):
+                with owner.mutation():
+                    clock.advance(20)
+                    raise TimeoutError
+        with owner.mutation():  # an answered one does not close the earlier windows
+            pass
+        last_unanswered_gate = backend.server_now() - 20
+    released = head_record(backend)
+    assert released.expires_at >= last_unanswered_gate + 35
+
+
+def test_a_bare_assert_owner_keeps_the_scope_quiet_after_release(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        owner.assert_owner()  # a mutation may follow; nobody tells us its answer came
+        gate = backend.server_now()
+    assert head_record(backend).expires_at >= gate + 35
+
+
+def test_reads_that_keep_lagging_end_in_a_clear_error(backend, clock):
+    backend.force(REF, LeaseRecord(SCOPE, "x/1", 1, 0, "released").to_message())
+    # every read answers from before that write: the ref looks absent, creating conflicts
+    backend.inject("read", *([Fault.STALE_READ] * 100))
+    lease = make_lease(backend, clock, acquire_timeout=10.0)
+    with pytest.raises(BackendError, match="lagging") as info:
+        with lease.hold(SCOPE):
+            pass
+    assert info.value.retryable
+    assert backend.calls["create"] >= 2
+
+
+def test_a_ref_that_does_not_point_to_a_commit_is_corrupt(backend, clock):
+    tag = RefSnapshot(name=REF, oid="a" * 40, message=None, server_time=1_800_000_000)
+    with pytest.raises(LeaseCorrupt, match="does not point to a commit"):
+        with make_lease(backend, clock).hold(SCOPE, observed=tag):
+            pass
+
+
+def test_a_failing_compare_and_set_is_retried_after_backoff(backend, clock):
+    lease = make_lease(backend, clock, acquire_timeout=30.0)
+    backend.inject("create", Fault.UNAVAILABLE)
+    with lease.hold(SCOPE) as owner:
+        assert owner.fencing_token == 1
+    assert backend.calls["create"] == 2 and len(clock.sleeps) == 1
+    backend.inject("advance", *([Fault.UNAVAILABLE] * 100))
+    with pytest.raises(BackendError, match="502"):
+        with lease.hold(SCOPE):
+            pass
+
+
+def test_ambiguous_writes_that_never_resolve_give_up_at_the_deadline(backend, clock):
+    lease = make_lease(backend, clock, acquire_timeout=10.0)
+    backend.inject("create", *([Fault.LOST_BEFORE_COMMIT] * 100))
+    with pytest.raises(AmbiguousOutcome, match="expires by itself"):
+        with lease.hold(SCOPE):
+            pass
+    assert sum(clock.sleeps) == pytest.approx(10.0)
+    assert backend.head(REF) is None
+
+
+def test_an_unreadable_ref_after_a_lost_renewal_keeps_the_old_lease(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        clock.advance(70)
+        old = owner.expires_at
+        backend.inject("advance", Fault.LOST_AFTER_COMMIT)
+        backend.inject("read", Fault.UNAVAILABLE)
+        owner.assert_owner()  # inconclusive: 49 s > 35 s left on the lease we can prove
+        assert owner.expires_at == old
+        clock.advance(14)  # 35 s left: no more mutations on the old lease
+        owner.assert_owner()  # the next renewal conflicts; a fresh read shows ours
+        assert owner.expires_at > old
+
+
+def test_system_clock_counts_forward():
+    from ghattempt.exclusive import SystemClock
+
+    clock = SystemClock()
+    first = clock.monotonic()
+    clock.sleep(-1.0)  # clamped, returns at once
+    clock.sleep(0.001)
+    assert clock.monotonic() > first

@@ -503,3 +503,28 @@ def test_provider_timeout_must_fit_the_lease(world: World):
 
 def test_provider_is_typed(world: World):
     assert isinstance(world.gh, GitHubProvider)
+
+
+def test_a_journal_forged_by_another_account_is_not_taken(world: World):
+    intent = world.store.intent(5, "main")
+    alice = h.provider(emu=world.emu, token="ghp_alice")
+    category = next(c.id for c in alice.repository(h.OWNER, h.NAME).categories
+                    if c.slug == h.CATEGORY)
+    forged = alice.create_discussion(world.repo_id, category, "Release journal: #5 into main",
+                                     render_body(intent))
+    journal = world.store.open_journal(5, "main")
+    assert journal.discussion_id != forged.id and journal.intent == intent
+    v = world.store.verdict(journal)
+    assert v.status == "empty" and v.valid
+
+
+def test_lost_ownership_before_the_mutation_writes_nothing(world: World):
+    memory = InMemoryExclusive()
+    store = world.new_store(exclusive=memory)
+    a = admit(world)
+    before = len(world.comments())
+    with store.session(world.journal) as s:
+        memory.revoke(world.journal.scope)
+        with pytest.raises(OwnershipLost):
+            s.append(a.id, key="k1", phase="admission", status="started")
+    assert len(world.comments()) == before
