@@ -1,4 +1,5 @@
-"""Writer commands: ``admit``, ``record``, ``successor``, ``expire``, ``rollback``.
+"""Writer commands: ``admit``, ``record``, ``successor``, ``supersede``, ``expire``,
+``rollback``.
 
 Shape::
 
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider
     from ghattempt.store import BusinessAttemptStore, Journal, Session
 
-__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor"]
+__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor",
+           "supersede"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/@+=-]+")
@@ -279,6 +281,26 @@ def _successor(ctx: _Ctx) -> WriteOutcome:
                         f"{result.attempt.id} of {tip.id}", True)
 
 
+def _supersede(ctx: _Ctx) -> WriteOutcome:
+    """A new generation (a push, a moved base): the key's chain tip is recorded
+    ``superseded`` and an attempt for the current generation succeeds it, in one scope."""
+    key = _request_key(ctx)
+    generation = _generation(ctx)
+    journal = _find(ctx)
+    reason = ctx.args.reason or f"new generation: head {generation.source_commit[:12]}"
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        if tip.generation_id == generation.id:
+            raise CliError(1, f"attempt {tip.id} is already of the current generation "
+                              "(same head, tree, config and base): nothing to supersede")
+        channel = ctx.cfg.channel(ctx.args.channel or tip.attempt.channel)
+        state = s.supersede(tip.id, generation=generation, reason=reason,
+                            expires_at=_expires_at(ctx), plan=channel.plan,
+                            channel=channel.name)
+        return _outcome(ctx, journal, s.pages, key, f"superseded {tip.id}; admitted "
+                        f"{state.id} for the new generation", True)
+
+
 def _record(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     journal = _find(ctx)
@@ -323,8 +345,8 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
                         not result.replayed)
 
 
-_COMMANDS = {"admit": _admit, "successor": _successor, "record": _record, "expire": _expire,
-             "rollback": _rollback}
+_COMMANDS = {"admit": _admit, "successor": _successor, "supersede": _supersede,
+             "record": _record, "expire": _expire, "rollback": _rollback}
 
 
 def perform(command: str, args: Any) -> WriteOutcome:
@@ -363,6 +385,11 @@ def record(args: Any) -> int:
 def successor(args: Any) -> int:
     """``ghattempt successor``."""
     return _cli("successor", args)
+
+
+def supersede(args: Any) -> int:
+    """``ghattempt supersede``."""
+    return _cli("supersede", args)
 
 
 def expire(args: Any) -> int:

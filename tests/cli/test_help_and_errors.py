@@ -11,7 +11,8 @@ from ghattempt.cli import EXIT_CODES, build_parser, main
 
 from .conftest import cli_env, run_cli
 
-COMMANDS = ["status", "capture", "admit", "record", "successor", "expire", "rollback",
+COMMANDS = ["status", "capture", "admit", "record", "successor", "supersede", "expire",
+            "rollback",
             "verify-material", "emulator serve", "app serve", "demo"]
 
 
