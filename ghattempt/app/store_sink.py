@@ -421,10 +421,11 @@ class StoreSink:
         naming the change and the reader's verdict.
 
         Idempotent by key: a check run of that head whose ``external_id`` is the key
-        answers ``already-applied``. The pull request comes from the intent record in the Discussion's body (or, for
-        an edited journal, in the body before the edit). An edited or deleted record
-        stops contributing: the journal may still read valid (the last record simply
-        vanished) or fail closed (a gap, a broken link); both are reported as failing.
+        answers ``already-applied``. The pull request comes from the intent record in
+        the Discussion's body (or, for an edited journal, in the body before the edit).
+        An edited or deleted record stops contributing: the journal may still read valid
+        (the last record simply vanished) or fail closed (a gap, a broken link); both
+        are reported as failing.
         """
 
         def body() -> SinkResult:
