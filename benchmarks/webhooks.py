@@ -18,9 +18,17 @@ into ``.cache/probot-bench/`` on first use, run with node on 127.0.0.1; its hand
 only counts), for a side-by-side ratio. Probot keeps nothing durable before it
 answers; ghattempt fsyncs every accepted delivery first.
 
+With ``--store N`` it then measures the store sink: the server with the default sink
+(``StoreSink``) against the HTTP emulator (``python -m ghattempt.emulator serve``, App
+auth), one pull request opened, then ``N`` signed ``workflow_job`` ``completed``
+deliveries (``action_required``: each appends a ``waiting`` event to the attempt);
+it prints the seconds from the first answer until the worker has written all of them
+(deliveries per second through the store, ms per delivery) and checks the journal with
+the reader.
+
 Usage: ``.venv/bin/python benchmarks/webhooks.py [--count N] [--rate R] [--seconds S]
-[--concurrency C] [--no-probot]``. Bounded: every phase stops at its count or after
-``--timeout`` seconds.
+[--concurrency C] [--no-probot] [--store N]``. Bounded: every phase stops at its count
+or after ``--timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -305,6 +313,128 @@ def run_ghattempt(work: Path, key: Path, args: argparse.Namespace) -> Result:
         stop(proc)
 
 
+STORE_CONFIG = """
+[journal]
+category = "release-journal"
+[writer]
+login = "ghattempt-app"
+database_id = 5550001
+[channels.release]
+plan = ["build"]
+[pacing]
+write_interval = 0
+[[app.jobs]]
+workflow = "ci.yml"
+job = "compile"
+phase = "build"
+"""
+
+
+def _signed(event: str, payload: dict[str, object]) -> tuple[bytes, dict[str, str]]:
+    body = json.dumps(payload).encode()
+    sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return body, {"X-GitHub-Event": event, "X-GitHub-Delivery": str(uuid.uuid4()),
+                  "X-Hub-Signature-256": sig, "Content-Type": "application/json"}
+
+
+def run_store(work: Path, key: Path, args: argparse.Namespace) -> None:
+    """The store sink against the HTTP emulator: ``args.store`` job results."""
+    import copy
+
+    from cryptography.hazmat.primitives import serialization
+
+    from ghattempt.core import read_journal
+    from ghattempt.emulator import DEFAULT_FIXTURE
+    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+    pem = serialization.load_pem_private_key(key.read_bytes(), password=None)
+    public = pem.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    fixture = copy.deepcopy(DEFAULT_FIXTURE)
+    for actor in fixture["actors"]:
+        if actor["login"] == "ghattempt-app":
+            actor["database_id"] = 5550001
+    fixture["apps"] = [{"app_id": 12345, "slug": "ghattempt-app", "public_key": public,
+                        "installations": [{"id": 777, "role": "write"}]}]
+    fixture["limits"] = {"content_per_minute": 100000, "content_per_hour": 100000,
+                         "points_per_minute": 1000000}
+    (work / "fixture.json").write_text(json.dumps(fixture))
+    emu = subprocess.Popen(
+        [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
+         "--db", str(work / "emu.db"), "--fixture", str(work / "fixture.json")],
+        stdout=subprocess.PIPE, stderr=(work / "emulator.log").open("wb"), cwd=ROOT)
+    assert emu.stdout is not None
+    emu_url = emu.stdout.readline().decode().split()[-1]
+    port = free_port()
+    env = {**os.environ, "GHATTEMPT_APP_ID": "12345", "GHATTEMPT_APP_PRIVATE_KEY_FILE": str(key),
+           "GHATTEMPT_WEBHOOK_SECRET": SECRET, "GHATTEMPT_APP_STATE": str(work / "store.sqlite"),
+           "GHATTEMPT_GITHUB_API_URL": emu_url + "/", "GHATTEMPT_HTTP_TIMEOUT": "10"}
+    env.pop("GHATTEMPT_APP_SINK", None)
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), base_url=emu_url + "/",
+                                       mutation_interval=0.0, timeout=10))
+    proc = None
+    try:
+        repo_id = gh.repository("octo-org", "widgets").id
+        pr = gh.pull_request("octo-org", "widgets", 1)
+        head = gh.create_commit_on_branch(
+            "octo-org/widgets", "feature", expected_head_oid=pr.head_oid, headline="config",
+            additions={".github/ghattempt.toml": STORE_CONFIG.encode()}).oid
+        index = {e["name"]: e["examples"] for e in json.loads(EXAMPLES.read_text())}
+        repo = {"node_id": repo_id, "full_name": "octo-org/widgets", "name": "widgets"}
+        opened = copy.deepcopy(next(e for e in index["pull_request"]
+                                    if e.get("action") == "opened"))
+        opened.update(repository={**opened["repository"], **repo}, installation={"id": 777})
+        opened["pull_request"].update(number=1)
+        opened["pull_request"]["head"].update(sha=head, ref="feature")
+        opened["pull_request"]["base"].update(sha=pr.base_oid, ref="main")
+        job = next(e for e in index["workflow_job"] if e.get("action") == "completed")
+        jobs = []
+        for i in range(args.store):
+            p = copy.deepcopy(job)
+            p.update(repository={**p["repository"], **repo}, installation={"id": 777})
+            p["workflow_job"].update(id=1000 + i, run_id=77, run_attempt=1, name="compile",
+                                     workflow_name="CI", head_sha=head,
+                                     conclusion="action_required")
+            jobs.append(_signed("workflow_job", p))
+        httpx.post(f"{emu_url}/_emulator/runs", json={
+            "repository": "octo-org/widgets", "run_id": 77, "path": ".github/workflows/ci.yml",
+            "name": "CI", "head_sha": head}, timeout=10)
+        with (work / "store-server.log").open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ghattempt.app", "serve", "--host", "127.0.0.1",
+                 "--port", str(port), "--log-level", "warning"],
+                env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        base = f"http://127.0.0.1:{port}"
+        wait_ready(base, proc)
+        body, hdrs = _signed("pull_request", opened)
+        httpx.post(base + "/webhook", content=body, headers=hdrs, timeout=10)
+        first = wait_drained(base, args.timeout)
+        started = time.monotonic()
+        with httpx.Client(timeout=10) as client:
+            for body, hdrs in jobs:
+                client.post(base + "/webhook", content=body, headers=hdrs)
+        wait_drained(base, args.timeout)
+        took = time.monotonic() - started
+        counts = httpx.get(base + "/healthz", timeout=5).json()["inbox"]
+        number = max(d["number"] for r in httpx.get(f"{emu_url}/_emulator/state",
+                                                     timeout=10).json()["repositories"]
+                     for d in r["discussions"])
+        pages = list(gh.capture("octo-org", "widgets", number).pages)
+        verdict = read_journal(pages, writer="ghattempt-app", repository_id=repo_id,
+                               writer_id=5550001)
+        events = len(verdict.current.events) if verdict.current is not None else 0
+        print(f"store sink over the HTTP emulator: open {first:.2f} s (token exchange, "
+              f"journal, attempt); {args.store} job results in {took:.2f} s = "
+              f"{args.store / took:.1f} deliveries/s, {took / args.store * 1000:.0f} ms each; "
+              f"inbox {counts}; journal {verdict.status}, {events} events")
+    finally:
+        if proc is not None:
+            stop(proc)
+        gh.close()
+        emu.terminate()
+        emu.wait(10)
+
+
 def ensure_probot() -> bool:
     if not shutil.which("node") or not shutil.which("npm"):
         print("probot: node/npm not found; skipping the side-by-side run", file=sys.stderr)
@@ -343,6 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="fixed-rate duration")
     parser.add_argument("--timeout", type=float, default=120.0, help="bound per phase, s")
     parser.add_argument("--no-probot", action="store_true")
+    parser.add_argument("--store", type=int, default=0,
+                        help="job results sent through the store sink (0: skip)")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     results = []
@@ -353,6 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(run_ghattempt(work, key, args))
         if not args.no_probot and ensure_probot():
             results.append(run_probot(work, key, args))
+        if args.store:
+            run_store(work, key, args)
     print(f"{'server':<10} {'deliv/s':>9} {'errors':>6} {'drain s':>8} | at {args.rate:.0f}/s "
           f"for {args.seconds:.0f} s: {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'rate':>6} "
           f"{'errors':>6}")
