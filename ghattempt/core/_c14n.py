@@ -121,8 +121,8 @@ def _reject_constant(name: str) -> Any:
 decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
 """Parse JSON text (stdin): like ``json.loads`` but ``NaN``/``Infinity`` are not JSON."""
 
-_scan_record: Callable[[str, int], tuple[Any, int]] = getattr(
-    json.JSONDecoder(parse_float=_reject_float, parse_constant=_reject_constant), "scan_once")
+_scan_record: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+    parse_float=_reject_float, parse_constant=_reject_constant).scan_once  # type: ignore[attr-defined]
 
 
 def decode_record(line: str) -> Any:

@@ -273,8 +273,12 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
     by_digest: dict[str, Event] = {}
     nodes: dict[str, list[str]] = {}
     ignored = 0
+    intent, aid, gid = ctx.intent.digest, attempt.digest, attempt.generation_id
     for reply in replies:
-        if not reply.contributes(writer, writer_id):
+        # Comment.contributes (section 6), written inline: this loop runs per event.
+        if not (reply.login == writer and (writer_id is None or reply.database_id == writer_id)
+                and reply.last_edited_at is None and not reply.includes_created_edit
+                and reply.deleted_at is None):
             ignored += 1
             continue
         try:
@@ -285,7 +289,8 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             ignored += 1
             continue
         assert isinstance(event, Event)
-        ctx.check_identity(attempt, event, f"reply {reply.id}")
+        if event.intent != intent or event.attempt != aid or event.generation != gid:
+            ctx.check_identity(attempt, event, f"reply {reply.id}")  # raises identity_drift
         if event.digest in by_digest:
             nodes[event.digest].append(reply.id)
         else:
