@@ -224,10 +224,14 @@ class _Context:
             yield current
             current = self.roots.get(current.predecessor) if current.predecessor else None
 
-    def check_identity(self, attempt: Attempt, event: Event, where: str) -> None:
-        """Section 4 (event): intent, attempt and generation are those of its root."""
+    def check_identity(self, attempt: Attempt, event: Event, reply_id: str) -> None:
+        """Section 4 (event): intent, attempt and generation are those of its root.
+
+        ``reply_id`` names the reply in the failure's detail (or "the event").
+        """
         if (event.intent != self.intent.digest or event.attempt != attempt.digest
                 or event.generation != attempt.generation_id):
+            where = reply_id if reply_id == "the event" else f"reply {reply_id}"
             raise JournalInvalid("identity_drift", f"{where} names another intent, attempt or "
                                  f"generation than its root {attempt.digest}")
 
@@ -273,12 +277,8 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
     by_digest: dict[str, Event] = {}
     nodes: dict[str, list[str]] = {}
     ignored = 0
-    intent, aid, gid = ctx.intent.digest, attempt.digest, attempt.generation_id
     for reply in replies:
-        # Comment.contributes (section 6), written inline: this loop runs per event.
-        if not (reply.login == writer and (writer_id is None or reply.database_id == writer_id)
-                and reply.last_edited_at is None and not reply.includes_created_edit
-                and reply.deleted_at is None):
+        if not reply.contributes(writer, writer_id):
             ignored += 1
             continue
         try:
@@ -289,8 +289,7 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             ignored += 1
             continue
         assert isinstance(event, Event)
-        if event.intent != intent or event.attempt != aid or event.generation != gid:
-            ctx.check_identity(attempt, event, f"reply {reply.id}")  # raises identity_drift
+        ctx.check_identity(attempt, event, reply.id)
         if event.digest in by_digest:
             nodes[event.digest].append(reply.id)
         else:
