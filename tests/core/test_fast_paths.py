@@ -89,3 +89,21 @@ def test_cached_writers_are_equal_to_fresh_ones_and_never_shared_across_values()
         with pytest.raises(Exception) as caught:
             parse_line(forge(other, writer=bad))
         assert getattr(caught.value, "code", None) == "bad_record", bad
+
+
+def test_the_hot_path_event_constructor_makes_the_same_frozen_event() -> None:
+    import dataclasses
+
+    from ghattempt.core._records import Event, _make_event
+
+    s = Scenario()
+    a = s.attempt(plan=("admission",))
+    built = a.build("admission", "waiting", "queued", materials=[a.material("m")])
+    values = [getattr(built, f.name) for f in dataclasses.fields(Event)]
+    made = _make_event(*values)
+    assert type(made) is Event and made == built and hash(made) == hash(built)
+    assert repr(made) == repr(built) and made.to_dict() == built.to_dict()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.seq = 2  # type: ignore[misc]
+    assert dataclasses.replace(made, seq=2).seq == 2
+    assert parse_line(forge(built)) == built
