@@ -7,7 +7,7 @@ Sync, one instance per thread. Methods take and return small frozen records
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
@@ -284,14 +284,17 @@ class GitHubProvider:
             after = cursor
 
     def capture_with_ref(self, owner: str, name: str, number: int, ref_name: str, *,
-                         expect_comment_ids: Iterable[str] = ()
-                         ) -> tuple[CaptureResult, Ref | None, float | None]:
+                         expect_comment_ids: Iterable[str] = (),
+                         stop_if: Callable[[Ref | None, float | None], bool] | None = None,
+                         ) -> tuple[CaptureResult | None, Ref | None, float | None]:
         """:meth:`capture` whose first page also reads ``ref_name`` (``JournalPageLease``).
 
         Returns the capture (its pages are plain ``JournalPage``/``RepliesPage`` responses:
         the ``lease`` field is removed), the ref as read in the same snapshot as the final
         capture's first page (None when absent), and GitHub's clock (POSIX seconds, from
-        ``Date``) at that answer.
+        ``Date``) at that answer. When ``stop_if(ref, server_time)`` is true after the
+        first page (e.g. another writer holds the lease, so the capture would be stale by
+        the time it is used), paging stops and the capture returned is None.
         """
         seen: dict[str, Any] = {}
 
@@ -301,25 +304,22 @@ class GitHubProvider:
             page = self._query("JournalPageLease", {**variables, "lease": _qualified(ref_name)})
             repo = (page.get("data") or {}).get("repository")
             if isinstance(repo, dict):
-                ref = repo.pop("lease", None)
-                seen["ref"] = ref
+                seen["ref"] = _lease_ref(repo.pop("lease", None))
                 seen["time"] = self._transport.last_date
+                if stop_if is not None and stop_if(seen["ref"], seen["time"]):
+                    raise _StopCapture
             return page
 
         check_segment(owner, "owner")
         check_segment(name, "repository")
         _positive(number, "number")
-        result = capture_pages(send, owner, name, number,
-                               expect=frozenset(expect_comment_ids), policy=self._config.retry,
-                               sleep=self._config.sleep)
-        raw = seen.get("ref")
-        ref: Ref | None = None
-        if isinstance(raw, dict):
-            target = raw.get("target") or {}
-            commit = Commit(target["oid"], target["message"]) if "message" in target else None
-            ref = Ref(raw.get("id", ""), raw["prefix"] + raw["name"], target.get("oid", ""),
-                      commit)
-        return result, ref, seen.get("time")
+        try:
+            result: CaptureResult | None = capture_pages(
+                send, owner, name, number, expect=frozenset(expect_comment_ids),
+                policy=self._config.retry, sleep=self._config.sleep)
+        except _StopCapture:
+            result = None
+        return result, seen.get("ref"), seen.get("time")
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,
                           body: str) -> Discussion:
@@ -592,6 +592,18 @@ def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
         return None, None
     db = author.get("databaseId")
     return author.get("login"), db if isinstance(db, int) else None
+
+
+class _StopCapture(Exception):
+    """Raised inside a capture to stop paging (``capture_with_ref(stop_if=...)``)."""
+
+
+def _lease_ref(raw: Any) -> Ref | None:
+    if not isinstance(raw, dict):
+        return None
+    target = raw.get("target") or {}
+    commit = Commit(target["oid"], target["message"]) if "message" in target else None
+    return Ref(raw.get("id", ""), raw["prefix"] + raw["name"], target.get("oid", ""), commit)
 
 
 def _positive(value: int, what: str) -> int:

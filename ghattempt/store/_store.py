@@ -58,14 +58,24 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
+from ..exclusive import (
+    ExclusiveAdapter,
+    LeaseCorrupt,
+    LeaseRecord,
+    Owner,
+    RefLease,
+    RefSnapshot,
+    Scope,
+)
 from ..exclusive._github import GitHubRefBackend
 from ..github import (
     AmbiguousOutcome,
     Comment,
     DiscussionSummary,
     GitHubProvider,
+    RateLimited,
     ReadLagExceeded,
+    Ref,
 )
 from ._errors import (
     AuthorizationReused,
@@ -95,6 +105,12 @@ log = logging.getLogger("ghattempt.store")
 
 MAX_SENDS = 3
 """How often one record's bytes are sent at most (the first send included)."""
+
+MAX_RATE_WAITS = 3
+"""How often one write waits out a rate limit (GitHub did not execute it) before giving up."""
+
+MAX_RATE_WAIT = 120.0
+"""The longest ``retry-after`` (seconds) a write waits out; a longer one is raised."""
 
 _WRITE_PERMISSIONS = frozenset({"WRITE", "MAINTAIN", "ADMIN"})
 
@@ -199,7 +215,7 @@ class BusinessAttemptStore:
         max_records, max_attempts: the reader's history bounds.
         observer: called with a step name at each step of a write (``captured``,
             ``acquired``, ``built``, ``sending``, ``sent``, ``ambiguous``, ``read-back``,
-            ``released``); for logging and tests.
+            ``rate-limited``, ``released``); for logging and tests.
 
     Raises:
         StoreInputError: a value is malformed, or the provider's timeout exceeds the
@@ -346,9 +362,19 @@ class BusinessAttemptStore:
                                                      self._require_category()):
             if self._matches(d, intent):
                 if not d.locked:
-                    self._provider.lock(d.id)
+                    self._lock(d.id)
                 return Journal(intent, d.id, d.number)
         return None
+
+    def _lock(self, discussion_id: str) -> None:
+        """``lockLockable``; locking is idempotent, so an unclear outcome is sent again."""
+        for attempt in range(MAX_SENDS):
+            try:
+                self._provider.lock(discussion_id)
+                return
+            except AmbiguousOutcome:
+                if attempt == MAX_SENDS - 1:
+                    raise
 
     def _require_category(self) -> str:
         if self._category_id is None:
@@ -391,7 +417,7 @@ class BusinessAttemptStore:
                     if found is not None:
                         return found
                     continue
-                self._provider.lock(created.id)
+                self._lock(created.id)
                 return Journal(intent, created.id, created.number)
         raise GitHubAnomaly(f"could not learn whether the journal of #{pull_request} into "
                             f"{base_ref} was created after {MAX_SENDS} sends")
@@ -436,8 +462,20 @@ class BusinessAttemptStore:
         backend = adapter.backend if isinstance(adapter, RefLease) else None
         if isinstance(adapter, RefLease) and isinstance(backend, GitHubRefBackend):
             name = scope.ref_name(adapter.settings.ref_prefix)
+
+            def busy(ref: Ref | None, server_time: float | None) -> bool:
+                # another writer holds the lease (or its release is still quiet): the
+                # capture would be stale once we hold the scope, so stop paging
+                if ref is None or ref.commit is None or server_time is None:
+                    return False
+                try:
+                    record = LeaseRecord.from_message(ref.commit.message, ref=name, scope=scope)
+                except LeaseCorrupt:
+                    return False  # hold() reports it
+                return server_time < record.expires_at
+
             result, ref, seen_at = self._provider.capture_with_ref(
-                self._owner_name, self._repo_name, journal.number, name)
+                self._owner_name, self._repo_name, journal.number, name, stop_if=busy)
             message = ref.commit.message if ref is not None and ref.commit is not None else None
             observed = ref.target_oid if ref is not None else None
             snap = RefSnapshot(name, observed, message,
@@ -445,8 +483,9 @@ class BusinessAttemptStore:
             self._step("captured")
             with adapter.hold(scope, observed=snap) as owner:
                 self._step("acquired")
-                pages = list(result.pages)
-                if backend.acquired_from(name, owner.holder) != observed:
+                if result is not None and backend.acquired_from(name, owner.holder) == observed:
+                    pages = list(result.pages)
+                else:
                     # the lease was not taken from the head read with the journal:
                     # someone may have written in between
                     pages = self.capture(journal)
@@ -454,12 +493,12 @@ class BusinessAttemptStore:
                 owner.assert_owner(mutating=False)
                 yield Session(self, journal, owner, pages)
         else:
-            with adapter.hold(scope) as owner:
+            with adapter.hold(scope) as held:
                 self._step("acquired")
-                owner.assert_owner(mutating=False)
+                held.assert_owner(mutating=False)
                 pages = self.capture(journal)
                 self._step("captured")
-                yield Session(self, journal, owner, pages)
+                yield Session(self, journal, held, pages)
         self._step("released")
 
     # -- one-shot conveniences --------------------------------------------------------
@@ -555,12 +594,24 @@ class Session:
         read-back found it) and the number of sends. Refreshes the state."""
         store = self._store
         provider = store._provider
-        for sends in range(1, MAX_SENDS + 1):
+        sends = waits = 0
+        while sends < MAX_SENDS:
             store._step("sending")
+            sends += 1
             try:
                 with self._owner.mutation():
                     comment = provider.add_comment(self._journal.discussion_id, body,
                                                    reply_to_id=reply_to)
+            except RateLimited as exc:
+                # GitHub refused it without executing (a definite refusal): wait as told,
+                # then send the same bytes again; ownership is asserted again first
+                sends -= 1
+                waits += 1
+                if waits > MAX_RATE_WAITS or exc.retry_after > MAX_RATE_WAIT:
+                    raise
+                store._step("rate-limited")
+                provider.config.sleep(exc.retry_after)
+                continue
             except AmbiguousOutcome:
                 store._step("ambiguous")
             else:
@@ -598,6 +649,8 @@ class Session:
             TerminalAttempt, IllegalTransition, MaterialRefused: the core refuses it.
             OwnershipLost: the scope was lost; nothing more was sent.
             GitHubAnomaly: the outcome stayed unknown after ``MAX_SENDS`` sends.
+            RateLimited: GitHub kept refusing for rate limits (waited out up to
+                ``MAX_RATE_WAITS`` times, each at most ``MAX_RATE_WAIT`` seconds).
         """
         store = self._store
         state = self.attempt(attempt_id)

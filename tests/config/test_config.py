@@ -600,3 +600,10 @@ def test_templates_that_render_keys_are_accepted(field, literal):
         repository_id="R_kgDOAbCdEf", pull_request=1, base_ref="main", channel="release"
     )
     assert KEY.match(rendered)
+
+
+def test_the_documented_example_is_the_example_file():
+    doc = DOC.read_text()
+    block = doc.split("## Example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    documented = parse_config(block.encode(), path=PATH).settings
+    assert documented == load_config("examples/ghattempt.toml", root=ROOT).settings

@@ -43,11 +43,14 @@ def fixture(tokens: tuple[str, ...] = WRITER_TOKENS) -> dict[str, Any]:
                                "rate_limit": 1_000_000})
     data["tokens"].append({"token": "ghs_readonly", "actor": LOGIN, "role": "read",
                            "rate_limit": 1_000_000})
+    # GitHub's secondary limits are per actor; every writer here is the Actions bot
+    data["limits"] = {"content_per_minute": 100_000, "content_per_hour": 1_000_000,
+                      "points_per_minute": 1_000_000, "rest_points_per_minute": 1_000_000}
     return data
 
 
 def emulator(db: str = ":memory:") -> Emulator:
-    return Emulator(db, fixture(), content_per_minute=100_000, content_per_hour=100_000)
+    return Emulator(db, fixture())
 
 
 def provider(*, emu: Emulator | None = None, url: str | None = None,
@@ -101,10 +104,6 @@ def generation(n: int = 1, base: int = 1) -> Generation:
 
 class NoExclusion:
     """An adapter that excludes nothing: for the test that shows forks are detected."""
-
-    def __init__(self) -> None:
-        self._memory = InMemoryExclusive()
-        self._n = 0
 
     def hold(self, scope: Scope) -> Any:
         # A fresh in-memory adapter per hold: every caller "owns" the scope at once.

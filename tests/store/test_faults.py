@@ -10,7 +10,6 @@ import pytest
 from ghattempt.core import Material, build_material, render_body
 from ghattempt.core.testing import forge
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, RefLease
-from ghattempt.github import GitHubProvider
 from ghattempt.materials import MaterialVerifier
 from ghattempt.store import (
     AuthorizationReused,
@@ -501,10 +500,6 @@ def test_provider_timeout_must_fit_the_lease(world: World):
                              writer=world.store.writer, reader=h.READER)
 
 
-def test_provider_is_typed(world: World):
-    assert isinstance(world.gh, GitHubProvider)
-
-
 def test_a_journal_forged_by_another_account_is_not_taken(world: World):
     intent = world.store.intent(5, "main")
     alice = h.provider(emu=world.emu, token="ghp_alice")
@@ -528,3 +523,40 @@ def test_lost_ownership_before_the_mutation_writes_nothing(world: World):
         with pytest.raises(OwnershipLost):
             s.append(a.id, key="k1", phase="admission", status="started")
     assert len(world.comments()) == before
+
+
+def test_held_session_advances_locally_and_matches_a_fresh_capture(world: World):
+    a = admit(world)
+    b = admit(world, request_key="other-key")
+    world.emu.clear_request_log()
+    with world.store.session(world.journal) as s:
+        s.append(a.id, key="k1", phase="admission", status="started")
+        s.append(b.id, key="k1", phase="admission", status="started")
+        s.append(a.id, key="k2", phase="admission", status="succeeded")
+        local = s.state
+    ops = [e["operation"] for e in world.emu.request_log()]
+    assert ops.count("AddDiscussionComment") == 3
+    assert ops.count("JournalPageLease") == 1 and "JournalPage" not in ops  # no re-capture
+    fresh = world.store.verdict(world.journal, KEY).journal
+    assert [x.summary() for x in fresh.attempts] == [x.summary() for x in local.attempts]
+    assert [x.events for x in fresh.attempts] == [x.events for x in local.attempts]
+    assert dict(fresh.materials) == dict(local.materials)
+
+
+def test_rate_limited_write_is_waited_out_and_sent_once(world: World):
+    a = admit(world)
+    world.emu.add_fault({"kind": "secondary_rate_limit", "operation": "addDiscussionComment",
+                         "count": 1, "retry_after": 1})
+    steps: list[str] = []
+    store = world.new_store(observer=steps.append)
+    r = store.append(world.journal, a.id, key="k1", phase="admission", status="started")
+    assert r.sends == 1 and "rate-limited" in steps
+    assert [x["key"] for x in event_records(world)] == ["k1"]
+
+
+def test_lost_lock_response_is_sent_again(world: World):
+    world.emu.add_fault({"kind": "lose_response", "operation": "lockLockable", "count": 1})
+    journal = world.store.open_journal(3, "main")
+    repo = next(r for r in world.emu.snapshot()["repositories"]
+                if r["nameWithOwner"] == h.REPO)
+    assert next(d for d in repo["discussions"] if d["number"] == journal.number)["locked"]

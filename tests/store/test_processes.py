@@ -47,8 +47,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     fx.write_text(json.dumps(h.fixture()))
     proc = subprocess.Popen(
         [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
-         "--db", str(tmp_path / "emu.db"), "--fixture", str(fx),
-         "--content-per-minute", "100000", "--content-per-hour", "1000000"],
+         "--db", str(tmp_path / "emu.db"), "--fixture", str(fx)],
         stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -88,7 +87,7 @@ def finish(proc: subprocess.Popen[str], timeout: float = 150) -> tuple[int, list
 def test_eight_writers_fifty_appends_with_the_lease_never_fork(server: Server):
     store, journal, attempt = setup_attempt(server)
     keys = {n: [f"p{n}-{i}" for i in range(50)] for n in range(8)}
-    procs = [writer(server, n, attempt, keys[n], "--per-session", "5") for n in range(8)]
+    procs = [writer(server, n, attempt, keys[n], "--per-session", "10") for n in range(8)]
     results = [finish(p) for p in procs]
     for rc, _, err in results:
         assert rc == 0, err[-2000:]
