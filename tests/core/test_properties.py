@@ -16,6 +16,8 @@
   non-ASCII, ``\\``, ``"``, newline, carriage return).
 - Capture shape: other page sizes, RepliesPage splits, duplicated pages and any page
   order give the same verdict (section 5: field names matter, page sizes do not).
+- c14n: every record line of a drawn journal is RFC 8785 (JCS) and its digest is the
+  SHA-256 of the JCS bytes of the record without ``digest`` (section 3).
 - Trust: comments that do not contribute (other authors, edited, deleted), with or
   without markers, with valid or broken records, as top-level comments or replies
   anywhere, change nothing but ``ignored`` (section 6), which grows by exactly the
@@ -24,12 +26,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+import rfc8785
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import Drawn, captures, journals, record_nodes, untrusted_additions
 
+from ghattempt.core import canonical
 from ghattempt.core.testing import Scenario
 
 SETTINGS = settings(max_examples=120, deadline=None,
@@ -129,3 +134,18 @@ def test_untrusted_comments_change_only_ignored(drawn: Drawn, data: st.DataObjec
     else:
         assert after["ignored"] == before["ignored"] + added
         assert {**after, "ignored": 0} == {**before, "ignored": 0}
+
+
+@SETTINGS
+@given(journals(failures=True))
+def test_every_record_line_is_jcs_and_its_digest_is_sha256_of_jcs(drawn: Drawn) -> None:
+    """Section 3 against an independent RFC 8785 implementation, on real records."""
+    s = drawn.scenario
+    records: list[Any] = [s.intent]
+    for a in s.attempts:
+        records += [a.record, *a.events]
+    for record in records:
+        wire = record.to_dict()
+        assert canonical(wire) == rfc8785.dumps(wire)
+        del wire["digest"]
+        assert record.digest == "sha256:" + hashlib.sha256(rfc8785.dumps(wire)).hexdigest()
