@@ -14,6 +14,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``admit``          open the journal if needed and admit an attempt (ADR-038 preflight)
 ``record``         append an event: phase, status, reason, key, materials
 ``successor``      admit the successor of a failed/cancelled/expired/rolled-back attempt
+``supersede``      supersede the current attempt by one for the pull request's new generation
 ``expire``         expire a pending attempt whose ``expires_at`` has passed
 ``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
 ``verify-material`` check retrieved bytes against a material reference
@@ -26,7 +27,7 @@ Exit status (every command): 0 success (for ``status``/``read``: a valid journal
 status); 1 refused (the journal forbids the write, or bytes do not match); 2 usage error,
 bad input or configuration; 3 the journal is invalid (fail closed); 4 GitHub could not
 be reached or refused the request (auth, not found, rate limit, outcome unknown);
-130 interrupted.
+70 internal error (a defect); 130 interrupted.
 
 Cold start: this module imports only the standard library; each command imports what it
 needs (githubkit, graphql-core, ...) when it runs.
@@ -205,6 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
         ("successor", "admit the successor of a finished attempt",
          "Admit a fresh attempt succeeding the current one (failed, cancelled, expired or "
          "rolled back); it inherits no success."),
+        ("supersede", "supersede the current attempt by one for the new generation",
+         "After a push (or a moved base): record the current attempt 'superseded' and admit "
+         "an attempt for the pull request's current generation as its successor, under one "
+         "hold of the writer lease."),
         ("expire", "expire a pending attempt past its expires_at",
          "Record the attempt-level 'expired' event of a pending attempt whose expires_at "
          "has passed (GitHub's clock)."),

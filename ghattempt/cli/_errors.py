@@ -105,10 +105,13 @@ def install_notes(token_env: str | None) -> None:
     """Print warnings of ``ghattempt.*`` loggers as scrubbed ``ghattempt: note:`` lines."""
     import logging
 
+    root = logging.getLogger("ghattempt")
+    for old in [h for h in root.handlers if getattr(h, "ghattempt_notes", False)]:
+        root.removeHandler(old)
     handler = logging.StreamHandler(sys.stderr)
+    handler.ghattempt_notes = True  # type: ignore[attr-defined]
     handler.setFormatter(logging.Formatter("ghattempt: note: %(message)s"))
     handler.addFilter(_Scrubbed(token_env))
-    root = logging.getLogger("ghattempt")
     root.addHandler(handler)
     root.setLevel(logging.WARNING if os.environ.get("GHATTEMPT_DEBUG") != "1"
                   else logging.DEBUG)

@@ -9,6 +9,7 @@ journal itself (``--id`` looked up in a ``--capture`` the reader accepts).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -26,14 +27,11 @@ def file_digest(path: str) -> tuple[int, str]:
     """``(byte count, "sha256:<hex>")`` of a file (``-``: stdin), read in 1 MiB blocks."""
     h = hashlib.sha256()
     size = 0
-    stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
-    try:
+    with contextlib.ExitStack() as stack:
+        stream = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
         while block := stream.read(1 << 20):
             h.update(block)
             size += len(block)
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
     return size, "sha256:" + h.hexdigest()
 
 

@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.cli._context import (
@@ -180,7 +181,7 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
     cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
     target: Target | None = None
     if getattr(args, "capture", None):
-        raw = sys.stdin.buffer.read() if args.capture == "-" else open(args.capture, "rb").read()
+        raw = sys.stdin.buffer.read() if args.capture == "-" else Path(args.capture).read_bytes()
         try:
             pages: Any = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:

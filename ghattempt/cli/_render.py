@@ -49,7 +49,7 @@ class EventRow:
 def _writer(w: object) -> str:
     kind = getattr(w, "kind", "?")
     if kind == "actions":
-        return f"actions run {getattr(w, 'run_id', '?')}.{getattr(w, 'run_attempt', '?')} " \
+        return f"run {getattr(w, 'run_id', '?')}.{getattr(w, 'run_attempt', '?')} " \
                f"{getattr(w, 'job', '')}"
     if kind == "app":
         return f"app {getattr(w, 'app_id', '?')}"
@@ -62,8 +62,8 @@ def event_rows(journal: JournalState) -> list[EventRow]:
     for state in journal.attempts:
         a = state.attempt
         rows.append(EventRow(short(state.id), 0, "(attempt)", state.status,
-                             f"plan {' '.join(a.plan)}; channel {a.channel}"
-                             + (f"; after {short(a.predecessor)}" if a.predecessor else ""),
+                             f"channel {a.channel}, {len(a.plan)} phases"
+                             + (f", after {a.predecessor[7:15]}" if a.predecessor else ""),
                              a.request_key, a.at, _writer(a.writer), 0))
         for e in state.events:
             rows.append(EventRow(short(state.id), e.seq, e.phase or "(attempt)", e.status,
@@ -72,7 +72,7 @@ def event_rows(journal: JournalState) -> list[EventRow]:
     return rows
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int = 48) -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int = 40) -> str:
     cells = [[(c if len(c) <= limit else c[: limit - 1] + "\u2026") for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
               for i, h in enumerate(header)]

@@ -1,4 +1,5 @@
-"""Writer commands: ``admit``, ``record``, ``successor``, ``expire``, ``rollback``.
+"""Writer commands: ``admit``, ``record``, ``successor``, ``supersede``, ``expire``,
+``rollback``.
 
 Shape::
 
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider
     from ghattempt.store import BusinessAttemptStore, Journal, Session
 
-__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor"]
+__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor",
+           "supersede"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/@+=-]+")
@@ -237,8 +239,9 @@ def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
 
 
 def _admit(ctx: _Ctx) -> WriteOutcome:
-    from ghattempt.store import Blocked
-
+    """ADR-038 admission. A blocking attempt of this very generation (and authorization)
+    is the same admission already made: reported, not repeated; any other blocking
+    attempt makes the store refuse (``Blocked``, exit 1)."""
     key = _request_key(ctx)
     channel = ctx.cfg.channel(ctx.args.channel)
     generation = _generation(ctx)
@@ -249,17 +252,16 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
                 and blocking.attempt.authorization == ctx.args.authorization:
             return _outcome(ctx, journal, s.pages, key, f"attempt {blocking.id} for {key} is "
                             f"already admitted ({blocking.status})", False)
-        try:
-            state = s.admit(request_key=key, generation=generation, plan=channel.plan,
-                            channel=channel.name, expires_at=_expires_at(ctx),
-                            authorization=ctx.args.authorization)
-        except Blocked:
-            raise
+        state = s.admit(request_key=key, generation=generation, plan=channel.plan,
+                        channel=channel.name, expires_at=_expires_at(ctx),
+                        authorization=ctx.args.authorization)
         return _outcome(ctx, journal, s.pages, key, f"admitted attempt {state.id} for {key}",
                         True)
 
 
 def _successor(ctx: _Ctx) -> WriteOutcome:
+    """Open the successor of the key's chain tip; a pending tip of this generation that
+    already succeeds a non-blocking attempt is that successor (a re-run), reported."""
     key = _request_key(ctx)
     generation = _generation(ctx)
     journal = _find(ctx)
@@ -277,6 +279,26 @@ def _successor(ctx: _Ctx) -> WriteOutcome:
                              authorization=getattr(ctx.args, "authorization", None))
         return _outcome(ctx, journal, s.pages, key, f"admitted successor "
                         f"{result.attempt.id} of {tip.id}", True)
+
+
+def _supersede(ctx: _Ctx) -> WriteOutcome:
+    """A new generation (a push, a moved base): the key's chain tip is recorded
+    ``superseded`` and an attempt for the current generation succeeds it, in one scope."""
+    key = _request_key(ctx)
+    generation = _generation(ctx)
+    journal = _find(ctx)
+    reason = ctx.args.reason or f"new generation: head {generation.source_commit[:12]}"
+    with ctx.store.session(journal) as s:
+        tip = _tip(s, key)
+        if tip.generation_id == generation.id:
+            raise CliError(1, f"attempt {tip.id} is already of the current generation "
+                              "(same head, tree, config and base): nothing to supersede")
+        channel = ctx.cfg.channel(ctx.args.channel or tip.attempt.channel)
+        state = s.supersede(tip.id, generation=generation, reason=reason,
+                            expires_at=_expires_at(ctx), plan=channel.plan,
+                            channel=channel.name)
+        return _outcome(ctx, journal, s.pages, key, f"superseded {tip.id}; admitted "
+                        f"{state.id} for the new generation", True)
 
 
 def _record(ctx: _Ctx) -> WriteOutcome:
@@ -323,8 +345,8 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
                         not result.replayed)
 
 
-_COMMANDS = {"admit": _admit, "successor": _successor, "record": _record, "expire": _expire,
-             "rollback": _rollback}
+_COMMANDS = {"admit": _admit, "successor": _successor, "supersede": _supersede,
+             "record": _record, "expire": _expire, "rollback": _rollback}
 
 
 def perform(command: str, args: Any) -> WriteOutcome:
@@ -363,6 +385,11 @@ def record(args: Any) -> int:
 def successor(args: Any) -> int:
     """``ghattempt successor``."""
     return _cli("successor", args)
+
+
+def supersede(args: Any) -> int:
+    """``ghattempt supersede``."""
+    return _cli("supersede", args)
 
 
 def expire(args: Any) -> int:

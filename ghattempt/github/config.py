@@ -160,10 +160,9 @@ class ProviderConfig:
         timeout: seconds for reading a response (and writing the request); GitHub ends
             requests at 10 s itself, so keep this above 10.
         connect_timeout: seconds to open a connection.
-        mutation_interval: least seconds between two content-creating mutations
-            (createDiscussion, addDiscussionComment, createCommitOnBranch; GitHub docs,
-            "Best practices": wait at least one second between mutative requests);
-            0 in tests.
+        mutation_interval: least seconds between two mutations (GitHub docs, "Best
+            practices": wait at least one second between mutative requests; each costs
+            5 of the 2,000 secondary points a minute); 0 in tests.
         retry: the retry bounds.
         user_agent: the ``User-Agent`` header.
         transport: an httpx transport (``httpx.MockTransport``, a respx router, the

@@ -115,7 +115,7 @@ class GitHubProvider:
         return self._transport.usage
 
     def pace(self) -> float:
-        """Wait until the next content-creating mutation may go without pacing; returns the
+        """Wait until the next mutation may go without pacing; returns the
         seconds waited. Call it before the last ownership check (writer protocol step 4)
         so that no pacing wait falls between that check and the send."""
         return self._transport.pace()

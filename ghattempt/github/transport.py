@@ -39,11 +39,6 @@ __all__ = ["Transport"]
 
 log = logging.getLogger("ghattempt.github")
 
-PACED_OPERATIONS = frozenset({"CreateDiscussion", "AddDiscussionComment",
-                              "CreateCommitOnBranch"})
-"""Content-creating mutations (GitHub docs, "secondary rate limits": content creation is
-limited to about 80 a minute and 500 an hour); they are sent ``mutation_interval`` apart."""
-
 EXCHANGE = "POST /app/installations/{id}/access_tokens"
 """The App installation-token exchange, as counted in usage."""
 
@@ -199,7 +194,10 @@ class Transport:
         def attempt_once() -> Any:
             nonlocal attempt, secondary
             attempt += 1
-            if request.operation in PACED_OPERATIONS:
+            if request.mutation:
+                # GitHub docs, "Best practices for using the REST API" / secondary limits:
+                # at least one second between mutative requests; a mutation costs 5 of
+                # the 2,000 points a minute, and content creation is limited too
                 self._pace()
             self._await_budget(request)
             answer = self._send_once(request, method, url)
@@ -288,7 +286,7 @@ class Transport:
         self._exhausted[resource] = self._config.clock() + max(reset_at - now_server, 0.0) + 1.0
 
     def pace(self) -> float:
-        """Wait until the next content-creating mutation may be sent; return the seconds
+        """Wait until the next mutation may be sent; return the seconds
         waited. A writer calls this before its last ownership check, so the wait does not
         eat into the lease between that check and the send."""
         interval = self._config.mutation_interval

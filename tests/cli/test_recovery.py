@@ -62,3 +62,51 @@ def test_failure_successor_expiry_and_rollback(tmp_path: Path) -> None:
                                                           "rolled-back"]
     finally:
         w.close()
+
+
+def _push(w: World, path: str, content: bytes) -> str:
+    """A push to the pull request's head branch, as its author."""
+    import base64
+
+    import httpx
+
+    def gql(query: str, **variables: object) -> dict:  # type: ignore[type-arg]
+        r = httpx.post(w.api_url + "graphql", json={"query": query, "variables": variables},
+                       headers={"authorization": "bearer ghp_alice"}, timeout=30)
+        body = r.json()
+        assert "errors" not in body, body
+        return body["data"]  # type: ignore[no-any-return]
+
+    head = gql('query{repository(owner:"octo-org",name:"widgets"){'
+               'ref(qualifiedName:"refs/heads/feature"){target{oid}}}}')
+    oid = head["repository"]["ref"]["target"]["oid"]
+    done = gql("mutation($i: CreateCommitOnBranchInput!){createCommitOnBranch(input:$i)"
+               "{commit{oid}}}", i={
+                   "branch": {"repositoryNameWithOwner": "octo-org/widgets",
+                              "branchName": "feature"},
+                   "expectedHeadOid": oid, "message": {"headline": "a push"},
+                   "fileChanges": {"additions": [
+                       {"path": path, "contents": base64.b64encode(content).decode()}]}})
+    return str(done["createCommitOnBranch"]["commit"]["oid"])
+
+
+def test_supersede_after_a_push(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        pr = ("--pull-request", "1")
+        first = _verdict(w.cli("admit", *pr, "--json"))
+        _verdict(w.cli("record", *pr, "--phase", "admission", "--status", "started", "--json"))
+        same = w.cli("supersede", *pr)
+        assert same.returncode == 1 and b"nothing to supersede" in same.stderr
+        head = _push(w, "src/x.txt", b"x\n")
+        # The running attempt blocks a plain admission for another generation.
+        assert w.cli("admit", *pr).returncode == 1
+        after = _verdict(w.cli("supersede", *pr, "--json"))
+        assert after["attempt"] != first["attempt"]
+        assert after["generation"] != first["generation"]
+        assert [(a["status"], a["predecessor"]) for a in after["attempts"]] == [
+            ("superseded", None), ("pending", first["attempt"])]
+        table = w.cli("status", "--pull-request", "1").stdout.decode()
+        assert f"new generation: head {head[:12]}" in table
+    finally:
+        w.close()

@@ -488,15 +488,14 @@ def test_points_are_tracked_per_resource(make_provider, router):
     assert p.usage.rate_limit.resource == "graphql"
 
 
-def test_only_content_creating_mutations_are_paced(make_provider, router, fake_clock):
+def test_every_mutation_is_paced_and_pace_waits_ahead(make_provider, router, fake_clock):
     router.post("/graphql").mock(side_effect=lambda req: ok(
         COMMENT if b"AddDiscussionComment" in req.content
         else {"updateRefs": {"clientMutationId": None}}))
     p = make_provider(mutation_interval=1.0)
     p.add_comment("D", "one")
     p.update_ref("R", "refs/heads/x", after_oid="b" * 40, before_oid="a" * 40)
-    p.update_ref("R", "refs/heads/x", after_oid="c" * 40, before_oid="b" * 40)
-    assert fake_clock.sleeps == []
+    assert fake_clock.sleeps == [1.0]
     assert p.pace() == 1.0  # the writer waits before its ownership check...
     p.add_comment("D", "two")
-    assert fake_clock.sleeps == [1.0]  # ...so the send itself does not wait
+    assert fake_clock.sleeps == [1.0, 1.0]  # ...so the send itself does not wait
