@@ -121,11 +121,30 @@ def _reject_constant(name: str) -> Any:
 decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
 """Parse JSON text (stdin): like ``json.loads`` but ``NaN``/``Infinity`` are not JSON."""
 
-decode_record = json.JSONDecoder(parse_float=_reject_float,
-                                 parse_constant=_reject_constant).decode
-"""Parse a record line: JSON syntax, and no number with a fraction or exponent, no
-NaN/Infinity. Raises ValueError (or RecursionError). Integer range and object keys are
-left to ``allowed_problem`` (or to the record shapes, which bound every integer)."""
+_scan_record: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+    parse_float=_reject_float, parse_constant=_reject_constant).scan_once  # type: ignore[attr-defined]
+
+
+def decode_record(line: str) -> Any:
+    """Parse a record line: JSON syntax, and no number with a fraction or exponent, no
+    NaN/Infinity. Integer range and object keys are left to ``allowed_problem`` (or to
+    the record shapes, which bound every integer).
+
+    The line must be exactly one JSON value: no whitespace around it either (a record
+    line never has any; its canonical form has none). This calls the parser's scanner
+    directly, without the whitespace handling of ``json.loads``.
+
+    Raises:
+        ValueError: not exactly one JSON value, or a float or NaN/Infinity in it.
+        RecursionError: nesting deeper than the parser allows.
+    """
+    try:
+        value, end = _scan_record(line, 0)
+    except StopIteration as exc:
+        raise ValueError(f"Expecting value: char {exc.value}") from None
+    if end != len(line):
+        raise ValueError(f"Extra data: char {end}")
+    return value
 
 
 def split_canonical(obj: dict[str, Any], text: str) -> str | None:

@@ -224,10 +224,14 @@ class _Context:
             yield current
             current = self.roots.get(current.predecessor) if current.predecessor else None
 
-    def check_identity(self, attempt: Attempt, event: Event, where: str) -> None:
-        """Section 4 (event): intent, attempt and generation are those of its root."""
+    def check_identity(self, attempt: Attempt, event: Event, reply_id: str) -> None:
+        """Section 4 (event): intent, attempt and generation are those of its root.
+
+        ``reply_id`` names the reply in the failure's detail (or "the event").
+        """
         if (event.intent != self.intent.digest or event.attempt != attempt.digest
                 or event.generation != attempt.generation_id):
+            where = reply_id if reply_id == "the event" else f"reply {reply_id}"
             raise JournalInvalid("identity_drift", f"{where} names another intent, attempt or "
                                  f"generation than its root {attempt.digest}")
 
@@ -285,7 +289,7 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             ignored += 1
             continue
         assert isinstance(event, Event)
-        ctx.check_identity(attempt, event, f"reply {reply.id}")
+        ctx.check_identity(attempt, event, reply.id)
         if event.digest in by_digest:
             nodes[event.digest].append(reply.id)
         else:

@@ -334,6 +334,49 @@ class Event:
 Record: TypeAlias = Intent | Attempt | Event
 
 
+_EVENT_FIELDS_IN_ORDER = ("intent", "attempt", "generation", "seq", "prev", "key", "phase",
+                          "status", "reason", "materials", "writer", "reader", "at", "digest")
+if Event.__slots__ != _EVENT_FIELDS_IN_ORDER:  # pragma: no cover -- a guard for edits
+    raise ImportError("Event's fields changed: update _EVENT_FIELDS_IN_ORDER and _event_maker")
+
+
+def _event_maker() -> Callable[..., Event]:
+    """A constructor of ``Event`` for the reader's hot path: the same object as
+    ``Event(...)`` (same class, fields, equality, hash, frozenness), built with one slot
+    setter per field instead of the frozen ``__init__``'s ``object.__setattr__`` calls,
+    which costs half as much. Arguments in field order, all checked by the caller."""
+    new = object.__new__
+    (s_intent, s_attempt, s_generation, s_seq, s_prev, s_key, s_phase, s_status, s_reason,
+     s_materials, s_writer, s_reader, s_at, s_digest) = (
+        getattr(Event, name).__set__ for name in _EVENT_FIELDS_IN_ORDER)
+
+    def make(intent: str, attempt: str, generation: str, seq: int, prev: str, key: str,
+             phase: str | None, status: str, reason: str | None,
+             materials: tuple[Material, ...], writer: Writer, reader: str, at: str,
+             digest: str) -> Event:
+        event: Event = new(Event)
+        s_intent(event, intent)
+        s_attempt(event, attempt)
+        s_generation(event, generation)
+        s_seq(event, seq)
+        s_prev(event, prev)
+        s_key(event, key)
+        s_phase(event, phase)
+        s_status(event, status)
+        s_reason(event, reason)
+        s_materials(event, materials)
+        s_writer(event, writer)
+        s_reader(event, reader)
+        s_at(event, at)
+        s_digest(event, digest)
+        return event
+
+    return make
+
+
+_make_event = _event_maker()
+
+
 # --------------------------------------------------------------------------- parsing
 
 
@@ -374,6 +417,11 @@ def _need(ok: bool, what: str) -> None:
         raise _bad(what)
 
 
+_ACTIONS_SEEN: dict[tuple[object, ...], ActionsWriter] = {}
+"""Actions writers already checked, by their values (one job writes many records; a
+writer is immutable, so one instance serves them all). Bounded, see ``parse_writer``."""
+
+
 def parse_writer(obj: object) -> Writer:
     """Check and build a writer (section 4, writer). Raises ``JournalInvalid(bad_record)``."""
     kind = obj.get("kind") if type(obj) is dict else None
@@ -387,7 +435,15 @@ def parse_writer(obj: object) -> Writer:
         if not (type(job) is str and 1 <= len(job) <= 256 and type(workflow) is str
                 and 1 <= len(workflow) <= 256):
             raise _bad("writer job/workflow is not a name")
-        return ActionsWriter(run_id, run_attempt, job, workflow)
+        seen_key = (run_id, run_attempt, job, workflow)  # checked: int, int, str, str
+        known = _ACTIONS_SEEN.get(seen_key)
+        if known is not None:
+            return known
+        writer = ActionsWriter(run_id, run_attempt, job, workflow)
+        if len(_ACTIONS_SEEN) >= 64:
+            _ACTIONS_SEEN.clear()
+        _ACTIONS_SEEN[seen_key] = writer
+        return writer
     if kind == "app":
         w = _keys(obj, _APP_KEYS, "writer")
         _need(is_count(w["app_id"]), "writer app_id is not a count")
@@ -525,8 +581,8 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
     at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
-    return Event(intent, attempt, generation, seq, prev, key, phase, status, reason,
-                 materials, writer, reader, at, dg)
+    return _make_event(intent, attempt, generation, seq, prev, key, phase, status, reason,
+                       materials, writer, reader, at, dg)
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any], str], Record]] = {
@@ -546,7 +602,10 @@ def find_block(body: str) -> str | None:
     at = body.find(MARKER_PREFIX)
     if at < 0:
         return None
-    if body.find(MARKER_PREFIX, at + 16) >= 0 or not body.startswith(_BLOCK, at):
+    # One-character searches (memchr) first: a second marker needs a "<" after the
+    # first, and a "\r\n" needs a "\r"; longer patterns are searched only then.
+    if ((body.find("<", at + 16) >= 0 and body.find(MARKER_PREFIX, at + 16) >= 0)
+            or not body.startswith(_BLOCK, at)):
         found = markers(body)  # not the common case of one v1 marker: count them
         if not found:
             return None
@@ -555,7 +614,7 @@ def find_block(body: str) -> str | None:
         if found[0] != "1":
             raise JournalInvalid("unknown_version", f"marker version v{found[0][:20]} is not v1")
         at = body.find(_BLOCK)  # the one marker, where a text like "<!-- ghattempt:vx" came first
-    if "\r\n" in body:
+    if "\r" in body and "\r\n" in body:
         body = body.replace("\r\n", "\n")
         at = body.find(_BLOCK)
     if at < 0 or not body.startswith(_BLOCK, at) or (at > 0 and body[at - 1] != "\n"):
@@ -608,10 +667,14 @@ def parse_line(line: str) -> Record:
     if parser is None:
         raise _bad(f"record type {kind!r} is not intent, attempt or event")
     dg = obj.pop("digest", None)
-    if type(dg) is not str or not _digest_shape(dg):
+    # A digest equal to the content's has the digest shape: its shape check is needed
+    # only when it differs (both failures of the shape check are bad_record, which
+    # still comes before digest_mismatch).
+    sealed = type(dg) is str and digest_text(covered) == dg
+    if not sealed and (type(dg) is not str or not _digest_shape(dg)):
         raise _bad("the record's digest is missing or not a digest")
     record = parser(obj, dg)
-    if digest_text(covered) != dg:
+    if not sealed:
         raise JournalInvalid("digest_mismatch",
                              f"{kind} record digest {dg} is not the digest of its content")
     return record
