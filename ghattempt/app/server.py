@@ -213,6 +213,9 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             finally:
                 await run_in_threadpool(worker.stop)
                 await run_in_threadpool(inbox.close)
+                close = getattr(sink, "close", None)  # e.g. the store sink's connections
+                if callable(close):
+                    await run_in_threadpool(close)
 
     app = Starlette(
         routes=[

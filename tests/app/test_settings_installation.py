@@ -156,3 +156,26 @@ def test_installation_client_from_settings_and_argument_checks(tmp_path, rsa_pem
         installation_github(1, Secret("k"), 0)
     with pytest.raises(ValueError, match="timeout"):
         installation_github(1, Secret("k"), 1, timeout=0)
+
+
+def test_the_sink_is_closed_when_the_server_stops(tmp_path, rsa_pem):
+    import asyncio
+
+    from ghattempt.app.recording import RecordingSink
+    from ghattempt.app.server import create_app
+
+    class ClosingSink(RecordingSink):
+        closed = 0
+
+        def close(self) -> None:
+            ClosingSink.closed += 1
+
+    settings = load_settings(env_for(tmp_path, rsa_pem[0]))
+    app = create_app(settings, ClosingSink(tmp_path / "recording.sqlite"))
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            assert ClosingSink.closed == 0
+
+    asyncio.run(run())
+    assert ClosingSink.closed == 1
