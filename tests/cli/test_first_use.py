@@ -1,0 +1,73 @@
+"""What a first-time user meets: capture by pull request, unreadable @FILE materials,
+refusals that say what to do next, and help texts that match the behaviour."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from .conftest import World, run_cli
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    w = World(tmp_path_factory.mktemp("first_use"))
+    try:
+        out = w.cli("admit", "--pull-request", "1")
+        assert out.returncode == 0, out.stderr
+        yield w
+    finally:
+        w.close()
+
+
+def test_capture_by_pull_request_equals_capture_by_number(world: World) -> None:
+    by_pr = world.cli("capture", "--pull-request", "1")
+    assert by_pr.returncode == 0, by_pr.stderr
+    number = json.loads(by_pr.stdout)[0]["data"]["repository"]["discussion"]["number"]
+    by_number = world.cli("capture", "--discussion", str(number))
+    assert by_pr.stdout == by_number.stdout
+
+
+def test_phase_out_of_plan_order_says_what_to_do(world: World) -> None:
+    out = world.cli("record", "--pull-request", "1", "--phase", "build", "--status", "started")
+    assert out.returncode == 1
+    line = out.stderr.decode().strip()
+    assert len(line.splitlines()) == 1
+    assert "[missing_predecessor]" in line and "record it succeeded first" in line
+
+
+def test_unknown_phase_says_what_to_do(world: World) -> None:
+    out = world.cli("record", "--pull-request", "1", "--phase", "deploy", "--status", "started")
+    assert out.returncode == 1
+    assert "not in this attempt's plan" in out.stderr.decode()
+
+
+def test_missing_reason_names_the_option(world: World) -> None:
+    out = world.cli("record", "--pull-request", "1", "--phase", "admission",
+                    "--status", "waiting")
+    assert out.returncode == 2
+    assert out.stderr.decode().strip().endswith("pass --reason TEXT")
+
+
+def test_unreadable_materials_file_is_one_clear_line(world: World) -> None:
+    out = world.cli("record", "--pull-request", "1", "--phase", "admission",
+                    "--status", "started", "--materials", "@no-such-file.json")
+    assert out.returncode == 2
+    lines = out.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ghattempt: error: --materials @no-such")
+    assert "no-such-file.json" in lines[0] and "No such file" in lines[0]
+
+
+def test_writer_help_matches_behaviour() -> None:
+    record = run_cli("record", "--help").stdout.decode()
+    assert "default: the local user name" in record
+    successor = run_cli("successor", "--help").stdout.decode()
+    assert "--reason" not in successor          # the successor records no reason
+    assert "superseded" in successor
+    rollback = run_cli("rollback", "--help").stdout.decode()
+    assert "required with --status failed" in rollback
+    for args in (("emulator", "serve"), ("app", "serve")):
+        text = run_cli(*args, "--help").stdout.decode()
+        assert "address to listen on" in text
