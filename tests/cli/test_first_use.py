@@ -71,3 +71,29 @@ def test_writer_help_matches_behaviour() -> None:
     for args in (("emulator", "serve"), ("app", "serve")):
         text = run_cli(*args, "--help").stdout.decode()
         assert "address to listen on" in text
+
+
+def test_not_found_names_the_options(world: World) -> None:
+    missing = world.cli("status", "--discussion", "99")
+    assert missing.returncode == 4
+    assert "check --repository or GITHUB_REPOSITORY, --discussion" in missing.stderr.decode()
+
+
+def test_unreachable_names_the_option() -> None:
+    from ghattempt.cli._errors import classify
+    from ghattempt.github import (
+        GitHubError,
+        GitHubProvider,
+        ProviderConfig,
+        RetryPolicy,
+        TokenAuth,
+    )
+
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghs_actions"),
+                                       base_url="http://127.0.0.1:9/", timeout=2,
+                                       connect_timeout=2, retry=RetryPolicy(max_attempts=1)))
+    with pytest.raises(GitHubError) as caught:
+        gh.capture_journal("octo-org", "widgets", 1)
+    found = classify(caught.value)
+    assert found is not None and found[0] == 4
+    assert "check --api-url (env GITHUB_API_URL)" in found[1] and "base_url" not in found[1]
