@@ -97,3 +97,14 @@ def test_unreachable_names_the_option() -> None:
     found = classify(caught.value)
     assert found is not None and found[0] == 4
     assert "check --api-url (env GITHUB_API_URL)" in found[1] and "base_url" not in found[1]
+
+
+def test_status_reads_a_config_outside_the_working_directory(world: World) -> None:
+    config = world.workspace / ".github" / "ghattempt.toml"
+    by_default = world.cli("status", "--pull-request", "1", "--json")
+    elsewhere = world.cli("status", "--pull-request", "1", "--json", "--config", str(config))
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert elsewhere.stdout == by_default.stdout
+    # A writer records the path in the generation: it must stay repository-relative.
+    write = world.cli("admit", "--pull-request", "1", "--config", str(config))
+    assert write.returncode == 2 and b"repository-relative" in write.stderr
