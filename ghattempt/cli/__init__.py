@@ -84,17 +84,27 @@ def _add_connection(p: argparse.ArgumentParser) -> None:
                         "at 10 s)")
 
 
-def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True) -> None:
+def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,
+                 writes: bool = False) -> None:
     g = p.add_argument_group("journal")
-    g.add_argument("--discussion", metavar="N", type=int,
-                   help="number of the journal Discussion")
-    g.add_argument("--pull-request", metavar="N", type=int,
-                   help="pull request whose journal to use (with --base-ref; looked up "
-                        "instead of --discussion)")
+    if writes:
+        # A writer finds (or opens) the journal of the pull request's intent itself.
+        g.add_argument("--pull-request", metavar="N", type=int, required=True,
+                       help="pull request whose journal to write (required)")
+        p.set_defaults(discussion=None)
+    else:
+        g.add_argument("--discussion", metavar="N", type=int,
+                       help="number of the journal Discussion")
+        g.add_argument("--pull-request", metavar="N", type=int,
+                       help="pull request whose journal to use (with --base-ref; looked up "
+                            "instead of --discussion)")
     g.add_argument("--base-ref", metavar="BRANCH",
                    help="base branch of the pull request (default: the pull request's)")
     g.add_argument("--config", metavar="PATH", default=".github/ghattempt.toml",
-                   help="consumer configuration (default .github/ghattempt.toml); its "
+                   help="consumer configuration, relative to the checkout's root (default "
+                        ".github/ghattempt.toml; its path, blob and digest are part of the "
+                        "generation)" if writes else
+                        "consumer configuration (default .github/ghattempt.toml); its "
                         "[writer] gives --writer/--writer-id when absent")
     if reader:
         r = p.add_argument_group("reading")
@@ -180,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
              "key blocks (ADR-038); a presented authorization id is compared with every "
              "past attempt.")
     _add_connection(p)
-    _add_journal(p, reader=False)
+    _add_journal(p, reader=False, writes=True)
     _add_writer(p)
     p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
     p.add_argument("--authorization", metavar="ID", help="authorization id presented")
@@ -191,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
              "of the request key. A re-run with the same --key is a no-op once it landed; "
              "an unknown outcome is read back and reconciled, never re-sent under a new key.")
     _add_connection(p)
-    _add_journal(p, reader=False)
+    _add_journal(p, reader=False, writes=True)
     _add_writer(p)
     p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
     p.add_argument("--phase", required=True, metavar="PHASE",
@@ -225,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = _sub(subs, name, help_, desc)
         _add_connection(p)
-        _add_journal(p, reader=False)
+        _add_journal(p, reader=False, writes=True)
         _add_writer(p)
         p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
         if name in _REASON_HELP:

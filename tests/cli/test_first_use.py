@@ -108,3 +108,12 @@ def test_status_reads_a_config_outside_the_working_directory(world: World) -> No
     # A writer records the path in the generation: it must stay repository-relative.
     write = world.cli("admit", "--pull-request", "1", "--config", str(config))
     assert write.returncode == 2 and b"repository-relative" in write.stderr
+
+
+def test_writers_take_the_pull_request_not_a_discussion() -> None:
+    for command in ("admit", "record", "successor", "supersede", "expire", "rollback"):
+        text = run_cli(command, "--help").stdout.decode()
+        assert "--discussion" not in text and "--writer-id" not in text, command
+    out = run_cli("admit", "--discussion", "2")
+    assert out.returncode == 2
+    assert b"--pull-request" in out.stderr
