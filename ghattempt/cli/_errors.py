@@ -88,7 +88,10 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
         if isinstance(exc, exclusive.ExclusionError):
             return 4, str(exc)
     if isinstance(exc, OSError):
-        return 2, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+        if exc.filename:
+            return 2, (f"{exc.filename}: {exc.strerror or exc}; check the path and its "
+                       "permissions")
+        return 2, str(exc)
     return None
 
 

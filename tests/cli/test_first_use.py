@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,12 @@ def test_writers_take_the_pull_request_not_a_discussion() -> None:
     out = run_cli("admit", "--discussion", "2")
     assert out.returncode == 2
     assert b"--pull-request" in out.stderr
+
+
+def test_missing_capture_file_names_it_and_the_fix(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.json"
+    out = run_cli("status", "--capture", str(missing))
+    assert out.returncode == 2
+    assert out.stderr.decode().strip() == (
+        f"ghattempt: error: {missing}: No such file or directory; check the path and its "
+        "permissions")
