@@ -84,17 +84,27 @@ def _add_connection(p: argparse.ArgumentParser) -> None:
                         "at 10 s)")
 
 
-def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True) -> None:
+def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,
+                 writes: bool = False) -> None:
     g = p.add_argument_group("journal")
-    g.add_argument("--discussion", metavar="N", type=int,
-                   help="number of the journal Discussion")
-    g.add_argument("--pull-request", metavar="N", type=int,
-                   help="pull request whose journal to use (with --base-ref; looked up "
-                        "instead of --discussion)")
+    if writes:
+        # A writer finds (or opens) the journal of the pull request's intent itself.
+        g.add_argument("--pull-request", metavar="N", type=int, required=True,
+                       help="pull request whose journal to write (required)")
+        p.set_defaults(discussion=None)
+    else:
+        g.add_argument("--discussion", metavar="N", type=int,
+                       help="number of the journal Discussion")
+        g.add_argument("--pull-request", metavar="N", type=int,
+                       help="pull request whose journal to use (with --base-ref; looked up "
+                            "instead of --discussion)")
     g.add_argument("--base-ref", metavar="BRANCH",
                    help="base branch of the pull request (default: the pull request's)")
     g.add_argument("--config", metavar="PATH", default=".github/ghattempt.toml",
-                   help="consumer configuration (default .github/ghattempt.toml); its "
+                   help="consumer configuration, relative to the checkout's root (default "
+                        ".github/ghattempt.toml; its path, blob and digest are part of the "
+                        "generation)" if writes else
+                        "consumer configuration (default .github/ghattempt.toml); its "
                         "[writer] gives --writer/--writer-id when absent")
     if reader:
         r = p.add_argument_group("reading")
@@ -121,12 +131,19 @@ def _add_writer(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("writer identity (recorded in the record's writer field)")
     g.add_argument("--actor", metavar="NAME", default=_env("GITHUB_ACTOR"),
                    help="person running the CLI: writer {kind: cli, actor} "
-                        "(env GITHUB_ACTOR; default: the token's login)")
+                        "(env GITHUB_ACTOR; default: the local user name)")
     g.add_argument("--channel", metavar="NAME",
                    help="release channel (default: attempt.default_channel of the config)")
     g.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
                    help="web base of the journal URL and of material URLs (env "
                         "GITHUB_SERVER_URL; default https://github.com)")
+
+
+_REASON_HELP = {
+    "supersede": "why (default: 'new generation: head <12 hex>')",
+    "expire": "why (default: 'expired before it was confirmed')",
+    "rollback": "why (required with --status failed)",
+}
 
 
 def _sub(subs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_: str,
@@ -173,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
              "key blocks (ADR-038); a presented authorization id is compared with every "
              "past attempt.")
     _add_connection(p)
-    _add_journal(p, reader=False)
+    _add_journal(p, reader=False, writes=True)
     _add_writer(p)
     p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
     p.add_argument("--authorization", metavar="ID", help="authorization id presented")
@@ -184,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
              "of the request key. A re-run with the same --key is a no-op once it landed; "
              "an unknown outcome is read back and reconciled, never re-sent under a new key.")
     _add_connection(p)
-    _add_journal(p, reader=False)
+    _add_journal(p, reader=False, writes=True)
     _add_writer(p)
     p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
     p.add_argument("--phase", required=True, metavar="PHASE",
@@ -204,8 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, help_, desc in (
         ("successor", "admit the successor of a finished attempt",
-         "Admit a fresh attempt succeeding the current one (failed, cancelled, expired or "
-         "rolled back); it inherits no success."),
+         "Admit a fresh attempt succeeding the current one (failed, cancelled, expired, "
+         "rolled back or superseded); it inherits no success."),
         ("supersede", "supersede the current attempt by one for the new generation",
          "After a push (or a moved base): record the current attempt 'superseded' and admit "
          "an attempt for the pull request's current generation as its successor, under one "
@@ -218,11 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = _sub(subs, name, help_, desc)
         _add_connection(p)
-        _add_journal(p, reader=False)
+        _add_journal(p, reader=False, writes=True)
         _add_writer(p)
         p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
-        p.add_argument("--reason", metavar="TEXT", help="why (required for expire and for a "
-                       "failed rollback)")
+        if name in _REASON_HELP:
+            p.add_argument("--reason", metavar="TEXT", help=_REASON_HELP[name])
         if name == "rollback":
             p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
             p.add_argument("--key", metavar="KEY", help="idempotency key of the event")
@@ -241,20 +258,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--material", metavar="JSON", help="a material reference (JSON object)")
     p.add_argument("--id", metavar="ID", help="material id to look up in --capture")
     p.add_argument("--capture", metavar="FILE", help="capture file to find --id in")
-    p.add_argument("--writer", metavar="LOGIN", default="github-actions")
-    p.add_argument("--writer-id", metavar="N", type=int)
+    p.add_argument("--writer", metavar="LOGIN", default="github-actions",
+                   help="with --capture: login whose records count (default github-actions)")
+    p.add_argument("--writer-id", metavar="N", type=int,
+                   help="with --capture: databaseId the writer must also have")
     p.add_argument("--repository-id", metavar="ID", help="repository node id (with --capture)")
-    p.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"))
+    p.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                   help="with --capture: web base material URLs must start with (env "
+                        "GITHUB_SERVER_URL; default https://github.com)")
 
     p = _sub(subs, "emulator", "the embedded GitHub", "The embedded GitHub emulator.")
     esubs = p.add_subparsers(dest="emulator_command", metavar="SUBCOMMAND", required=True)
     e = _sub(esubs, "serve", "serve the emulator over HTTP on loopback",
              "Serve the emulator; prints 'listening on http://127.0.0.1:PORT' then serves "
              "until interrupted.")
-    e.add_argument("--host", default="127.0.0.1")
+    e.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; keep it on loopback: the "
+                        "admin routes take no credentials)")
     e.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
     e.add_argument("--db", default=":memory:", help="SQLite file (state survives restarts)")
-    e.add_argument("--fixture", help="TOML or JSON fixture for a new database")
+    e.add_argument("--fixture", help="TOML or JSON fixture for a new database (default: the "
+                   "built-in one: octo-org/widgets, pull request #1, token ghs_actions; see "
+                   "docs/emulator.md)")
     e.add_argument("--server-url", default="https://github.com",
                    help="web URL the emulated objects' url fields start with")
 
@@ -263,10 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
     a = _sub(asubs, "serve", "run the webhook server",
              "Run the webhook server (configuration from the environment: GHATTEMPT_APP_*; "
              "see docs/app.md).")
-    a.add_argument("--host", default="127.0.0.1")
-    a.add_argument("--port", type=int, default=8000)
+    a.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+                   "127.0.0.1)")
+    a.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     a.add_argument("--log-level", default="info",
-                   choices=["critical", "error", "warning", "info", "debug"])
+                   choices=["critical", "error", "warning", "info", "debug"],
+                   help="server log level (default info)")
 
     p = _sub(subs, "demo", "run a pull request's whole life against the emulator",
              "Start the emulator over HTTP, drive a pull request through every phase with "

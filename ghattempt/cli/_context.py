@@ -71,6 +71,10 @@ def load_settings(path: str, *, required: bool, root: str | None = None) -> Load
     full = Path(root, path) if root else Path(path)
     if not required and not full.is_file():
         return None
+    if not required and (full.is_absolute() or ".." in Path(path).parts):
+        # A reader only takes [writer] from the file, and records nothing: any readable
+        # path will do (a writer's path is recorded, so it must be repository-relative).
+        return load_config(full.name, root=str(full.parent))
     return load_config(path, root=root)
 
 

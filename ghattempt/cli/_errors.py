@@ -68,8 +68,12 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
                        "same --key to read it back and reconcile)")
         if isinstance(exc, gh.RateLimited):
             return 4, f"{exc} (rate limited: retry after {exc.retry_after} s)"
+        if isinstance(exc, gh.NotFound):
+            return 4, (f"{exc} (check --repository or GITHUB_REPOSITORY, --discussion or "
+                       "--pull-request, and that the token can read the repository)")
         if isinstance(exc, gh.GitHubError):
-            return 4, str(exc)
+            # The transport names its own setting; on the command line it is --api-url.
+            return 4, str(exc).replace("check base_url", "check --api-url (env GITHUB_API_URL)")
     if "ghattempt.store" in sys.modules:
         from ghattempt.cli._store import classify_store_error
 
@@ -84,7 +88,10 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
         if isinstance(exc, exclusive.ExclusionError):
             return 4, str(exc)
     if isinstance(exc, OSError):
-        return 2, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+        if exc.filename:
+            return 2, (f"{exc.filename}: {exc.strerror or exc}; check the path and its "
+                       "permissions")
+        return 2, str(exc)
     return None
 
 

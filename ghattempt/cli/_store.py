@@ -23,8 +23,32 @@ def classify_store_error(exc: BaseException) -> tuple[int, str] | None:
     for name, code in table:
         cls = getattr(store, name, None)
         if isinstance(cls, type) and isinstance(exc, cls):
-            return code, str(exc)
+            return code, _with_hint(exc)
     return None
+
+
+# What to do next, by the refusal's spec code (journal-v1 section 8): the store's message
+# says what was refused; the command line adds the option or command that helps.
+_HINTS = {
+    "missing_predecessor": "an earlier phase of the plan has not succeeded yet; record it "
+                           "succeeded first (`ghattempt status` lists the missing phases)",
+    "undeclared_phase": "the phase is not in this attempt's plan; use a phase that "
+                        "`ghattempt status` lists as missing, 'attempt' or 'rollback'",
+    "out_of_order_phase": "a later phase of the plan already has a record; phases run in "
+                          "plan order",
+    "illegal_transition": "`ghattempt status` shows the attempt's state and its recovery",
+}
+
+
+def _with_hint(exc: BaseException) -> str:
+    message = str(exc)
+    code = getattr(exc, "code", None)
+    if isinstance(code, str) and code in _HINTS:
+        return f"{message} [{code}]; {_HINTS[code]}" if f"[{code}]" not in message \
+            else f"{message}; {_HINTS[code]}"
+    if "needs a reason" in message:
+        return f"{message}; pass --reason TEXT"
+    return message
 
 
 def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
@@ -36,6 +60,8 @@ def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
     from ghattempt.store import BusinessAttemptStore, GitHubRefBackend
 
     settings = cfg.settings if cfg is not None else Settings()
+    # `capture` has no reading options: the configuration's [writer] finds the journal.
+    writer = getattr(args, "writer", None)
     owner, name = repository
     repo = gh.repository(owner, name)
     base_ref = args.base_ref or gh.pull_request(owner, name, args.pull_request).base_ref_name
@@ -45,8 +71,8 @@ def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
     store = BusinessAttemptStore(
         gh, exclusive=lease, repository=repo.name_with_owner,
         repository_id=repo.id, category=settings.journal.category,
-        writer_login=args.writer or settings.writer.login,
-        writer_id=args.writer_id if args.writer else settings.writer.database_id,
+        writer_login=writer or settings.writer.login,
+        writer_id=getattr(args, "writer_id", None) if writer else settings.writer.database_id,
         writer=CliWriter("reader"), reader="sha256:" + "0" * 64)
     journal = store.find_journal(store.intent(args.pull_request, base_ref))
     return None if journal is None else journal.number

@@ -203,8 +203,13 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
     if not text:
         return ()
     if text.startswith("@"):
-        with open(text[1:], encoding="utf-8") as f:
-            text = f.read()
+        try:
+            with open(text[1:], encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise CliError(2, f"--materials {text}: cannot read {text[1:]!r} "
+                              f"({exc.strerror}); give @FILE of a readable JSON file or the "
+                              "JSON array itself") from None
     try:
         items = json.loads(text)
     except ValueError as exc:
