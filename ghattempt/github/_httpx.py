@@ -13,6 +13,11 @@ the mark is removed right after, so a later ``import click`` (uvicorn) works as 
 Nothing changes when httpx or click is already imported. ``httpx.main`` is then
 httpx's own fallback, as in an installation without ``httpx[cli]``.
 
+The mark lasts only while httpx's package runs, on the importing thread's first use of
+the transport; another thread importing click in that moment would see it missing.
+The command line and the Action import it from one thread; the App server has imported
+githubkit (and so httpx, with click) before it serves, so nothing is marked there.
+
 Every module of :mod:`ghattempt.github` imports httpx through here, first.
 """
 
