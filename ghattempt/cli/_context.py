@@ -85,8 +85,6 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
         CliError: (2) the token variable is unset.
         InputError: a bad API URL or timeout (exit 2).
     """
-    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
-
     name = getattr(args, "token_env", None) or "GITHUB_TOKEN"
     token = os.environ.get(name, "")
     if not token:
@@ -99,6 +97,9 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
     api = getattr(args, "api_url", None) or "https://api.github.com/"
     if not api.endswith("/"):
         api += "/"
+    # imported once the options are known good: a usage error does not load githubkit
+    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
     return GitHubProvider(ProviderConfig(auth=TokenAuth(token), base_url=api, timeout=timeout,
                                          connect_timeout=min(10.0, timeout),
                                          mutation_interval=interval))

@@ -3,38 +3,64 @@ the ``.graphql`` documents and journal capture.
 
 Start with :class:`GitHubProvider` built from a :class:`ProviderConfig`. The error
 hierarchy is written out in :mod:`ghattempt.github.errors`.
+
+The names below are imported on first use (PEP 562 ``__getattr__``): importing this
+package, or a light submodule such as :mod:`ghattempt.github.errors`, does not import
+httpx or githubkit. ``from ghattempt.github import GitHubProvider`` imports the
+transport (githubkit, httpx) then; see ``docs/cli.md``, "Start-up time".
 """
 
-from .capture import PAGE_SIZE, CaptureResult, floor_requests
-from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
-from .documents import DOCUMENT_NAMES, Document, document
-from .errors import (
-    AmbiguousOutcome,
-    AuthFailed,
-    GitHubError,
-    GitHubRefused,
-    GitHubUnavailable,
-    GraphQLRefused,
-    InputError,
-    NotFound,
-    RateLimited,
-    ReadLagExceeded,
-    RefConflict,
-    UnexpectedAnswer,
-)
-from .models import (
-    EMPTY_TREE,
-    Comment,
-    Commit,
-    Discussion,
-    DiscussionCategory,
-    DiscussionSummary,
-    PullRequest,
-    Ref,
-    Repository,
-)
-from .provider import BODY_LIMIT, GitHubProvider
-from .usage import OperationUsage, RateLimitState, Usage
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .capture import PAGE_SIZE, CaptureResult, floor_requests
+    from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
+    from .documents import DOCUMENT_NAMES, Document, document
+    from .errors import (
+        AmbiguousOutcome,
+        AuthFailed,
+        GitHubError,
+        GitHubRefused,
+        GitHubUnavailable,
+        GraphQLRefused,
+        InputError,
+        NotFound,
+        RateLimited,
+        ReadLagExceeded,
+        RefConflict,
+        UnexpectedAnswer,
+    )
+    from .models import (
+        EMPTY_TREE,
+        Comment,
+        Commit,
+        Discussion,
+        DiscussionCategory,
+        DiscussionSummary,
+        PullRequest,
+        Ref,
+        Repository,
+    )
+    from .provider import BODY_LIMIT, GitHubProvider
+    from .usage import OperationUsage, RateLimitState, Usage
+
+_SUBMODULE = {
+    "PAGE_SIZE": "capture", "CaptureResult": "capture", "floor_requests": "capture",
+    "AppAuth": "config", "ProviderConfig": "config", "RetryPolicy": "config",
+    "TokenAuth": "config", "graphql_endpoint": "config",
+    "DOCUMENT_NAMES": "documents", "Document": "documents", "document": "documents",
+    "AmbiguousOutcome": "errors", "AuthFailed": "errors", "GitHubError": "errors",
+    "GitHubRefused": "errors", "GitHubUnavailable": "errors", "GraphQLRefused": "errors",
+    "InputError": "errors", "NotFound": "errors", "RateLimited": "errors",
+    "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
+    "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
+    "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
+    "Ref": "models", "Repository": "models",
+    "BODY_LIMIT": "provider", "GitHubProvider": "provider",
+    "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
+}
+"""Exported name -> the submodule defining it."""
 
 __all__ = [
     "BODY_LIMIT",
@@ -75,3 +101,22 @@ __all__ = [
     "floor_requests",
     "graphql_endpoint",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """Import the submodule defining ``name`` (one of ``__all__``) and return the name.
+
+    Raises:
+        AttributeError: ``name`` is not exported here (``from ghattempt.github import
+            errors`` then imports the submodule, as usual).
+    """
+    submodule = _SUBMODULE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

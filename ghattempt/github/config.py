@@ -12,8 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-import httpx
-
+from ._httpx import httpx
 from .errors import InputError
 
 __all__ = [

@@ -15,7 +15,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
+from ._httpx import httpx  # first: httpx without its command-line client (see _httpx)
+
+# isort: split
 import tenacity
 from githubkit import GitHub
 from githubkit.auth import AppInstallationAuthStrategy, TokenAuthStrategy
