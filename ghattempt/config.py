@@ -154,7 +154,7 @@ class ConfigError(ValueError):
         else:
             where = key or ""
         head = f"{path}: {where}: " if where else f"{path}: "
-        super().__init__(f"{head}{problem}; {fix}")
+        super().__init__(_one_line(f"{head}{problem}; {fix}"))
 
 
 # --------------------------------------------------------------------------- records
@@ -536,6 +536,11 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
         ) from None
     try:
         doc = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(
+            rel, None, "invalid TOML: arrays or inline tables are nested too deeply",
+            "flatten the nesting (no key of the configuration nests values)",
+        ) from None
     except tomllib.TOMLDecodeError as e:
         message = str(e)
         m = re.search(r" \(at line (\d+), column (\d+)\)\Z", message)
@@ -555,6 +560,12 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
             "fix the TOML syntax there (https://toml.io/en/v1.0.0)",
             line=line,
             column=column,
+        ) from None
+    except ValueError as e:
+        # tomllib lets int() errors through: an integer of more than 4300 digits.
+        raise ConfigError(
+            rel, None, f"invalid TOML: {str(e)[:80]}",
+            "fix the TOML syntax (https://toml.io/en/v1.0.0); integers are 64-bit",
         ) from None
     settings = build_settings(doc, path=rel)
     return LoadedConfig(path=rel, blob=oid, digest=content_digest(data), settings=settings)
@@ -983,6 +994,16 @@ def _record_path(path: str | PathLike[str]) -> str:
             f"name the file relative to the repository root, e.g. {DEFAULT_CONFIG_PATH}",
         )
     return str(p)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character (newlines, escapes, U+2028) escaped."""
+    if text.isprintable():
+        return text
+    short = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(c if c.isprintable() else short.get(c) or
+                   (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+                   for c in text)
 
 
 def _leaf(key: str) -> str:
