@@ -51,3 +51,24 @@ def test_control_characters_are_escaped_so_the_error_stays_one_line(text, shown)
     assert message.isprintable(), repr(message)
     assert len(message.splitlines()) == 1
     assert shown in message
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("[attempt]\nexpires_after = 9223372036854775807\n", "attempt.expires_after"),
+        ("[attempt]\nexpires_after = 1000000000000\n", "attempt.expires_after"),
+        ("[pacing]\nwrite_interval = 1e308\n", "pacing.write_interval"),
+        ("[lease]\nlength = 9223372036854775807\n", "lease.length"),
+        ("[lease]\nacquire_timeout = 1e300\n", "lease.acquire_timeout"),
+        ("[lease]\nclock_skew = 1e300\n", "lease.clock_skew"),
+        ("[lease]\nrequest_timeout = 1e300\nlength = 200\n",
+         "lease.request_timeout"),
+    ],
+)
+def test_durations_beyond_ten_years_are_refused(text, key):
+    # Unbounded durations overflow later: a timestamp past year 9999 (the record's *time*
+    # has four digits) or time.sleep's range, as an internal error at write time.
+    e = error(text.encode())
+    assert e.key == key
+    assert "at most 315360000" in str(e)
