@@ -202,13 +202,13 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
     text = ctx.args.materials
     if not text:
         return ()
-    if text.startswith("@"):
-        with open(text[1:], encoding="utf-8") as f:
-            text = f.read()
     try:
+        if text.startswith("@"):
+            with open(text[1:], encoding="utf-8") as f:
+                text = f.read()
         items = json.loads(text)
-    except ValueError as exc:
-        raise CliError(2, f"--materials is not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise CliError(2, f"--materials is not UTF-8 JSON ({str(exc)[:100]})") from None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise CliError(2, "--materials must be a JSON array of objects")
     out: list[Material] = []
