@@ -228,6 +228,19 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
     return tuple(out)
 
 
+def _public(args: Any, text: str | None) -> str | None:
+    """``text`` for a record (a public comment): the token's value and every token-shaped
+    string replaced by ``[redacted]`` (a reason copied from a failing step's log may hold
+    one; GitHub masks secrets in logs, never in comments)."""
+    if not text:
+        return None
+    from ghattempt.github._redact import redact
+
+    names = {getattr(args, "token_env", None) or "GITHUB_TOKEN", "GITHUB_TOKEN",
+             "GHATTEMPT_TOKEN"}
+    return redact(text, [os.environ.get(name, "") for name in names])
+
+
 def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
     if args.key:
         return str(args.key)
@@ -287,7 +300,8 @@ def _supersede(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     generation = _generation(ctx)
     journal = _find(ctx)
-    reason = ctx.args.reason or f"new generation: head {generation.source_commit[:12]}"
+    reason = (_public(ctx.args, ctx.args.reason)
+              or f"new generation: head {generation.source_commit[:12]}")
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         if tip.generation_id == generation.id:
@@ -311,7 +325,8 @@ def _record(ctx: _Ctx) -> WriteOutcome:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, phase_arg, status)
         result = s.append(tip.id, key=ekey, phase=phase, status=status,
-                          reason=ctx.args.reason or None, materials=_materials(ctx, tip))
+                          reason=_public(ctx.args, ctx.args.reason),
+                          materials=_materials(ctx, tip))
         what = "already recorded" if result.replayed else "recorded"
         extra = f" after {result.sends} sends" if result.sends > 1 else ""
         return _outcome(ctx, journal, s.pages, key, f"{what} {phase_arg} {status} "
@@ -321,7 +336,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
 def _expire(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     journal = _find(ctx)
-    reason = ctx.args.reason or "expired before it was confirmed"
+    reason = _public(ctx.args, ctx.args.reason) or "expired before it was confirmed"
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         if tip.status == "expired":
@@ -339,7 +354,8 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
-        result = s.rollback(tip.id, key=ekey, status=status, reason=ctx.args.reason or None)
+        result = s.rollback(tip.id, key=ekey, status=status,
+                            reason=_public(ctx.args, ctx.args.reason))
         what = "already recorded" if result.replayed else "recorded"
         return _outcome(ctx, journal, s.pages, key, f"{what} rollback {status} on {tip.id}",
                         not result.replayed)
