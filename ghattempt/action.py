@@ -89,16 +89,27 @@ def _event(env: Mapping[str, str]) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
+def _count(text: str) -> int | None:
+    """``text`` as an integer in [1, 2**53-1] written in ASCII decimal digits, else None
+    (journal-v1 section 3, *count*; ``"\u00b2"`` passes ``str.isdigit`` but not ``int``).
+    """
+    if not (text.isascii() and text.isdigit()) or len(text) > 16:
+        return None
+    value = int(text)
+    return value if 1 <= value <= 2**53 - 1 else None
+
+
 def _int(env: Mapping[str, str], name: str, what: str) -> int:
     value = env.get(name, "")
-    if not value.isdigit() or int(value) < 1:
-        raise ActionError(f"{name} must be a number >= 1 ({what}), got {value!r}")
-    return int(value)
+    number = _count(value)
+    if number is None:
+        raise ActionError(f"{name} must be a number >= 1 ({what}), got {value[:40]!r}")
+    return number
 
 
 def default_event_key(env: Mapping[str, str], phase: str, status: str) -> str:
@@ -126,10 +137,15 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     found = event.get("pull_request")
     pr: dict[str, Any] = found if isinstance(found, dict) else {}
     pr_number = env.get("GHATTEMPT_PULL_REQUEST", "") or str(pr.get("number") or "")
-    if not pr_number.isdigit() or int(pr_number) < 1:
+    pull_request = _count(pr_number)
+    if pull_request is None and pr_number:
+        raise ActionError(f"input 'pull-request' must be a number >= 1, got {pr_number[:40]!r}")
+    if pull_request is None:
         raise ActionError("input 'pull-request' is empty and the triggering event has no "
                           "pull request: pass pull-request (a number)")
-    base = env.get("GHATTEMPT_BASE_REF", "") or str((pr.get("base") or {}).get("ref") or "")
+    event_base = pr.get("base")
+    event_ref = event_base.get("ref") if isinstance(event_base, dict) else None
+    base = env.get("GHATTEMPT_BASE_REF", "") or (event_ref if isinstance(event_ref, str) else "")
     phase = env.get("GHATTEMPT_PHASE", "").strip()
     status = env.get("GHATTEMPT_STATUS", "").strip()
     if command == "record" and (not phase or not status):
@@ -151,7 +167,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         token_env=TOKEN_ENV,
         timeout=30.0,
         discussion=None,
-        pull_request=int(pr_number),
+        pull_request=pull_request,
         base_ref=base or None,
         config=config,
         config_root=workspace,

@@ -92,6 +92,9 @@ _OID = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 
 _MAX_FILE_BYTES: Final = 1 << 20
 _NAME_MAX: Final = 256  # journal-v1 section 3, *name*
+_MAX_SECONDS: Final = 10 * 365 * 86400
+"""Longest duration any key takes (10 years): beyond it times leave the record's
+four-digit year or ``time.sleep``'s range."""
 _DOCS: Final = "docs/configuration.md"
 
 # Sample values used to check templates at load time; runtime values are checked again.
@@ -154,7 +157,7 @@ class ConfigError(ValueError):
         else:
             where = key or ""
         head = f"{path}: {where}: " if where else f"{path}: "
-        super().__init__(f"{head}{problem}; {fix}")
+        super().__init__(_one_line(f"{head}{problem}; {fix}"))
 
 
 # --------------------------------------------------------------------------- records
@@ -536,6 +539,11 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
         ) from None
     try:
         doc = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(
+            rel, None, "invalid TOML: arrays or inline tables are nested too deeply",
+            "flatten the nesting (no key of the configuration nests values)",
+        ) from None
     except tomllib.TOMLDecodeError as e:
         message = str(e)
         m = re.search(r" \(at line (\d+), column (\d+)\)\Z", message)
@@ -555,6 +563,12 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
             "fix the TOML syntax there (https://toml.io/en/v1.0.0)",
             line=line,
             column=column,
+        ) from None
+    except ValueError as e:
+        # tomllib lets int() errors through: an integer of more than 4300 digits.
+        raise ConfigError(
+            rel, None, f"invalid TOML: {str(e)[:80]}",
+            "fix the TOML syntax (https://toml.io/en/v1.0.0); integers are 64-bit",
         ) from None
     settings = build_settings(doc, path=rel)
     return LoadedConfig(path=rel, blob=oid, digest=content_digest(data), settings=settings)
@@ -734,7 +748,8 @@ def build_attempt(
             f"missing while there are {len(names)} channels",
             f"add default_channel = one of: {', '.join(names)}",
         )
-    expires_after = r.integer(t, "attempt.expires_after", d.expires_after, minimum=1)
+    expires_after = r.integer(t, "attempt.expires_after", d.expires_after, minimum=1,
+                              maximum=_MAX_SECONDS)
     return AttemptSettings(
         request_key=request_key, default_channel=default_channel, expires_after=expires_after
     )
@@ -750,7 +765,7 @@ def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     d = LeaseSettings()
     r.known(t, "lease", SCHEMA["lease"])
     lease = LeaseSettings(
-        length=r.integer(t, "lease.length", d.length, minimum=1),
+        length=r.integer(t, "lease.length", d.length, minimum=1, maximum=_MAX_SECONDS),
         request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout),
         clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, allow_zero=True),
         acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout, allow_zero=True),
@@ -888,12 +903,15 @@ class _Reader:
             self.fail(key, f"has {len(value)} characters", f"use 1 to {max_len} characters")
         return value
 
-    def integer(self, t: Mapping[str, object], key: str, default: int, *, minimum: int) -> int:
+    def integer(self, t: Mapping[str, object], key: str, default: int, *, minimum: int,
+                maximum: int | None = None) -> int:
         value = t.get(_leaf(key), default)
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(key, f"expected an integer, got {_kind(value)}", "write a whole number")
         if value < minimum:
             self.fail(key, f"{value} is less than {minimum}", f"use {minimum} or more")
+        if maximum is not None and value > maximum:
+            self.fail(key, f"{value} is more than {maximum}", f"use at most {maximum}")
         return value
 
     def seconds(
@@ -907,6 +925,9 @@ class _Reader:
         if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
             bound = "0 or more" if allow_zero else "more than 0"
             self.fail(key, f"{_num(value)} is not a duration", f"use a number of seconds {bound}")
+        if value > _MAX_SECONDS:
+            self.fail(key, f"{_num(value)} s is more than 10 years",
+                      f"use at most {_MAX_SECONDS} seconds")
         return float(value)
 
     def template(
@@ -983,6 +1004,16 @@ def _record_path(path: str | PathLike[str]) -> str:
             f"name the file relative to the repository root, e.g. {DEFAULT_CONFIG_PATH}",
         )
     return str(p)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every non-printable character (newlines, escapes, U+2028) escaped."""
+    if text.isprintable():
+        return text
+    short = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(c if c.isprintable() else short.get(c) or
+                   (f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+                   for c in text)
 
 
 def _leaf(key: str) -> str:

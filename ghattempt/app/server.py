@@ -5,8 +5,9 @@ practices for using webhooks": verify the signature, answer within 10 s, use the
 delivery id against replays, do the work asynchronously):
 
 1. a ``Content-Length`` above the bound, or a body that grows past it while read
-   chunk by chunk: **413** (reading stops at the bound);
-2. ``X-Hub-Signature-256`` missing, not ``sha256=...``, or not the HMAC of the raw
+   chunk by chunk: **413** (reading stops at the bound); a body not complete within
+   :data:`BODY_TIMEOUT` (a client that trickles it): **408**;
+2. ``X-Hub-Signature-256`` missing, not ``sha256=`` and ASCII, or not the HMAC of the raw
    body with the webhook secret (``githubkit.webhooks.verify``, constant time):
    **401**; nothing is parsed before this check;
 3. ``X-GitHub-Event`` or ``X-GitHub-Delivery`` missing or malformed, or the body is
@@ -23,6 +24,7 @@ delivery id against replays, do the work asynchronously):
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import functools
@@ -53,6 +55,10 @@ WEBHOOK_PATH = "/webhook"
 ACCEPT_TIMEOUT = 5.0
 """Seconds an acceptance may wait for the inbox before the answer is 503 (GitHub ends a
 delivery at 10 s; a 503 shows in its delivery log and can be redelivered)."""
+
+BODY_TIMEOUT = 10.0
+"""Seconds a client has to send the whole body (GitHub sends it at once and gives up on
+a delivery after 10 s); a slower body is cut off with 408 so it cannot hold the server."""
 
 log = logging.getLogger("ghattempt.app")
 
@@ -131,13 +137,15 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
 
     async def read_bounded(request: Request) -> bytes | None:
         declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > bound:
+        if (declared is not None and declared.isascii() and declared.isdigit()
+                and int(declared) > bound):
             return None
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > bound:
-                return None
+        async with asyncio.timeout(BODY_TIMEOUT):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > bound:
+                    return None
         return bytes(body)
 
     async def webhook(request: Request) -> Response:
@@ -145,10 +153,13 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             body = await read_bounded(request)
         except ClientDisconnect:
             return Response(status_code=400)
+        except TimeoutError:
+            return _refuse(request, 408, f"body not received within {BODY_TIMEOUT:g} s")
         if body is None:
             return _refuse(request, 413, f"body larger than {bound} bytes")
         signature = request.headers.get("x-hub-signature-256", "")
-        if not signature.startswith("sha256=") or not await _off_loop(
+        # hmac.compare_digest raises TypeError on a str with non-ASCII characters.
+        if not (signature.startswith("sha256=") and signature.isascii()) or not await _off_loop(
             len(body), verify, secret.reveal(), body, signature
         ):
             return _refuse(request, 401, "missing or invalid X-Hub-Signature-256")
@@ -158,7 +169,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             return _refuse(request, 400, "missing or malformed X-GitHub-Event or X-GitHub-Delivery")
         try:
             payload = await _off_loop(len(body), json.loads, body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):
             return _refuse(request, 400, "body is not JSON")
         if not isinstance(payload, dict):
             return _refuse(request, 400, "body is not a JSON object")

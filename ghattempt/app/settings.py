@@ -118,8 +118,10 @@ def _positive_int(env: Mapping[str, str], name: str, default: int | None) -> int
         if default is None:
             raise ConfigurationError(f"{name} is not set: set it to an integer >= 1")
         return default
-    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
-        raise ConfigurationError(f"{name} must be an integer >= 1 in plain digits")
+    # int() refuses more than 4300 digits; no setting needs more than 18
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
+        raise ConfigurationError(f"{name} must be an integer >= 1 in plain digits "
+                                 "(at most 18)")
     return int(raw)
 
 

@@ -16,6 +16,7 @@ history.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -92,8 +93,8 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
                           "token there (or name another variable with --token-env)")
     interval = 1.0 if mutation_interval is None else mutation_interval
     timeout = float(getattr(args, "timeout", 30.0) or 30.0)
-    if timeout <= 0:
-        raise CliError(2, "--timeout must be > 0 seconds")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise CliError(2, "--timeout must be a finite number of seconds > 0")
     api = getattr(args, "api_url", None) or "https://api.github.com/"
     if not api.endswith("/"):
         api += "/"

@@ -39,7 +39,7 @@ def _expected(args: Any) -> tuple[str, int, str]:
     if args.material:
         try:
             m = json.loads(args.material)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise CliError(2, f"--material is not JSON ({exc})") from None
         if not isinstance(m, dict) or type(m.get("bytes")) is not int \
                 or not isinstance(m.get("digest"), str):
@@ -54,7 +54,7 @@ def _expected(args: Any) -> tuple[str, int, str]:
         with open(args.capture, "rb") as f:
             try:
                 pages = json.loads(f.read().decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
+            except (ValueError, RecursionError) as exc:
                 raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
         repo = args.repository_id or _repo_id(pages)
         verdict = read_journal(pages, writer=args.writer, writer_id=args.writer_id,

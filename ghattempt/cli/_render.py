@@ -72,8 +72,17 @@ def event_rows(journal: JournalState) -> list[EventRow]:
     return rows
 
 
+def _inert(text: str) -> str:
+    """``text`` for a terminal: control characters (escapes, newlines) shown as ``\\xNN``,
+    so record text cannot move the cursor, retitle the window or add lines."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int = 40) -> str:
-    cells = [[(c if len(c) <= limit else c[: limit - 1] + "\u2026") for c in r] for r in rows]
+    cells = [[(c if len(c) <= limit else c[: limit - 1] + "\u2026") for c in map(_inert, r)]
+             for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
               for i, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
@@ -97,13 +106,13 @@ def text_report(verdict: Verdict, url: str | None) -> str:
     if verdict.detail:
         head.append(("detail", verdict.detail))
     width = max(len(k) for k, _ in head)
-    out = "".join(f"{k.ljust(width)}  {v}\n" for k, v in head)
+    out = "".join(f"{k.ljust(width)}  {_inert(v)}\n" for k, v in head)
     journal = verdict.journal
     if journal is None:
         return out
-    out += f"\nintent {short(journal.intent.digest)}: pull request " \
-           f"#{journal.intent.pull_request} into {journal.intent.base_ref} of " \
-           f"{journal.repository_name}\n"
+    out += "\n" + _inert(f"intent {short(journal.intent.digest)}: pull request "
+                         f"#{journal.intent.pull_request} into {journal.intent.base_ref} of "
+                         f"{journal.repository_name}") + "\n"
     if journal.attempts:
         out += "\n" + _table(
             ("ATTEMPT", "REQUEST KEY", "STATUS", "PREDECESSOR", "GENERATION"),

@@ -206,14 +206,17 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
         try:
             with open(text[1:], encoding="utf-8") as f:
                 text = f.read()
+        except UnicodeDecodeError as exc:
+            raise CliError(2, f"--materials {text}: {text[1:]!r} is not UTF-8 "
+                              f"({str(exc)[:100]}); give a UTF-8 JSON file") from None
         except OSError as exc:
             raise CliError(2, f"--materials {text}: cannot read {text[1:]!r} "
                               f"({exc.strerror}); give @FILE of a readable JSON file or the "
                               "JSON array itself") from None
     try:
         items = json.loads(text)
-    except ValueError as exc:
-        raise CliError(2, f"--materials is not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise CliError(2, f"--materials is not UTF-8 JSON ({str(exc)[:100]})") from None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise CliError(2, "--materials must be a JSON array of objects")
     out: list[Material] = []
@@ -231,6 +234,19 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
         except (TypeError, ValueError) as exc:
             raise CliError(2, f"--materials[{i}]: {exc}") from None
     return tuple(out)
+
+
+def _public(args: Any, text: str | None) -> str | None:
+    """``text`` for a record (a public comment): the token's value and every token-shaped
+    string replaced by ``[redacted]`` (a reason copied from a failing step's log may hold
+    one; GitHub masks secrets in logs, never in comments)."""
+    if not text:
+        return None
+    from ghattempt.github._redact import redact
+
+    names = {getattr(args, "token_env", None) or "GITHUB_TOKEN", "GITHUB_TOKEN",
+             "GHATTEMPT_TOKEN"}
+    return redact(text, [os.environ.get(name, "") for name in names])
 
 
 def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
@@ -292,7 +308,8 @@ def _supersede(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     generation = _generation(ctx)
     journal = _find(ctx)
-    reason = ctx.args.reason or f"new generation: head {generation.source_commit[:12]}"
+    reason = (_public(ctx.args, ctx.args.reason)
+              or f"new generation: head {generation.source_commit[:12]}")
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         if tip.generation_id == generation.id:
@@ -316,7 +333,8 @@ def _record(ctx: _Ctx) -> WriteOutcome:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, phase_arg, status)
         result = s.append(tip.id, key=ekey, phase=phase, status=status,
-                          reason=ctx.args.reason or None, materials=_materials(ctx, tip))
+                          reason=_public(ctx.args, ctx.args.reason),
+                          materials=_materials(ctx, tip))
         what = "already recorded" if result.replayed else "recorded"
         extra = f" after {result.sends} sends" if result.sends > 1 else ""
         return _outcome(ctx, journal, s.pages, key, f"{what} {phase_arg} {status} "
@@ -326,7 +344,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
 def _expire(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     journal = _find(ctx)
-    reason = ctx.args.reason or "expired before it was confirmed"
+    reason = _public(ctx.args, ctx.args.reason) or "expired before it was confirmed"
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         if tip.status == "expired":
@@ -344,7 +362,8 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
     with ctx.store.session(journal) as s:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
-        result = s.rollback(tip.id, key=ekey, status=status, reason=ctx.args.reason or None)
+        result = s.rollback(tip.id, key=ekey, status=status,
+                            reason=_public(ctx.args, ctx.args.reason))
         what = "already recorded" if result.replayed else "recorded"
         return _outcome(ctx, journal, s.pages, key, f"{what} rollback {status} on {tip.id}",
                         not result.replayed)

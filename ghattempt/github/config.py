@@ -6,6 +6,7 @@ frozen objects whose ``repr`` never shows them.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -200,6 +201,10 @@ class ProviderConfig:
                 "ProviderConfig.base_url must not carry credentials, a query or a fragment; "
                 "put credentials in auth"
             )
+        if not all(math.isfinite(v) for v in (self.timeout, self.connect_timeout,
+                                              self.mutation_interval)):
+            raise InputError("ProviderConfig timeout, connect_timeout and mutation_interval "
+                             "must be finite numbers of seconds (never unbounded)")
         if self.timeout <= 0 or self.connect_timeout <= 0:
             raise InputError("ProviderConfig timeouts must be > 0 seconds (never unbounded)")
         if self.mutation_interval < 0:

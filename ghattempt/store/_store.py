@@ -364,7 +364,27 @@ class BusinessAttemptStore:
                 if not d.locked:
                     self._lock(d.id)
                 return Journal(intent, d.id, d.number)
+            if self._tampered(d, intent):
+                raise JournalInvalidError(
+                    "untrusted_journal", f"discussion #{d.number}, the journal of this intent, "
+                    "has an edited body; a new journal would lose its history")
         return None
+
+    def _tampered(self, d: DiscussionSummary, intent: Intent) -> bool:
+        """Whether ``d`` is this intent's journal with an edited body: by the writer, edited,
+        and still holding the intent record or bearing the journal's title. Used only to
+        fail closed (the title is never trusted to accept a journal)."""
+        if not d.edited or d.author_login != self._writer_login:
+            return False
+        if self._writer_id is not None and d.author_id not in (None, self._writer_id):
+            return False
+        if d.title == _journal_title(intent):
+            return True
+        try:
+            record = parse_body(d.body, "intent")
+        except JournalInvalid:
+            return False
+        return record is not None and record.digest == intent.digest
 
     def _lock(self, discussion_id: str) -> None:
         """``lockLockable``; locking is idempotent, so an unclear outcome is sent again."""
@@ -403,8 +423,7 @@ class BusinessAttemptStore:
             found = self.find_journal(intent)
             if found is not None:
                 return found
-            title = (f"Release journal: #{pull_request} into {base_ref} "
-                     f"[{intent.digest[7:19]}]")
+            title = _journal_title(intent)
             body = render_body(intent)
             for _ in range(MAX_SENDS):
                 try:
@@ -862,3 +881,9 @@ class Session:
 def _first(nodes: Any, digest: str) -> str | None:
     ids = nodes.get(digest) if nodes else None
     return ids[0] if ids else None
+
+
+def _journal_title(intent: Intent) -> str:
+    """The title of a new journal (informational): ``Release journal: #7 into main [12 hex]``."""
+    return (f"Release journal: #{intent.pull_request} into {intent.base_ref} "
+            f"[{intent.digest[7:19]}]")

@@ -61,6 +61,15 @@ def test_timeouts_cannot_be_unbounded():
         ProviderConfig(auth=TokenAuth("t0ken"), timeout=0)
 
 
+@pytest.mark.parametrize("field", ["timeout", "connect_timeout", "mutation_interval"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_timeouts_and_intervals_must_be_finite_numbers(field, value):
+    # NaN compares false with everything, so "<= 0" alone lets it through (and
+    # min(nan, limit) is nan); infinity is an unbounded wait.
+    with pytest.raises(InputError, match="finite"):
+        ProviderConfig(auth=TokenAuth("t0ken"), **{field: value})
+
+
 def test_app_private_key_must_be_pem():
     with pytest.raises(InputError, match="PEM"):
         AppAuth(app_id=1, private_key="nope", installation_id=2)

@@ -1,0 +1,90 @@
+"""The webhook server against hostile clients: every request gets a bounded answer.
+
+Raw sockets send what httpx would not: header bytes outside ASCII, bodies that trickle.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from .conftest import SECRET, headers, sign
+
+pytestmark = pytest.mark.network
+
+
+def raw_request(port: int, head: bytes, body: bytes = b"", *, wait: float = 15.0) -> bytes:
+    """Send one request as given; return the status line (b"" if the server hung up)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as s:
+        s.sendall(head + body)
+        data = b""
+        try:
+            while b"\r\n" not in data:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        except TimeoutError:
+            return b"timeout"
+    return data.split(b"\r\n", 1)[0]
+
+
+def request_head(body: bytes, **replace: bytes) -> bytes:
+    fields = {k.encode(): v.encode() for k, v in headers("pull_request", body).items()}
+    fields[b"Content-Length"] = str(len(body)).encode()
+    fields.update({k.replace("_", "-").encode(): v for k, v in replace.items()})
+    lines = [b"POST /webhook HTTP/1.1", b"Host: 127.0.0.1"]
+    lines += [k + b": " + v for k, v in fields.items()]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+def test_header_values_outside_ascii_are_refused_not_a_server_error(server_factory):
+    server = server_factory().start()
+    body = b'{"action":"opened"}'
+    good_signature = sign(body).encode()
+    cases = [
+        request_head(body, X_Hub_Signature_256=b"sha256=\xe9" + good_signature[8:]),
+        request_head(body, X_Hub_Signature_256=good_signature + b"\xb2"),
+        request_head(body, X_GitHub_Delivery=b"\xb2\xb3"),
+    ]
+    for head in cases:
+        status = raw_request(server.port, head, body)
+        assert status.split(b" ")[1:2] in ([b"400"], [b"401"]), (head, status)
+    # a Content-Length of digits Python counts but int() does not: a malformed request
+    status = raw_request(server.port, request_head(body, Content_Length=b"\xb2"), body)
+    assert not status.startswith(b"HTTP/1.1 5"), status
+    assert "Traceback" not in server.log_text()
+    assert server.health()["inbox"] == {"pending": 0, "done": 0, "failed": 0}
+
+
+def test_a_signed_deeply_nested_body_is_refused_as_not_json(server_factory):
+    server = server_factory().start()
+    body = b'{"action":"opened","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    assert server.post("pull_request", body).status_code == 400
+    assert "Traceback" not in server.log_text()
+    assert SECRET not in server.log_text()
+
+
+def test_a_body_that_trickles_is_cut_off_at_the_read_deadline(server_factory):
+    server = server_factory().start()
+    body = b'{"action":"opened"}' + b" " * 100
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(request_head(body) + body[:10])
+        s.settimeout(1.0)
+        answer = b""
+        for i in range(25):  # one byte a second: a slowloris body
+            try:
+                answer = s.recv(4096)
+                break
+            except TimeoutError:
+                try:
+                    s.sendall(body[10 + i:11 + i])
+                except OSError:
+                    break
+    elapsed = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
+    assert elapsed < 15
+    assert server.health()["inbox"] == {"pending": 0, "done": 0, "failed": 0}
