@@ -266,7 +266,13 @@ class _Context:
                 raise JournalInvalid("material_rejected",
                                      f"material {m.id} url is not under {prefix} "
                                      f"(seq {event.seq})")
-            producer = next((a for a in self.lineage(attempt) if a.digest == m.attempt), None)
+            producer: Attempt | None = attempt
+            if attempt.digest != m.attempt:
+                producer = None
+                for a in self.lineage(attempt):
+                    if a.digest == m.attempt:
+                        producer = a
+                        break
             if producer is None:
                 raise JournalInvalid("material_rejected",
                                      f"material {m.id} names attempt {m.attempt}, neither this "

@@ -424,8 +424,19 @@ writer is immutable, so one instance serves them all). Bounded, see ``parse_writ
 
 def parse_writer(obj: object) -> Writer:
     """Check and build a writer (section 4, writer). Raises ``JournalInvalid(bad_record)``."""
-    kind = obj.get("kind") if type(obj) is dict else None
+    if type(obj) is not dict:
+        raise _bad("writer kind is not actions, app or cli")
+    kind = obj.get("kind")
     if kind == "actions":
+        if obj.keys() == _ACTIONS_KEYS:
+            run_id, run_attempt, job, workflow = (
+                obj["run_id"], obj["run_attempt"], obj["job"], obj["workflow"])
+            if (type(run_id) is int and type(run_attempt) is int and type(job) is str
+                    and type(workflow) is str):
+                # Values equal to a checked writer's, with the same types, pass its checks.
+                known = _ACTIONS_SEEN.get((run_id, run_attempt, job, workflow))
+                if known is not None:
+                    return known
         w = _keys(obj, _ACTIONS_KEYS, "writer")
         run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
                                               w["workflow"])
