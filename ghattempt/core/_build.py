@@ -161,7 +161,7 @@ def _check_event(journal: JournalState, event: Event) -> JournalInvalid | None:
     try:
         ctx.check_identity(state.attempt, event, "the event")
         ordered, replay = chain(ctx, state.attempt, events.values(), dict(journal.materials))
-        after = _attempt_state(state.attempt, state.root_ids, ordered, {}, replay)
+        after = _attempt_state(state.attempt, state.root_ids, ordered, (), replay)
         _across(tuple(after if s.id == state.id else s for s in journal.attempts))
     except JournalInvalid as exc:
         return exc
@@ -193,7 +193,7 @@ def check_attempt(journal: JournalState, attempt: Attempt) -> Failure | None:
         return None
     if len(journal.attempts) + 1 > journal.options.max_attempts:
         return "history_bound"
-    fresh = _attempt_state(attempt, (), (), {},
+    fresh = _attempt_state(attempt, (), (), (),
                            ReplayState.start(attempt.plan, attempt.expires_at))
     try:
         _across((*journal.attempts, fresh))

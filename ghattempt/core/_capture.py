@@ -152,6 +152,13 @@ def _explain_comment(obj: Any, where: str) -> Comment:
 
 
 def _connection(obj: Any, key: str, where: str) -> tuple[int, list[Any]]:
+    conn = obj.get(key) if type(obj) is dict else None
+    if type(conn) is dict:  # the common case in one step; else the explaining path below
+        total, info, nodes = conn.get("totalCount"), conn.get("pageInfo"), conn.get("nodes")
+        if (type(total) is int and type(nodes) is list and type(info) is dict
+                and type(info.get("hasNextPage")) is bool and "endCursor" in info
+                and (info["endCursor"] is None or type(info["endCursor"]) is str)):
+            return total, nodes
     conn = _get(obj, key, dict, where)
     total = _get(conn, "totalCount", int, f"{where} {key}")
     info = _get(conn, "pageInfo", dict, f"{where} {key}")

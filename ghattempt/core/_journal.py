@@ -41,8 +41,10 @@ class AttemptState:
 
     ``root_ids`` are the node ids of the comment(s) holding the attempt record (a
     retried root write leaves identical copies); ``events`` are the distinct event
-    records in seq order; ``event_nodes`` maps an event digest to the node ids holding
-    it; ``phases`` the last status per plan phase that has a record.
+    records in seq order; ``last`` maps each plan phase that has a record to
+    ``(status, reason)`` of its last record; ``event_replies`` are
+    ``(event digest, reply node id)`` for every contributing reply holding an event,
+    in node order. ``phases`` and ``event_nodes`` are read from these when asked.
     """
 
     attempt: Attempt
@@ -51,9 +53,23 @@ class AttemptState:
     reason: str | None
     recovery: str
     missing_phases: tuple[str, ...]
-    phases: Mapping[str, PhaseState]
+    last: Mapping[str, tuple[str, str | None]]
     events: tuple[Event, ...]
-    event_nodes: Mapping[str, tuple[str, ...]]
+    event_replies: tuple[tuple[str, str], ...]
+
+    @property
+    def phases(self) -> dict[str, PhaseState]:
+        """The last status (with its reason) of each plan phase that has a record."""
+        last = self.last
+        return {p: PhaseState(*last[p]) for p in self.attempt.plan if p in last}
+
+    @property
+    def event_nodes(self) -> dict[str, tuple[str, ...]]:
+        """Each event digest with the node ids of the replies holding it, in node order."""
+        nodes: dict[str, list[str]] = {}
+        for dg, reply_id in self.event_replies:
+            nodes.setdefault(dg, []).append(reply_id)
+        return {dg: tuple(ids) for dg, ids in nodes.items()}
 
     @property
     def id(self) -> str:
@@ -250,7 +266,13 @@ class _Context:
                 raise JournalInvalid("material_rejected",
                                      f"material {m.id} url is not under {prefix} "
                                      f"(seq {event.seq})")
-            producer = next((a for a in self.lineage(attempt) if a.digest == m.attempt), None)
+            producer: Attempt | None = attempt
+            if attempt.digest != m.attempt:
+                producer = None
+                for a in self.lineage(attempt):
+                    if a.digest == m.attempt:
+                        producer = a
+                        break
             if producer is None:
                 raise JournalInvalid("material_rejected",
                                      f"material {m.id} names attempt {m.attempt}, neither this "
@@ -270,12 +292,13 @@ class _Context:
 
 
 def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> tuple[
-        dict[str, Event], dict[str, list[str]], int]:
-    """Section 7.5 a-b: contributing event records, deduplicated by digest."""
+        dict[str, Event], list[tuple[str, str]], int]:
+    """Section 7.5 a-b: contributing event records, deduplicated by digest, with
+    ``(digest, reply id)`` of every reply holding one, and the count of ignored replies."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
     by_digest: dict[str, Event] = {}
-    nodes: dict[str, list[str]] = {}
+    held: list[tuple[str, str]] = []
     ignored = 0
     for reply in replies:
         if not reply.contributes(writer, writer_id):
@@ -290,12 +313,9 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> t
             continue
         assert isinstance(event, Event)
         ctx.check_identity(attempt, event, reply.id)
-        if event.digest in by_digest:
-            nodes[event.digest].append(reply.id)
-        else:
-            by_digest[event.digest] = event
-            nodes[event.digest] = [reply.id]
-    return by_digest, nodes, ignored
+        by_digest.setdefault(event.digest, event)
+        held.append((event.digest, reply.id))
+    return by_digest, held, ignored
 
 
 def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
@@ -345,12 +365,10 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
 
 
 def _attempt_state(attempt: Attempt, root_ids: tuple[str, ...], events: tuple[Event, ...],
-                   nodes: Mapping[str, list[str]], state: ReplayState) -> AttemptState:
+                   held: Iterable[tuple[str, str]], state: ReplayState) -> AttemptState:
     status, reason, phase = derive_status(state)
     return AttemptState(attempt, root_ids, status, reason, recovery_for(status, phase),
-                        missing_phases(state),
-                        {p: PhaseState(*state.last[p]) for p in attempt.plan if p in state.last},
-                        events, {d: tuple(ids) for d, ids in nodes.items()})
+                        missing_phases(state), state.last, events, tuple(held))
 
 
 def _across(states: tuple[AttemptState, ...]) -> None:
@@ -446,10 +464,10 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
         if len(ids) > 1:
             replies = sorted((r for i in ids for r in capture.replies[i]),
                              key=node_order)
-        by_digest, nodes, skipped = _events_of(ctx, attempt, replies)
+        by_digest, held, skipped = _events_of(ctx, attempt, replies)
         ignored += skipped
         ordered, state = chain(ctx, attempt, by_digest.values(), ctx.materials)
-        states.append(_attempt_state(attempt, tuple(ids), ordered, nodes, state))
+        states.append(_attempt_state(attempt, tuple(ids), ordered, held, state))
     result = tuple(states)
     _across(result)  # section 9
     return JournalState(intent, capture.discussion_id, capture.discussion_number,

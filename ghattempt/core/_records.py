@@ -21,7 +21,6 @@ from typing import Any, ClassVar, Literal, TypeAlias
 from ._c14n import (
     MAX_SAFE_INTEGER,
     allowed_problem,
-    canonical_text,
     decode_record,
     digest,
     digest_text,
@@ -47,6 +46,7 @@ _REPO_CHARS = _ALNUM + b"_.-"
 _TIME_FORM = bytes.maketrans(b"0123456789", b"dddddddddd")
 _DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)  # "sha256:<hex>" -> "shhhhh:hhh..."
 _FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
+_THREE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 3
 MARKER_PREFIX = "<!-- ghattempt:v"
 _BLOCK = "<!-- ghattempt:v1 -->\n```json\n"
 
@@ -424,8 +424,19 @@ writer is immutable, so one instance serves them all). Bounded, see ``parse_writ
 
 def parse_writer(obj: object) -> Writer:
     """Check and build a writer (section 4, writer). Raises ``JournalInvalid(bad_record)``."""
-    kind = obj.get("kind") if type(obj) is dict else None
+    if type(obj) is not dict:
+        raise _bad("writer kind is not actions, app or cli")
+    kind = obj.get("kind")
     if kind == "actions":
+        if obj.keys() == _ACTIONS_KEYS:
+            run_id, run_attempt, job, workflow = (
+                obj["run_id"], obj["run_attempt"], obj["job"], obj["workflow"])
+            if (type(run_id) is int and type(run_attempt) is int and type(job) is str
+                    and type(workflow) is str):
+                # Values equal to a checked writer's, with the same types, pass its checks.
+                known = _ACTIONS_SEEN.get((run_id, run_attempt, job, workflow))
+                if known is not None:
+                    return known
         w = _keys(obj, _ACTIONS_KEYS, "writer")
         run_id, run_attempt, job, workflow = (w["run_id"], w["run_attempt"], w["job"],
                                               w["workflow"])
@@ -458,6 +469,20 @@ def parse_writer(obj: object) -> Writer:
 
 def parse_material(obj: object) -> Material:
     """Check and build a material (section 4). Raises ``JournalInvalid(bad_record)``."""
+    # The common case in one pass (its three digests checked as one string), then the
+    # shapes one by one to name the first problem.
+    if type(obj) is dict and obj.keys() == _MATERIAL_KEYS:
+        mid, kind, size, dg, attempt, generation, url = (
+            obj["id"], obj["kind"], obj["bytes"], obj["digest"], obj["attempt"],
+            obj["generation"], obj["url"])
+        if (type(mid) is str and _key_shape(mid) and kind in MATERIAL_KINDS
+                and type(size) is int and 0 <= size <= MAX_SAFE_INTEGER
+                and type(dg) is str and type(attempt) is str and type(generation) is str
+                and len(dg) == len(attempt) == len(generation) == 71
+                and (dg + attempt + generation).encode("utf-8", "surrogatepass").translate(
+                    _DIGEST_FORM) == _THREE_DIGESTS
+                and type(url) is str):
+            return Material(mid, kind, size, dg, attempt, generation, url)
     m = _keys(obj, _MATERIAL_KEYS, "material")
     _need(is_key(m["id"]), "material id is not a key")
     _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
@@ -472,7 +497,7 @@ def parse_material(obj: object) -> Material:
                     m["url"])
 
 
-def _parse_intent(r: dict[str, Any], dg: str) -> Intent:
+def _parse_intent(r: dict[str, Any], dg: str, covered: str) -> Intent:
     _keys(r, _INTENT_FIELDS, "intent record")
     repo = _keys(r["repository"], _REPOSITORY_KEYS, "intent repository")
     _need(is_name(repo["id"]), "intent repository.id is not a name")
@@ -484,6 +509,24 @@ def _parse_intent(r: dict[str, Any], dg: str) -> Intent:
 
 def parse_generation(obj: object) -> Generation:
     """Check and build a generation (section 4). Raises ``JournalInvalid(bad_record)``."""
+    # One pass over the common case: the four oids checked as one hex string (each has
+    # its length checked), then the shapes one by one to name the first problem.
+    if type(obj) is dict and obj.keys() == _GEN_KEYS:
+        config, base = obj["config"], obj["base"]
+        if (type(config) is dict and config.keys() == _CONFIG_KEYS and type(base) is dict
+                and base.keys() == _BASE_KEYS):
+            source, tree, blob, commit = (obj["source_commit"], obj["tree"], config["blob"],
+                                          base["commit"])
+            path, ref, config_digest = config["path"], base["ref"], config["digest"]
+            if (type(source) is str and type(tree) is str and type(blob) is str
+                    and type(commit) is str and len(source) in _OID_LENGTHS
+                    and len(tree) in _OID_LENGTHS and len(blob) in _OID_LENGTHS
+                    and len(commit) in _OID_LENGTHS
+                    and _only(source + tree + blob + commit, _HEX)
+                    and type(path) is str and 1 <= len(path) <= 256
+                    and type(ref) is str and 1 <= len(ref) <= 256
+                    and type(config_digest) is str and _digest_shape(config_digest)):
+                return Generation(source, tree, path, blob, config_digest, ref, commit)
     g = _keys(obj, _GEN_KEYS, "attempt generation")
     config = _keys(g["config"], _CONFIG_KEYS, "generation config")
     base = _keys(g["base"], _BASE_KEYS, "generation base")
@@ -495,6 +538,9 @@ def parse_generation(obj: object) -> Generation:
     _need(is_oid(base["commit"]), "generation base.commit is not an oid")
     return Generation(g["source_commit"], g["tree"], config["path"], config["blob"],
                       config["digest"], base["ref"], base["commit"])
+
+
+_OID_LENGTHS = (40, 64)
 
 
 def check_plan(plan: object) -> tuple[str, ...]:
@@ -514,24 +560,54 @@ def check_plan(plan: object) -> tuple[str, ...]:
     return tuple(plan)
 
 
-def _parse_attempt(r: dict[str, Any], dg: str) -> Attempt:
-    _keys(r, _ATTEMPT_FIELDS, "attempt record")
-    _need(is_digest(r["intent"]), "attempt intent is not a digest")
-    _need(is_key(r["request_key"]), "attempt request_key is not a key")
+def _parse_attempt(r: dict[str, Any], dg: str, covered: str) -> Attempt:
+    # ``covered`` is the record's canonical text without its digest member.
+    if r.keys() != _ATTEMPT_FIELDS:
+        _keys(r, _ATTEMPT_FIELDS, "attempt record")
+    intent, request_key, pred, auth = r["intent"], r["request_key"], r["predecessor"], \
+        r["authorization"]
+    if type(intent) is not str or not _digest_shape(intent):
+        raise _bad("attempt intent is not a digest")
+    if type(request_key) is not str or not _key_shape(request_key):
+        raise _bad("attempt request_key is not a key")
     generation = parse_generation(r["generation"])
-    pred = r["predecessor"]
-    _need(pred is None or is_digest(pred), "attempt predecessor is not a digest or null")
+    if pred is not None and (type(pred) is not str or not _digest_shape(pred)):
+        raise _bad("attempt predecessor is not a digest or null")
     plan = check_plan(r["plan"])
-    _need(is_name(r["channel"]), "attempt channel is not a name")
-    auth = r["authorization"]
-    _need(auth is None or is_key(auth), "attempt authorization is not a key or null")
-    _need(is_time(r["expires_at"]), "attempt expires_at is not a time")
+    channel = r["channel"]
+    if type(channel) is not str or not 1 <= len(channel) <= 256:
+        raise _bad("attempt channel is not a name")
+    if auth is not None and (type(auth) is not str or not _key_shape(auth)):
+        raise _bad("attempt authorization is not a key or null")
+    expires_at = r["expires_at"]
+    if type(expires_at) is not str or not _time_shape(expires_at):
+        raise _bad("attempt expires_at is not a time")
     writer = parse_writer(r["writer"])
-    _need(is_digest(r["reader"]), "attempt reader is not a digest")
-    _need(is_time(r["at"]), "attempt at is not a time")
-    gen_id = digest_text(canonical_text(r["generation"]))
-    return Attempt(r["intent"], r["request_key"], generation, pred, plan, r["channel"], auth,
-                   r["expires_at"], writer, r["reader"], r["at"], dg, gen_id)
+    reader = r["reader"]
+    if type(reader) is not str or not _digest_shape(reader):
+        raise _bad("attempt reader is not a digest")
+    at = r["at"]
+    if type(at) is not str or not _time_shape(at):
+        raise _bad("attempt at is not a time")
+    return Attempt(intent, request_key, generation, pred, plan, channel, auth, expires_at,
+                   writer, reader, at, dg, digest_text(generation_text(covered)))
+
+
+def generation_text(covered: str) -> str:
+    """The canonical text of an attempt's ``generation``, cut from ``covered``: the
+    canonical text of an attempt record whose shapes passed (section 4, attempt; its
+    digest member may be present or not).
+
+    The members sort ``at authorization channel [digest] expires_at generation intent``:
+    ``generation`` is the first member written ``,"generation":`` and ends where
+    ``,"intent":`` follows. Neither can occur earlier inside a value: in canonical text
+    a ``"`` inside a string is escaped, and the ``"`` that closes a string is followed
+    by ``,`` ``:`` ``]`` or ``}``, never by a letter; no key inside a generation is
+    ``intent``. So the cut is ``canonical_text(generation)`` itself, without encoding
+    it again.
+    """
+    start = covered.index(',"generation":') + 14
+    return covered[start:covered.index(',"intent":', start)]
 
 
 _EVENT_FIELDS = _EVENT_KEYS - {"digest"}
@@ -539,7 +615,7 @@ _ATTEMPT_FIELDS = _ATTEMPT_KEYS - {"digest"}
 _INTENT_FIELDS = _INTENT_KEYS - {"digest"}
 
 
-def _parse_event(r: dict[str, Any], dg: str) -> Event:
+def _parse_event(r: dict[str, Any], dg: str, covered: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
     if r.keys() != _EVENT_FIELDS:
         _keys(r, _EVENT_FIELDS, "event record")
@@ -585,7 +661,7 @@ def _parse_event(r: dict[str, Any], dg: str) -> Event:
                        materials, writer, reader, at, dg)
 
 
-_PARSERS: dict[str, Callable[[dict[str, Any], str], Record]] = {
+_PARSERS: dict[str, Callable[[dict[str, Any], str, str], Record]] = {
     "intent": _parse_intent, "attempt": _parse_attempt, "event": _parse_event}
 
 
@@ -673,7 +749,7 @@ def parse_line(line: str) -> Record:
     sealed = type(dg) is str and digest_text(covered) == dg
     if not sealed and (type(dg) is not str or not _digest_shape(dg)):
         raise _bad("the record's digest is missing or not a digest")
-    record = parser(obj, dg)
+    record = parser(obj, dg, covered)
     if not sealed:
         raise JournalInvalid("digest_mismatch",
                              f"{kind} record digest {dg} is not the digest of its content")

@@ -203,9 +203,15 @@ def _earlier_open(s: str, step: Step, st: ReplayState) -> bool:
     return False
 
 
-def _last_of(step: Step, st: ReplayState) -> str | None:
+def _phase_terminal(s: str, step: Step, st: ReplayState) -> bool:
     seen = st.last.get(step.phase) if step.phase is not None else None
-    return None if seen is None else seen[0]
+    return seen is not None and seen[0] in PHASE_TERMINAL
+
+
+def _unknown_not_resolved(s: str, step: Step, st: ReplayState) -> bool:
+    seen = st.last.get(step.phase) if step.phase is not None else None
+    return (seen is not None and seen[0] == "unknown"
+            and step.status not in ("succeeded", "failed", "unknown"))
 
 
 _ANY: frozenset[str] = frozenset(ATTEMPT_STATUSES)
@@ -233,13 +239,11 @@ TRANSITIONS: tuple[tuple[str, Failure, str, frozenset[str], Guard], ...] = (
      lambda s, r, st: r.phase not in st.plan),
     ("a later plan phase already has a record", "out_of_order_phase", "plan", _ANY,
      _later_has_record),
-    ("phase result is terminal", "rewritten_terminal", "plan", _ANY,
-     lambda s, r, st: _last_of(r, st) in PHASE_TERMINAL),
+    ("phase result is terminal", "rewritten_terminal", "plan", _ANY, _phase_terminal),
     ("an earlier plan phase has not succeeded", "missing_predecessor", "plan", _ANY,
      _earlier_open),
     ("unknown resolves only to succeeded, failed or unknown", "illegal_transition", "plan",
-     _ANY, lambda s, r, st: _last_of(r, st) == "unknown"
-     and r.status not in ("succeeded", "failed", "unknown")),
+     _ANY, _unknown_not_resolved),
 )
 """Section 8 as one table: the first row that concerns the record and the attempt's
 status, and whose guard holds, refuses the record with its code."""

@@ -107,3 +107,102 @@ def test_the_hot_path_event_constructor_makes_the_same_frozen_event() -> None:
         made.seq = 2  # type: ignore[misc]
     assert dataclasses.replace(made, seq=2).seq == 2
     assert parse_line(forge(built)) == built
+
+
+_HOSTILE = ['x","generation":{}', ',"generation":{"a":1},"intent":"', 'a\\",\\"intent\\":',
+            'quote " and backslash \\', ',"intent":', "\u00e9\u2028,\"generation\":", "}"]
+
+
+@pytest.mark.parametrize("text", _HOSTILE)
+def test_the_generation_id_cut_from_the_line_is_the_digest_of_the_generation(text: str) -> None:
+    import dataclasses
+
+    from ghattempt.core import canonical, digest
+    from ghattempt.core._records import generation_text
+    from ghattempt.core.testing import sample_generation
+
+    generation = dataclasses.replace(sample_generation(3), config_path=text, base_ref=text)
+    s = Scenario()
+    a = s.attempt(channel=text[:256], generation=generation,
+                  authorization="auth-1")
+    record = a.record  # type: ignore[attr-defined]
+    parsed = parse_line(forge(record))
+    assert parsed.generation_id == digest(generation.to_dict())  # type: ignore[union-attr]
+    wire = record.to_dict()
+    del wire["digest"]
+    assert generation_text(canonical(wire).decode()) == canonical(
+        generation.to_dict()).decode()
+    assert s.read().attempts[0]["generation"] == digest(generation.to_dict())
+
+
+def _attempt_and_event() -> tuple[object, object]:
+    s = Scenario()
+    a = s.attempt(plan=("admission",))
+    event = a.build("admission", "succeeded", materials=[a.material("m")])  # type: ignore[attr-defined]
+    return a.record, event  # type: ignore[attr-defined]
+
+
+_GENERATION_CHANGES: list[tuple[str, object]] = [
+    ("source_commit", "A" * 40), ("source_commit", "a" * 41), ("source_commit", 7),
+    ("tree", "a" * 39), ("tree", None), ("tree", "g" * 64), ("config", []),
+    ("config", {"path": "p", "blob": "c" * 40}), ("base", {"ref": "main"}),
+    ("config.path", ""), ("config.path", "p" * 257), ("config.blob", "c" * 63),
+    ("config.digest", "sha256:" + "E" * 64), ("config.digest", 1), ("base.ref", ""),
+    ("base.ref", ["main"]), ("base.commit", "b" * 40 + "\u00e9"), ("extra", 1)]
+
+
+@pytest.mark.parametrize("where,value", _GENERATION_CHANGES)
+def test_the_one_pass_generation_check_refuses_what_the_shapes_refuse(where: str,
+                                                                       value: object) -> None:
+    from ghattempt.core._records import parse_generation
+
+    attempt, _ = _attempt_and_event()
+    wire = attempt.to_dict()["generation"]  # type: ignore[attr-defined]
+    assert parse_generation(wire) == attempt.generation  # type: ignore[attr-defined]
+    outer, _, inner = where.partition(".")
+    if inner:
+        wire[outer] = {**wire[outer], inner: value}
+    else:
+        wire[outer] = value
+    with pytest.raises(Exception) as caught:
+        parse_generation(wire)
+    assert getattr(caught.value, "code", None) == "bad_record"
+    with pytest.raises(Exception) as caught:
+        parse_line(forge(attempt, generation=wire))  # type: ignore[arg-type]
+    assert getattr(caught.value, "code", None) == "bad_record"
+
+
+_MATERIAL_CHANGES: list[tuple[str, object]] = [
+    ("id", ""), ("id", "a b"), ("kind", "other"), ("kind", ["artifact"]), ("bytes", -1),
+    ("bytes", True), ("bytes", 2**53), ("digest", "sha256:" + "F" * 64), ("attempt", 5),
+    ("generation", "sha256:" + "0" * 63), ("url", None), ("extra", 1)]
+
+
+@pytest.mark.parametrize("key,value", _MATERIAL_CHANGES)
+def test_the_one_pass_material_check_refuses_what_the_shapes_refuse(key: str,
+                                                                     value: object) -> None:
+    from ghattempt.core._records import parse_material
+
+    _, event = _attempt_and_event()
+    material = event.materials[0]  # type: ignore[attr-defined]
+    assert parse_material(material.to_dict()) == material
+    wire = {**material.to_dict(), key: value}
+    with pytest.raises(Exception) as caught:
+        parse_material(wire)
+    assert getattr(caught.value, "code", None) == "bad_record"
+    with pytest.raises(Exception) as caught:
+        parse_line(forge(event, materials=[wire]))  # type: ignore[arg-type]
+    assert getattr(caught.value, "code", None) == "bad_record"
+
+
+def test_phases_and_event_nodes_are_read_from_the_replay_when_asked() -> None:
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build", "merge"))
+    a.event("admission", "succeeded")
+    a.event("build", "waiting", "queued")
+    state = s.read().current
+    assert state is not None
+    assert {p: (v.status, v.reason) for p, v in state.phases.items()} == {
+        "admission": ("succeeded", None), "build": ("waiting", "queued")}
+    assert list(state.event_nodes) == [e.digest for e in state.events]
+    assert all(len(ids) == 1 for ids in state.event_nodes.values())
