@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final, NoReturn
 
 # The one admitted phase order (journal-v1 section 4), re-exported for callers.
-from ghattempt.core import PHASES
+from ghattempt.core import PHASES, is_key, is_oid
 
 # The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
 # at load time so a bad [lease] is reported against the file, not at the first write.
@@ -83,12 +83,10 @@ DEFAULT_CONFIG_PATH: Final = ".github/ghattempt.toml"
 
 # journal-v1 section 3, *key*: the shape ghattempt.core checks records with (its is_key
 # is private; tests/config checks that both agree).
-_KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}\Z")
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 # GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\Z")
 _WORKFLOW_FILE = re.compile(r"[A-Za-z0-9._-]+\.ya?ml\Z")
-_OID = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 
 _MAX_FILE_BYTES: Final = 1 << 20
 _NAME_MAX: Final = 256  # journal-v1 section 3, *name*
@@ -398,7 +396,7 @@ class LoadedConfig:
             "channel": chosen.name,
         }
         key = self.settings.attempt.request_key.format_map(values)
-        if not _KEY.match(key):
+        if not is_key(key):
             raise ConfigError(
                 self.path,
                 "attempt.request_key",
@@ -509,7 +507,7 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
     if blob_oid is None:
         oid = _git_blob(data, "sha1")
     else:
-        if not _OID.match(blob_oid):
+        if not is_oid(blob_oid):
             raise ConfigError(
                 rel,
                 None,
@@ -724,7 +722,7 @@ def build_attempt(
                 "channel": channel.name,
             }
         )
-        if not _KEY.match(sample):
+        if not is_key(sample):
             r.fail(
                 "attempt.request_key",
                 f"renders to {_q(sample)} for channel {_q(channel.name)}, which is not a key "

@@ -53,7 +53,7 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
-from ghattempt.core._records import is_key, is_oid, is_reason, markers
+from ghattempt.core import is_key, is_oid, is_reason, markers
 
 __all__ = [
     "ROUTED",

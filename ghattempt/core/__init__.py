@@ -28,6 +28,10 @@ from ._records import (
     Material,
     Record,
     Writer,
+    is_key,
+    is_oid,
+    is_reason,
+    markers,
     parse_body,
 )
 from ._rules import (
@@ -69,6 +73,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "is_key",
+    "is_oid",
+    "is_reason",
+    "markers",
     "ATTEMPT_STATUSES",
     "FAILURE_CODES",
     "PHASES",
