@@ -9,6 +9,7 @@ import pytest
 
 from ghattempt.core import Material, build_material, render_body
 from ghattempt.core.testing import forge
+from ghattempt.emulator import Clock, Emulator
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, RefLease
 from ghattempt.materials import MaterialVerifier
 from ghattempt.store import (
@@ -241,6 +242,42 @@ def test_concurrent_threads_with_the_lease_never_fork(world: World):
     assert v.status == "waiting", v.detail
     keys = [r["key"] for r in event_records(world)]
     assert sorted(keys) == sorted(f"t{n}-{i}" for n in range(4) for i in range(5))
+
+
+class SteppingWall:
+    """A machine wall clock that the test sets, also backwards (an NTP or VM step)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_wall_clock_stepping_back_hides_no_comment_from_the_next_writer():
+    # The emulator shows a comment to reads whose clock is at or past its creation; a
+    # wall clock stepping back between two writers must not hide the first one's event
+    # from the second, which would build on a stale head (a fork at seq 1).
+    t0 = 1_800_000_000.0
+    wall = SteppingWall(t0 + 0.1)
+    emu = Emulator(":memory:", h.fixture(), clock=Clock(wall))
+    gh = h.provider(emu=emu)
+    store = h.store(gh)
+    journal = store.open_journal(1, "main")
+    with store.session(journal) as s:
+        a = s.admit(request_key=KEY, generation=h.generation(), plan=h.PLAN,
+                    channel="stable", expires_at=h.FAR)
+    wall.now = t0 + 0.6
+    store.append(journal, a.id, key="k1", phase="admission", status="started")
+    wall.now = t0 + 0.3  # the machine's clock steps back, within the same second
+    second = store.append(journal, a.id, key="k2", phase="admission", status="waiting",
+                          reason="waiting for review")
+    wall.now = t0 + 1.0
+    assert second.event.seq == 2
+    v = store.verdict(journal, KEY)
+    assert v.status == "waiting", v.detail
+    assert v.current is not None
+    assert [e.key for e in v.current.events] == ["k1", "k2"]
 
 
 # ------------------------------------------------------------- cancellation and failure
