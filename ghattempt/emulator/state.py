@@ -13,10 +13,11 @@ starting at 100,000,000 so that every node id has GitHub's ``kgDO``/``kwDO`` sha
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -79,15 +80,26 @@ ACCESS = ("none", "read", "write")
 
 
 class Clock:
-    """Wall clock plus an offset that tests move forward (never backward)."""
+    """Wall clock plus an offset that tests move forward; it never goes backward.
 
-    def __init__(self) -> None:
+    ``now()`` never returns less than it returned before, even when the machine's wall
+    clock steps back (NTP, a virtual machine resynchronising its clock): a comment is
+    visible to reads whose ``now`` is at least its ``visible_at``, so a backward step
+    would hide a committed comment from every later read and let a writer build on a
+    stale head.
+    """
+
+    def __init__(self, wall: Callable[[], float] = time.time) -> None:
+        self._wall = wall
         self._offset = 0.0
+        self._last = -math.inf
         self._lock = threading.Lock()
 
     def now(self) -> float:
+        """Seconds since the epoch (float), never less than any earlier answer."""
         with self._lock:
-            return time.time() + self._offset
+            self._last = max(self._last, self._wall() + self._offset)
+            return self._last
 
     def advance(self, seconds: float) -> None:
         """Move the clock forward by ``seconds`` (>= 0). Raises ValueError if negative."""

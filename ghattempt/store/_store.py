@@ -493,6 +493,9 @@ class BusinessAttemptStore:
                     return False  # hold() reports it
                 return server_time < record.expires_at
 
+            # GitHub's clock before the capture is sent: a lower bound of the time of the
+            # snapshot it returns (its own Date is stamped later, when GitHub answers)
+            sent_after = self._provider.last_server_time
             result, ref, seen_at = self._provider.capture_with_ref(
                 self._owner_name, self._repo_name, journal.number, name, stop_if=busy)
             message = ref.commit.message if ref is not None and ref.commit is not None else None
@@ -502,11 +505,14 @@ class BusinessAttemptStore:
             self._step("captured")
             with adapter.hold(scope, observed=snap) as owner:
                 self._step("acquired")
-                if result is not None and backend.acquired_from(name, owner.holder) == observed:
+                if (result is not None
+                        and backend.acquired_from(name, owner.holder) == observed
+                        and _settled_before(ref, name, scope, sent_after)):
                     pages = list(result.pages)
                 else:
-                    # the lease was not taken from the head read with the journal:
-                    # someone may have written in between
+                    # the lease was not taken from the head read with the journal
+                    # (someone may have written in between), or the snapshot may be
+                    # older than the last write the previous holder could still make
                     pages = self.capture(journal)
                     self._step("captured")
                 owner.assert_owner(mutating=False)
@@ -876,6 +882,30 @@ class Session:
         """Roll back a succeeded attempt: ``started``, then ``succeeded`` or ``failed``."""
         return self.append(attempt_id, key=key, phase="rollback", status=status,
                            reason=reason)
+
+
+def _settled_before(ref: Ref | None, name: str, scope: Scope, sent_after: float | None) -> bool:
+    """True when every journal write of the lease holder that ``ref`` names had landed
+    before a capture sent once GitHub's clock showed ``sent_after``.
+
+    Taking the lease from the head read with the journal proves nobody moved the lease
+    in between, not that the journal snapshot is recent: GitHub stamps ``Date`` when it
+    answers, so a snapshot can predate the ``Date`` that showed the lease expired
+    (``expires_at``), and the previous holder may write until ``expires_at`` less the
+    clock skew (docs/exclusion.md, "Why the margin is enough"). A ``Date`` received
+    before the capture was sent that is at or past ``expires_at`` proves the snapshot
+    came after that holder's last possible write. A missing ref: nobody ever held the
+    scope.
+    """
+    if ref is None:
+        return True
+    if ref.commit is None or sent_after is None:
+        return False
+    try:
+        record = LeaseRecord.from_message(ref.commit.message, ref=name, scope=scope)
+    except LeaseCorrupt:
+        return False
+    return math.floor(sent_after) >= record.expires_at
 
 
 def _first(nodes: Any, digest: str) -> str | None:

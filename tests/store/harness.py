@@ -54,9 +54,12 @@ def emulator(db: str = ":memory:") -> Emulator:
 
 
 def provider(*, emu: Emulator | None = None, url: str | None = None,
-             token: str = WRITER_TOKENS[0], timeout: float = 5.0) -> GitHubProvider:
-    """A provider over the in-process emulator (``emu``) or over HTTP (``url``)."""
-    transport: httpx.BaseTransport | None = EmulatorTransport(emu) if emu is not None else None
+             token: str = WRITER_TOKENS[0], timeout: float = 5.0,
+             transport: httpx.BaseTransport | None = None) -> GitHubProvider:
+    """A provider over the in-process emulator (``emu``), over HTTP (``url``) or over
+    ``transport`` (e.g. a wrapped :class:`EmulatorTransport`)."""
+    if transport is None and emu is not None:
+        transport = EmulatorTransport(emu)
     base = "https://api.github.com/" if url is None else url.rstrip("/") + "/api/v3/"
     retry = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_cap=0.05, lag_base=0.01,
                         lag_cap=0.05, secondary_min_wait=0.1, max_wait=30)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import threading
+from collections.abc import Callable
 
+import httpx
 import pytest
 
 from ghattempt.core import Material, build_material, render_body
 from ghattempt.core.testing import forge
+from ghattempt.emulator import Clock, Emulator, EmulatorTransport
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, RefLease
 from ghattempt.materials import MaterialVerifier
 from ghattempt.store import (
@@ -241,6 +245,84 @@ def test_concurrent_threads_with_the_lease_never_fork(world: World):
     assert v.status == "waiting", v.detail
     keys = [r["key"] for r in event_records(world)]
     assert sorted(keys) == sorted(f"t{n}-{i}" for n in range(4) for i in range(5))
+
+
+class SteppingWall:
+    """A machine wall clock that the test sets, also backwards (an NTP or VM step)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_wall_clock_stepping_back_hides_no_comment_from_the_next_writer():
+    # The emulator shows a comment to reads whose clock is at or past its creation; a
+    # wall clock stepping back between two writers must not hide the first one's event
+    # from the second, which would build on a stale head (a fork at seq 1).
+    t0 = 1_800_000_000.0
+    wall = SteppingWall(t0 + 0.1)
+    emu = Emulator(":memory:", h.fixture(), clock=Clock(wall))
+    gh = h.provider(emu=emu)
+    store = h.store(gh)
+    journal = store.open_journal(1, "main")
+    with store.session(journal) as s:
+        a = s.admit(request_key=KEY, generation=h.generation(), plan=h.PLAN,
+                    channel="stable", expires_at=h.FAR)
+    wall.now = t0 + 0.6
+    store.append(journal, a.id, key="k1", phase="admission", status="started")
+    wall.now = t0 + 0.3  # the machine's clock steps back, within the same second
+    second = store.append(journal, a.id, key="k2", phase="admission", status="waiting",
+                          reason="waiting for review")
+    wall.now = t0 + 1.0
+    assert second.event.seq == 2
+    v = store.verdict(journal, KEY)
+    assert v.status == "waiting", v.detail
+    assert v.current is not None
+    assert [e.key for e in v.current.events] == ["k1", "k2"]
+
+
+class LateDate(EmulatorTransport):
+    """The emulator, but the answer to the first ``JournalPageLease`` request runs
+    ``meanwhile`` after the query and only then stamps ``Date``: GitHub stamps it when
+    it answers, which can be well after the snapshot the answer holds."""
+
+    def __init__(self, emu: Emulator, meanwhile: Callable[[], None]) -> None:
+        super().__init__(emu)
+        self._meanwhile: Callable[[], None] | None = meanwhile
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        if self._meanwhile is not None and b"JournalPageLease" in request.content:
+            meanwhile, self._meanwhile = self._meanwhile, None
+            meanwhile()
+            response.headers["date"] = email.utils.formatdate(self.emulator.clock.now(),
+                                                              usegmt=True)
+        return response
+
+
+def test_a_capture_answered_late_is_not_trusted_past_the_holders_expiry(world: World):
+    # Writer B's first page reads the journal while A holds the scope; A then appends
+    # (with plenty of lease left) and pauses past its expiry before B's answer is
+    # stamped. B takes the lease from the head it read, but its journal snapshot
+    # predates A's event: B must capture again, not build on the stale head (a fork).
+    a = admit(world)
+    with world.store.session(world.journal) as s:
+
+        def meanwhile() -> None:
+            s.append(a.id, key="a1", phase="admission", status="started")
+            world.emu.clock.advance(h.settings().lease_seconds + 1)  # A pauses
+
+        gh_b = h.provider(token=h.WRITER_TOKENS[1], transport=LateDate(world.emu, meanwhile))
+        store_b = h.store(gh_b, repo_id=world.repo_id)
+        b1 = store_b.append(world.journal, a.id, key="b1", phase="admission", status="waiting",
+                            reason="B waits")
+        assert b1.event.seq == 2
+    v = world.store.verdict(world.journal, KEY)
+    assert v.status != "invalid", v.detail
+    assert v.current is not None
+    assert [e.key for e in v.current.events] == ["a1", "b1"]
 
 
 # ------------------------------------------------------------- cancellation and failure

@@ -2,6 +2,7 @@
 
     python tests/store/writer.py --url URL --token T --attempt ID --keys k1,k2,...
         [--exclusion lease|none] [--kill-at STEP --kill-key KEY] [--per-session N]
+        [--acquire-timeout SECONDS]
 
 Appends one ``admission waiting`` event per key (reason = key) to attempt ID of the
 journal of PR #1 into main, in sessions of ``--per-session`` appends. With ``--kill-at``
@@ -36,6 +37,7 @@ def main() -> int:
     p.add_argument("--kill-at")
     p.add_argument("--kill-key")
     p.add_argument("--per-session", type=int, default=1)
+    p.add_argument("--acquire-timeout", type=float, default=h.settings().acquire_timeout)
     args = p.parse_args()
     current = {"key": None}
 
@@ -45,9 +47,11 @@ def main() -> int:
 
     gh = h.provider(url=args.url, token=args.token)
     repo_id = h.repository_id(gh)
-    # waiters poll the lease ref gently: 8 writers share one emulator on 2 cores
+    # waiters poll the lease ref gently: 8 writers share one emulator on 2 cores, and
+    # every poll takes server time from the holder
     adapter = (h.NoExclusion() if args.exclusion == "none"
-               else h.lease(gh, repo_id, backoff_initial=0.15, backoff_max=0.6))
+               else h.lease(gh, repo_id, backoff_initial=0.15, backoff_max=1.0,
+                            acquire_timeout=args.acquire_timeout))
     store = h.store(gh, adapter, repo_id=repo_id, observer=observer)
     journal = store.open_journal(1, "main")
     keys = args.keys.split(",")
