@@ -18,7 +18,7 @@ from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / ".cache/npm/graphql-schema/schema.graphql"
-QUERIES = Path(__file__).with_name("data")
+QUERIES = ROOT / "ghattempt/github/graphql"  # the capture queries of the wire contract
 _published: GraphQLSchema | None = None
 
 
