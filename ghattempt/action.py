@@ -179,13 +179,23 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
         json=False, capture=None,
-        actions_writer={
-            "run_id": _int(env, "GITHUB_RUN_ID", "the workflow run id"),
-            "run_attempt": _int(env, "GITHUB_RUN_ATTEMPT", "the run attempt"),
-            "job": env.get("GITHUB_JOB", "") or "job",
-            "workflow": env.get("GITHUB_WORKFLOW", "") or "workflow",
-        },
+        actions_writer=None if command == "status" else _actions_writer(env),
     )
+
+
+def _actions_writer(env: Mapping[str, str]) -> dict[str, Any]:
+    """The runner's writer identity of a writing command (``status`` writes nothing and
+    needs none).
+
+    Raises:
+        ActionError: ``GITHUB_RUN_ID`` or ``GITHUB_RUN_ATTEMPT`` missing or malformed.
+    """
+    return {
+        "run_id": _int(env, "GITHUB_RUN_ID", "the workflow run id"),
+        "run_attempt": _int(env, "GITHUB_RUN_ATTEMPT", "the run attempt"),
+        "job": env.get("GITHUB_JOB", "") or "job",
+        "workflow": env.get("GITHUB_WORKFLOW", "") or "workflow",
+    }
 
 
 def _write_outputs(path: str, values: Mapping[str, str]) -> None:

@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final, NoReturn
 
 # The one admitted phase order (journal-v1 section 4), re-exported for callers.
-from ghattempt.core import PHASES, is_key, is_oid
+from ghattempt.core import PHASES, Intent, is_key, is_oid
 
 # The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
 # at load time so a bad [lease] is reported against the file, not at the first write.
@@ -419,6 +419,12 @@ class LoadedConfig:
                 "base_ref": base_ref,
             }
         )
+
+    def journal_title_of(self, intent: Intent) -> str:
+        """Render ``journal.title`` for ``intent`` (the store's ``journal_title``)."""
+        return self.journal_title(repository=intent.repository_name,
+                                  repository_id=intent.repository_id,
+                                  pull_request=intent.pull_request, base_ref=intent.base_ref)
 
 
 # --------------------------------------------------------------------------- hashing

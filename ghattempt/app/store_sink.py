@@ -211,7 +211,7 @@ class StoreSink:
             gh, exclusive=exclusive, repository=f"{owner}/{name}",
             repository_id=repository_id, category=cfg.settings.journal.category,
             writer_login=cfg.settings.writer.login, writer_id=cfg.settings.writer.database_id,
-            writer=writer, reader=self._reader)
+            writer=writer, reader=self._reader, journal_title=cfg.journal_title_of)
         store.initialise()
         return _Ctx(gh, owner, name, repository_id, cfg, store)
 

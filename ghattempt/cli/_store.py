@@ -73,6 +73,7 @@ def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
         repository_id=repo.id, category=settings.journal.category,
         writer_login=writer or settings.writer.login,
         writer_id=getattr(args, "writer_id", None) if writer else settings.writer.database_id,
-        writer=CliWriter("reader"), reader="sha256:" + "0" * 64)
+        writer=CliWriter("reader"), reader="sha256:" + "0" * 64,
+        journal_title=None if cfg is None else cfg.journal_title_of)
     journal = store.find_journal(store.intent(args.pull_request, base_ref))
     return None if journal is None else journal.number

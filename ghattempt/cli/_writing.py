@@ -138,7 +138,8 @@ def _context(args: Any) -> Iterator[_Ctx]:
             repository=repo.name_with_owner, repository_id=repo.id,
             category=cfg.settings.journal.category, writer_login=cfg.settings.writer.login,
             writer_id=cfg.settings.writer.database_id, writer=writer, reader=reader_digest(),
-            server_url=getattr(args, "server_url", None) or None)
+            server_url=getattr(args, "server_url", None) or None,
+            journal_title=cfg.journal_title_of)
         yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref)
 
 

@@ -42,6 +42,7 @@ from ._store import (
     MaterialCheck,
     Session,
     Successor,
+    default_journal_title,
 )
 
 __all__ = [
@@ -65,4 +66,5 @@ __all__ = [
     "StoreInputError",
     "Successor",
     "TerminalAttempt",
+    "default_journal_title",
 ]

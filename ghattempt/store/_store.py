@@ -99,6 +99,7 @@ __all__ = [
     "MaterialCheck",
     "Session",
     "Successor",
+    "default_journal_title",
 ]
 
 log = logging.getLogger("ghattempt.store")
@@ -216,6 +217,10 @@ class BusinessAttemptStore:
         observer: called with a step name at each step of a write (``captured``,
             ``acquired``, ``built``, ``sending``, ``sent``, ``ambiguous``, ``read-back``,
             ``rate-limited``, ``released``); for logging and tests.
+        journal_title: the title of a new journal, from its intent (informational: the
+            intent record in the body identifies a journal; ``journal.title`` of
+            docs/configuration.md renders one). Default: :func:`default_journal_title`.
+            An edited journal bearing this title or the default one fails closed.
 
     Raises:
         StoreInputError: a value is malformed, or the provider's timeout exceeds the
@@ -227,7 +232,8 @@ class BusinessAttemptStore:
                  writer: Writer, reader: str, writer_id: int | None = None,
                  server_url: str | None = None, max_records: int = 1000,
                  max_attempts: int = 100,
-                 observer: Callable[[str], None] | None = None) -> None:
+                 observer: Callable[[str], None] | None = None,
+                 journal_title: Callable[[Intent], str] | None = None) -> None:
         if exclusive is None:
             raise StoreInputError("the store has no default lock: pass exclusive=<adapter> "
                                   "(RefLease in production)")
@@ -255,6 +261,7 @@ class BusinessAttemptStore:
         self._max_records = max_records
         self._max_attempts = max_attempts
         self._observer = observer
+        self._journal_title = journal_title or default_journal_title
 
     def __repr__(self) -> str:
         return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
@@ -378,7 +385,7 @@ class BusinessAttemptStore:
             return False
         if self._writer_id is not None and d.author_id not in (None, self._writer_id):
             return False
-        if d.title == _journal_title(intent):
+        if d.title in (self._journal_title(intent), default_journal_title(intent)):
             return True
         try:
             record = parse_body(d.body, "intent")
@@ -423,7 +430,10 @@ class BusinessAttemptStore:
             found = self.find_journal(intent)
             if found is not None:
                 return found
-            title = _journal_title(intent)
+            title = self._journal_title(intent)
+            if not isinstance(title, str) or not title.strip():
+                raise StoreInputError(f"the journal title of {intent.digest} is empty; "
+                                      "pass a journal_title that renders some text")
             body = render_body(intent)
             for _ in range(MAX_SENDS):
                 try:
@@ -913,7 +923,8 @@ def _first(nodes: Any, digest: str) -> str | None:
     return ids[0] if ids else None
 
 
-def _journal_title(intent: Intent) -> str:
-    """The title of a new journal (informational): ``Release journal: #7 into main [12 hex]``."""
+def default_journal_title(intent: Intent) -> str:
+    """The default title of a new journal (informational):
+    ``Release journal: #7 into main [12 hex of the intent id]``."""
     return (f"Release journal: #{intent.pull_request} into {intent.base_ref} "
             f"[{intent.digest[7:19]}]")

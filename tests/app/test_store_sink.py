@@ -152,6 +152,16 @@ def test_the_default_branch_configuration_is_the_fallback(world: World) -> None:
     assert verdict.current.attempt.generation.config_path == ".github/ghattempt.toml"
 
 
+def test_a_new_journal_bears_the_configured_title(world: World) -> None:
+    titled = CONFIG.replace(b'category = "release-journal"\n',
+                            b'category = "release-journal"\n'
+                            b'title = "App journal {repository} #{pull_request} -> {base_ref}"\n')
+    assert titled != CONFIG
+    world.commit(".github/ghattempt.toml", titled)
+    assert world.open().outcome is Outcome.APPLIED
+    assert list(world.journals()) == [f"App journal {REPO} #1 -> main"]
+
+
 def test_open_twice_is_already_applied_and_a_stale_result_is_refused(world: World) -> None:
     world.commit(".github/ghattempt.toml", CONFIG)
     assert world.open().outcome is Outcome.APPLIED

@@ -49,6 +49,7 @@ def require_cases() -> None:
 CONFIG = """\
 [journal]
 category = "release-journal"
+title = "Releases of {repository}: #{pull_request} into {base_ref}"
 
 [writer]
 login = "github-actions"

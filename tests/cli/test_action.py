@@ -36,7 +36,8 @@ class Step:
 _run_id = [500]
 
 
-def run_action(world: World, tmp: Path, command: str, **inputs: str) -> Step:
+def run_action(world: World, tmp: Path, command: str, *, drop: tuple[str, ...] = (),
+               **inputs: str) -> Step:
     _run_id[0] += 1
     out, summary = tmp / f"out{_run_id[0]}", tmp / f"summary{_run_id[0]}.md"
     out.write_text("")
@@ -50,6 +51,8 @@ def run_action(world: World, tmp: Path, command: str, **inputs: str) -> Step:
         GHATTEMPT_COMMAND=command, GHATTEMPT_TOKEN=TOKEN)
     for name, value in inputs.items():
         env["GHATTEMPT_" + name.upper()] = value
+    for name in drop:
+        del env[name]
     proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env, text=True,
                           capture_output=True, timeout=120, cwd=tmp)
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if line)
@@ -98,6 +101,34 @@ def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -
         shown = [x for x in (step.stdout + step.stderr).splitlines()
                  if not x.startswith("::add-mask::")]
         assert not any(TOKEN in x for x in shown)
+
+
+RUN_VARIABLES = ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_JOB", "GITHUB_WORKFLOW")
+
+
+def test_status_needs_no_run_variables_and_the_journal_bears_the_configured_title(
+        tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        empty = run_action(w, tmp_path, "status", drop=RUN_VARIABLES)
+        assert empty.rc == 0, empty.stdout + empty.stderr
+        assert (empty.outputs["status"], empty.outputs["recovery"]) == ("empty", "admit")
+        for missing in ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"):
+            refused = run_action(w, tmp_path, "admit", drop=(missing,))
+            assert refused.rc == 2
+            assert f"::error title=ghattempt::{missing} must be a number >= 1" in refused.stdout
+            assert refused.outputs == {}
+        assert w.emulator.snapshot()["repositories"][0]["discussions"] == []
+
+        admitted = run_action(w, tmp_path, "admit")
+        assert admitted.rc == 0, admitted.stdout + admitted.stderr
+        discussions = w.emulator.snapshot()["repositories"][0]["discussions"]
+        assert [d["title"] for d in discussions] == ["Releases of octo-org/widgets: #1 into main"]
+        status = run_action(w, tmp_path, "status", drop=RUN_VARIABLES)
+        assert status.rc == 0, status.stdout + status.stderr
+        assert status.outputs == admitted.outputs
+    finally:
+        w.close()
 
 
 def test_refusal_fails_the_step_and_still_writes_outputs(world: World,

@@ -31,6 +31,7 @@ from ghattempt.config import (
     load_config,
     parse_config,
 )
+from ghattempt.core import build_intent
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "ghattempt.toml"
@@ -324,6 +325,9 @@ def test_rendering_request_key_and_title():
         cfg.journal_title(repository="o/r", repository_id="R_1", pull_request=3, base_ref="main")
         == "o/r#3->main (R_1)"
     )
+    intent = build_intent(repository_id="R_1", repository_name="o/r", pull_request=3,
+                          base_ref="main")
+    assert cfg.journal_title_of(intent) == "o/r#3->main (R_1)"
     assert cfg.channel() == Channel("v1.x", ("admission", "merge"))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from ghattempt.core import ActionsWriter, Generation
+from ghattempt.core import ActionsWriter, Generation, Intent
 from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
 from ghattempt.exclusive import (
     ExclusiveAdapter,
@@ -87,13 +87,14 @@ def lease(gh: GitHubProvider, repo_id: str, **changes: Any) -> RefLease:
 
 def store(gh: GitHubProvider, exclusive: ExclusiveAdapter | None = None, *,
           repo_id: str | None = None, writer: ActionsWriter | None = None,
-          observer: Callable[[str], None] | None = None) -> BusinessAttemptStore:
+          observer: Callable[[str], None] | None = None,
+          journal_title: Callable[[Intent], str] | None = None) -> BusinessAttemptStore:
     rid = repo_id if repo_id is not None else repository_id(gh)
     adapter = exclusive if exclusive is not None else lease(gh, rid)
     s = BusinessAttemptStore(gh, exclusive=adapter, repository=REPO, repository_id=rid,
                              category=CATEGORY, writer_login=LOGIN, writer_id=LOGIN_ID,
                              writer=writer or ActionsWriter(101, 1, "release", "Release"),
-                             reader=READER, observer=observer)
+                             reader=READER, observer=observer, journal_title=journal_title)
     s.initialise()
     return s
 
