@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import secrets
 import sys
 from collections.abc import Mapping
@@ -49,7 +48,6 @@ __all__ = ["COMMANDS", "OUTPUTS", "action_inputs", "default_event_key", "main"]
 COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback")
 OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases", "journal-url")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
-_KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/@+=-]+")
 
 
 class ActionError(Exception):
@@ -119,8 +117,9 @@ def default_event_key(env: Mapping[str, str], phase: str, status: str) -> str:
     """
     parts = [env.get("GITHUB_RUN_ID", "0"), env.get("GITHUB_RUN_ATTEMPT", "1"),
              env.get("GITHUB_JOB", "job"), phase or "attempt", status]
-    key = "gha:" + ":".join(_KEY_CHARS.sub("-", p) for p in parts)
-    return key[:128]
+    from ghattempt.core import key_from
+
+    return key_from("gha:" + ":".join(parts))
 
 
 def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:

@@ -49,7 +49,6 @@ __all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "
            "supersede"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
-_KEY_CHARS = re.compile(r"[^A-Za-z0-9._:/@+=-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +253,9 @@ def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
     if args.key:
         return str(args.key)
     who = _holder_label(writer).replace("/", ":")
-    return _KEY_CHARS.sub("-", f"{who}:{phase}:{status}")[:128]
+    from ghattempt.core import key_from
+
+    return key_from(f"{who}:{phase}:{status}")
 
 
 # ------------------------------------------------------------------------- commands

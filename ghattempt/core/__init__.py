@@ -51,14 +51,15 @@ if TYPE_CHECKING:
         build_material,
         check_attempt,
         check_event,
+        key_from,
         next_event,
         record_block,
         render_body,
     )
 
 _WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
-                          "build_material", "check_attempt", "check_event", "next_event",
-                          "record_block", "render_body"})
+                          "build_material", "check_attempt", "check_event", "key_from",
+                          "next_event", "record_block", "render_body"})
 
 
 def __getattr__(name: str) -> Any:
@@ -73,6 +74,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "key_from",
     "is_key",
     "is_oid",
     "is_reason",

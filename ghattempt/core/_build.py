@@ -10,6 +10,7 @@ would cause, so a writer refuses an illegal record before writing it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -17,6 +18,7 @@ from ._c14n import canonical_text, digest_text
 from ._codes import Failure, JournalInvalid
 from ._journal import AttemptState, JournalState, _across, _attempt_state, _Context, chain
 from ._records import (
+    _KEY_CHARS,
     MAX_BODY_CHARS,
     Attempt,
     Event,
@@ -32,6 +34,18 @@ from ._records import (
 from ._rules import ReplayState
 
 R = TypeVar("R", Intent, Attempt, Event)
+
+_NOT_KEY = re.compile("[^" + re.escape(_KEY_CHARS.decode("ascii")) + "]+")
+_KEY_MAX = 128
+
+
+def key_from(text: str) -> str:
+    """An idempotency key derived from free text: every run of characters outside the
+    *key* alphabet (spec journal-v1 section 3: ``[A-Za-z0-9._:/@+=-]``) becomes one
+    ``-``, and the result is cut to the pattern's 128 characters. The same text always
+    gives the same key, so a re-run of the same step reuses it. An empty ``text`` gives
+    ``""``, which is not a key."""
+    return _NOT_KEY.sub("-", text)[:_KEY_MAX]
 
 
 def _seal(wire: dict[str, Any], kind: type[R]) -> R:

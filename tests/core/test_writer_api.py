@@ -220,3 +220,14 @@ def test_render_body_is_markdown_plus_one_block() -> None:
         render_body(e, summary="<!-- ghattempt:v1 -->")
     with pytest.raises(ValueError, match="65536"):
         render_body(e, summary="x" * 70000)
+
+
+def test_key_from_maps_runs_outside_the_key_alphabet_to_one_dash_and_cuts_at_128() -> None:
+    from ghattempt.core import key_from
+    from ghattempt.core._records import is_key
+
+    assert key_from("gha:7001:1:build job:build:started") == "gha:7001:1:build-job:build:started"
+    assert key_from("a  b\u00e9\u00e9c/d@e+f=g") == "a-b-c/d@e+f=g"
+    long = key_from("x" * 200)
+    assert long == "x" * 128 and is_key(long)
+    assert key_from("") == ""
