@@ -1,11 +1,12 @@
 """The reader's arguments (spec journal-v1, section 6): one parser for CLI and library."""
 
+from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ._codes import JournalInvalid
 from ._records import is_key
+from ._slots import frozen
 
 DEFAULT_SERVER = "https://github.com"
 DEFAULT_MAX_RECORDS = 1000
@@ -21,7 +22,7 @@ FLAGS = ("--writer", "--writer-id", "--repository-id", "--request-key", "--serve
 REQUIRED = ("--writer", "--repository-id")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Options:
     """Checked reader options (section 6). ``server_url`` has its trailing ``/`` dropped."""
 

@@ -9,15 +9,16 @@ whose ``node.id`` is X. Anything that cannot come from one consistent capture is
 and is left to the caller (``Capture.missing``).
 """
 
+from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
 from ._codes import JournalInvalid
+from ._slots import frozen, mutable
 
 
-@dataclass(slots=True)
+@mutable
 class Comment:
     """One captured comment node (fragment ``RecordComment``); read-only by convention.
 
@@ -43,7 +44,7 @@ class Comment:
                 and self.deleted_at is None)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Capture:
     """A reconstructed journal: the discussion and its comments in node order.
 

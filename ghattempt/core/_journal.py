@@ -6,9 +6,9 @@ returns a ``Verdict`` (section 10). When the journal is valid, the verdict also 
 ``JournalState``: what a writer needs to append the next record or admit an attempt.
 """
 
+from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ._args import Options, make_options
@@ -25,9 +25,10 @@ from ._rules import (
     recovery_for,
     refusal,
 )
+from ._slots import field, frozen
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PhaseState:
     """The last status of one plan phase, with that record's reason."""
 
@@ -35,7 +36,7 @@ class PhaseState:
     reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AttemptState:
     """One valid attempt after replay (sections 7.5, 8, 10).
 
@@ -125,7 +126,7 @@ class AttemptState:
                 "status": self.status}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class JournalState:
     """A valid journal: the intent, its attempts in node order, and reading context.
 
@@ -163,7 +164,7 @@ class JournalState:
         return tips[-1] if tips else None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Verdict:
     """The reader's verdict (section 10) and, when valid, the journal state.
 

@@ -13,9 +13,9 @@ order of section 3: marker and fence, JSON syntax, canonical form, allowed value
 ``v``, shapes (keys, types, patterns), ``digest``, and last the expected ``type``.
 """
 
+from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from ._c14n import (
@@ -28,6 +28,7 @@ from ._c14n import (
 )
 from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
+from ._slots import frozen
 
 RecordType = Literal["intent", "attempt", "event"]
 
@@ -141,7 +142,7 @@ def is_count(value: object) -> bool:
 # --------------------------------------------------------------------------- writers
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ActionsWriter:
     """A GitHub Actions job: ``{"kind":"actions","run_id","run_attempt","job","workflow"}``."""
 
@@ -157,7 +158,7 @@ class ActionsWriter:
                 "job": self.job, "workflow": self.workflow}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AppWriter:
     """A GitHub App webhook delivery: ``{"kind":"app","app_id","delivery"}``."""
 
@@ -170,7 +171,7 @@ class AppWriter:
         return {"kind": "app", "app_id": self.app_id, "delivery": self.delivery}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CliWriter:
     """A person running the CLI: ``{"kind":"cli","actor"}``."""
 
@@ -188,7 +189,7 @@ Writer: TypeAlias = ActionsWriter | AppWriter | CliWriter
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Material:
     """A reference to retained bytes (section 4, material).
 
@@ -211,7 +212,7 @@ class Material:
                 "attempt": self.attempt, "generation": self.generation, "url": self.url}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Generation:
     """Exact inputs of an attempt (section 4, attempt ``generation``; ADR 0006).
 
@@ -240,7 +241,7 @@ class Generation:
         return digest(self.to_dict())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Intent:
     """The journal body: one pull request into one base branch of one repository.
 
@@ -263,7 +264,7 @@ class Intent:
                 "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Attempt:
     """An attempt root (section 4, attempt). ``digest`` is the attempt id.
 
@@ -296,7 +297,7 @@ class Attempt:
                 "reader": self.reader, "at": self.at, "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Event:
     """One event of an attempt (section 4, event); a reply to the attempt root.
 
@@ -336,7 +337,7 @@ Record: TypeAlias = Intent | Attempt | Event
 
 _EVENT_FIELDS_IN_ORDER = ("intent", "attempt", "generation", "seq", "prev", "key", "phase",
                           "status", "reason", "materials", "writer", "reader", "at", "digest")
-if Event.__slots__ != _EVENT_FIELDS_IN_ORDER:  # pragma: no cover -- a guard for edits
+if Event.__match_args__ != _EVENT_FIELDS_IN_ORDER:  # pragma: no cover -- a guard for edits
     raise ImportError("Event's fields changed: update _EVENT_FIELDS_IN_ORDER and _event_maker")
 
 

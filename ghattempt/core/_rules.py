@@ -23,12 +23,13 @@ attempt blocks a fresh attempt at the same request key (section 9), and
 ``recovery_for`` maps a status to the one recovery selector of section 10.
 """
 
+from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Literal, Protocol, cast, get_args
 
 from ._codes import Failure
+from ._slots import mutable
 
 PHASES: tuple[str, ...] = ("admission", "build", "review", "warrant", "merge", "publication",
                            "distribution", "next-development")
@@ -95,7 +96,7 @@ _ROLLBACK_OUTCOME = {"started": "rolling-back", "succeeded": "rolled-back",
                      "failed": "rollback-failed"}
 
 
-@dataclass(slots=True)
+@mutable
 class ReplayState:
     """Mutable replay state of one attempt (section 8).
 
@@ -111,7 +112,7 @@ class ReplayState:
     events: int = 0
 
     @classmethod
-    def start(cls, plan: tuple[str, ...], expires_at: str) -> "ReplayState":
+    def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
         return cls(plan, expires_at, {})
 

@@ -92,20 +92,19 @@ def test_cached_writers_are_equal_to_fresh_ones_and_never_shared_across_values()
 
 
 def test_the_hot_path_event_constructor_makes_the_same_frozen_event() -> None:
-    import dataclasses
-
     from ghattempt.core._records import Event, _make_event
+    from ghattempt.core._slots import FrozenInstanceError, replace
 
     s = Scenario()
     a = s.attempt(plan=("admission",))
     built = a.build("admission", "waiting", "queued", materials=[a.material("m")])
-    values = [getattr(built, f.name) for f in dataclasses.fields(Event)]
+    values = [getattr(built, name) for name in Event.__match_args__]
     made = _make_event(*values)
     assert type(made) is Event and made == built and hash(made) == hash(built)
     assert repr(made) == repr(built) and made.to_dict() == built.to_dict()
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         made.seq = 2  # type: ignore[misc]
-    assert dataclasses.replace(made, seq=2).seq == 2
+    assert replace(made, seq=2).seq == 2
     assert parse_line(forge(built)) == built
 
 
@@ -115,13 +114,12 @@ _HOSTILE = ['x","generation":{}', ',"generation":{"a":1},"intent":"', 'a\\",\\"i
 
 @pytest.mark.parametrize("text", _HOSTILE)
 def test_the_generation_id_cut_from_the_line_is_the_digest_of_the_generation(text: str) -> None:
-    import dataclasses
-
     from ghattempt.core import canonical, digest
     from ghattempt.core._records import generation_text
+    from ghattempt.core._slots import replace
     from ghattempt.core.testing import sample_generation
 
-    generation = dataclasses.replace(sample_generation(3), config_path=text, base_ref=text)
+    generation = replace(sample_generation(3), config_path=text, base_ref=text)
     s = Scenario()
     a = s.attempt(channel=text[:256], generation=generation,
                   authorization="auth-1")
