@@ -4,10 +4,10 @@ Stdlib only; imports nothing else from the package. The reader bundle
 (``readers/business-attempt.pyz``) is built from this package alone.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from ._c14n import canonical, digest
-from ._codes import FAILURE_CODES, Failure, JournalInvalid
+from ._codes import FAILURE_CODES, JournalInvalid
 from ._journal import (
     AttemptState,
     JournalState,
@@ -37,12 +37,14 @@ from ._records import (
 from ._rules import (
     ATTEMPT_STATUSES,
     PHASES,
-    AttemptStatus,
     blocks_fresh_attempt,
     recovery_for,
 )
 
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._build import (
         build_attempt,
         build_event,
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
         record_block,
         render_body,
     )
+    from ._codes import Failure
+    from ._rules import AttemptStatus
 
 _WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
                           "build_material", "check_attempt", "check_event", "key_from",
@@ -63,14 +67,19 @@ _WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "b
 
 
 def __getattr__(name: str) -> Any:
-    """Load the builders on first use: the reader never needs them (start-up time)."""
-    if name in _WRITER_SIDE:
-        from . import _build
+    """Load the builders, and the ``Literal`` types ``Failure`` and ``AttemptStatus``
+    (which need ``typing``), on first use: the reader needs none of them (start-up)."""
+    from importlib import import_module
 
-        value = getattr(_build, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _WRITER_SIDE:
+        source = import_module("._build", __name__)
+    elif name in ("Failure", "AttemptStatus"):
+        source = import_module("._codes" if name == "Failure" else "._rules", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(source, name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

@@ -10,9 +10,12 @@ equals RFC 8785 (JCS). ``digest(x)`` is ``"sha256:"`` + lowercase hex SHA-256 of
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from hashlib import sha256
-from typing import Any
+
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """Largest integer magnitude an allowed value may have (section 3)."""

@@ -12,10 +12,13 @@ and is left to the caller (``Capture.missing``).
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
 
 from ._codes import JournalInvalid
 from ._slots import frozen, mutable
+
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @mutable

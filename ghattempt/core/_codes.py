@@ -7,9 +7,22 @@ every other code means the captured journal is invalid (exit 3).
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from typing import Literal
 
-Failure = Literal[
+    # The same codes as FAILURE_CODES, in the same order (tests/core/test_api.py)
+    Failure = Literal["bad_arguments", "bad_input", "capture_mismatch",
+                      "repository_mismatch", "incomplete", "untrusted_journal",
+                      "bad_record", "unknown_version", "digest_mismatch",
+                      "identity_drift", "history_bound", "conflicting_duplicate", "fork",
+                      "gap", "broken_link", "rewritten_terminal", "illegal_transition",
+                      "undeclared_phase", "out_of_order_phase", "missing_predecessor",
+                      "material_rejected", "material_conflict",
+                      "missing_predecessor_attempt", "blocked_successor",
+                      "authorization_reused"]
+
+FAILURE_CODES: tuple[Failure, ...] = (
     "bad_arguments",  # section 6: the reader's arguments
     "bad_input",  # section 7.1 / 10: stdin, or several request keys and no --request-key
     "capture_mismatch",  # section 5: responses that cannot come from one capture
@@ -35,9 +48,8 @@ Failure = Literal[
     "missing_predecessor_attempt",  # section 9
     "blocked_successor",  # section 9
     "authorization_reused",  # section 9
-]
-
-FAILURE_CODES: tuple[Failure, ...] = get_args(Failure)
+)
+"""Every failure code of the contract, one per way a journal can be refused."""
 
 CALLER_FAULTS: frozenset[Failure] = frozenset({"bad_arguments", "bad_input"})
 
@@ -56,3 +68,12 @@ class JournalInvalid(Exception):
         super().__init__(f"{code}: {detail}")
         self.code: Failure = code
         self.detail: str = detail
+
+
+def __getattr__(name: str) -> object:
+    """``Failure`` at run time (``Literal`` of ``FAILURE_CODES``), built on first use."""
+    if name == "Failure":
+        from typing import Literal
+
+        return Literal[FAILURE_CODES]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,15 +8,11 @@ returns a ``Verdict`` (section 10). When the journal is valid, the verdict also 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
 from ._args import Options, make_options
 from ._capture import Capture, Comment, check_input, node_order, reconstruct
-from ._codes import CALLER_FAULTS, Failure, JournalInvalid
+from ._codes import CALLER_FAULTS, JournalInvalid
 from ._records import Attempt, Event, Intent, Material, is_key, parse_body
 from ._rules import (
-    AttemptStatus,
     ReplayState,
     apply,
     blocks_fresh_attempt,
@@ -26,6 +22,14 @@ from ._rules import (
     refusal,
 )
 from ._slots import field, frozen
+
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from ._codes import Failure
+    from ._rules import AttemptStatus
 
 
 @frozen

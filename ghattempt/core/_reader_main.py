@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 import sys
 from hashlib import sha256
-from typing import BinaryIO
 
 from ._args import parse_argv, request_key_of
 from ._c14n import decode_json
 from ._codes import JournalInvalid
 from ._journal import Verdict, invalid_verdict, read_with
+
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 USAGE = """\
 usage: business-attempt.pyz --writer LOGIN --repository-id ID [--writer-id N]

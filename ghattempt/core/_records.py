@@ -15,9 +15,6 @@ order of section 3: marker and fence, JSON syntax, canonical form, allowed value
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeAlias
-
 from ._c14n import (
     MAX_SAFE_INTEGER,
     allowed_problem,
@@ -30,7 +27,12 @@ from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
 from ._slots import frozen
 
-RecordType = Literal["intent", "attempt", "event"]
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, ClassVar, Literal, TypeAlias
+
+    RecordType = Literal["intent", "attempt", "event"]
 
 MAX_BODY_CHARS = 65536
 """GitHub's limit on a comment or discussion body, in characters."""

@@ -25,11 +25,36 @@ attempt blocks a fresh attempt at the same request key (section 9), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Literal, Protocol, cast, get_args
-
-from ._codes import Failure
 from ._slots import mutable
+
+TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Literal, Protocol
+
+    from ._codes import Failure
+
+    # The same statuses as ATTEMPT_STATUSES, in the same order (tests/core/test_api.py)
+    AttemptStatus = Literal["pending", "running", "waiting", "reconciling", "succeeded",
+                            "failed", "cancelled", "superseded", "expired", "rolling-back",
+                            "rolled-back", "rollback-failed"]
+
+    class Step(Protocol):
+        """A record offered to replay: its phase (None: attempt-level), status and time.
+
+        ``Event`` is one; anything with these attributes will do.
+        """
+
+        @property
+        def phase(self) -> str | None: ...  # noqa: D102
+
+        @property
+        def status(self) -> str: ...  # noqa: D102
+
+        @property
+        def at(self) -> str: ...  # noqa: D102
+
+    Guard = Callable[[str, Step, "ReplayState"], bool]
 
 PHASES: tuple[str, ...] = ("admission", "build", "review", "warrant", "merge", "publication",
                            "distribution", "next-development")
@@ -43,10 +68,11 @@ PHASE_STATUSES = frozenset({"started", "waiting", "succeeded", "failed", "cancel
 ROLLBACK_STATUSES = frozenset({"started", "succeeded", "failed"})
 ATTEMPT_LEVEL_STATUSES = frozenset({"expired", "cancelled", "superseded"})
 
-AttemptStatus = Literal["pending", "running", "waiting", "reconciling", "succeeded", "failed",
-                        "cancelled", "superseded", "expired", "rolling-back", "rolled-back",
-                        "rollback-failed"]
-ATTEMPT_STATUSES: tuple[AttemptStatus, ...] = get_args(AttemptStatus)
+ATTEMPT_STATUSES: tuple[AttemptStatus, ...] = (
+    "pending", "running", "waiting", "reconciling", "succeeded", "failed", "cancelled",
+    "superseded", "expired", "rolling-back", "rolled-back", "rollback-failed")
+"""Every attempt status (section 8)."""
+_AS_STATUS: dict[str, AttemptStatus] = {status: status for status in ATTEMPT_STATUSES}
 
 TERMINAL: frozenset[str] = frozenset({"expired", "cancelled", "superseded", "failed",
                                       "rolled-back", "rollback-failed"})
@@ -132,7 +158,7 @@ def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | 
             return "rolling-back", None, ROLLBACK
         if status == "rolled-back":
             return "rolled-back", None, None
-        return cast(AttemptStatus, status), reason, None
+        return _AS_STATUS[status], reason, None
     last = state.last
     first_open: str | None = None
     first_unknown: tuple[str, str | None] | None = None
@@ -144,7 +170,7 @@ def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | 
             continue
         status, reason = seen
         if status in ("failed", "cancelled", "superseded"):
-            return cast(AttemptStatus, status), reason, None
+            return _AS_STATUS[status], reason, None
         if status == "succeeded":
             continue
         if first_open is None:
@@ -163,23 +189,6 @@ def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | 
     return "running", None, first_open
 
 
-class Step(Protocol):
-    """A record offered to replay: its phase (None: attempt-level), status and time.
-
-    ``Event`` is one; anything with these attributes will do.
-    """
-
-    @property
-    def phase(self) -> str | None: ...  # noqa: D102
-
-    @property
-    def status(self) -> str: ...  # noqa: D102
-
-    @property
-    def at(self) -> str: ...  # noqa: D102
-
-
-Guard = Callable[[str, Step, ReplayState], bool]
 
 
 def _kind(step: Step) -> str:
@@ -325,3 +334,12 @@ def transition_table_markdown() -> str:
                  else ", ".join(sorted(statuses)))
         lines.append(f"| {number} | {concerns} | {shown} | {rule} | `{code}` |")
     return "\n".join(lines) + "\n"
+
+
+def __getattr__(name: str) -> object:
+    """``AttemptStatus`` at run time (``Literal`` of ``ATTEMPT_STATUSES``), on first use."""
+    if name == "AttemptStatus":
+        from typing import Literal
+
+        return Literal[ATTEMPT_STATUSES]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

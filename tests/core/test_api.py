@@ -69,3 +69,46 @@ def test_docs_show_the_transition_table_as_the_code_has_it() -> None:
 
     docs = (CORE.parents[1] / "docs" / "reader.md").read_text()
     assert transition_table_markdown() in docs
+
+
+def _checker_literal(path: Path, name: str) -> tuple[str, ...]:
+    """The values of ``name = Literal[...]`` inside ``if TYPE_CHECKING:`` of ``path``."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if (isinstance(stmt, ast.Assign) and ast.unparse(stmt.targets[0]) == name
+                        and isinstance(stmt.value, ast.Subscript)):
+                    elements = stmt.value.slice
+                    assert isinstance(elements, ast.Tuple)
+                    return tuple(ast.literal_eval(e) for e in elements.elts)
+    raise AssertionError(f"no {name} = Literal[...] under TYPE_CHECKING in {path.name}")
+
+
+def test_the_literal_types_name_exactly_the_run_time_tuples_in_order() -> None:
+    import typing
+
+    assert _checker_literal(CORE / "_codes.py", "Failure") == core.FAILURE_CODES
+    assert _checker_literal(CORE / "_rules.py", "AttemptStatus") == core.ATTEMPT_STATUSES
+    assert typing.get_args(core.Failure) == core.FAILURE_CODES
+    assert typing.get_args(core.AttemptStatus) == core.ATTEMPT_STATUSES
+    assert len(set(core.FAILURE_CODES)) == len(core.FAILURE_CODES) == 25
+    from ghattempt.core._codes import Failure
+    from ghattempt.core._rules import AttemptStatus
+    assert (Failure, AttemptStatus) == (core.Failure, core.AttemptStatus)
+
+
+def test_reading_imports_no_module_beyond_what_the_floor_and_runpy_import() -> None:
+    """The reader's start-up budget (issue #2): reading a journal imports, besides the
+    core, only modules that ``json``, ``hashlib`` and running a zipapp import anyway, and
+    ``__future__`` (each module's ``from __future__ import annotations``: 0.2 ms)."""
+    import subprocess
+
+    probe = ("import sys; before = set(sys.modules); import json, hashlib, runpy; "
+             "base = set(sys.modules); from ghattempt.core._reader_main import main; "
+             "print(sorted(m for m in set(sys.modules) - base "
+             "if not m.startswith('ghattempt')))")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c",
+                          f"import sys; sys.path.insert(0, {str(CORE.parent.parent)!r}); "
+                          + probe], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "['__future__']", out.stdout
