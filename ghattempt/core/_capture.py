@@ -39,6 +39,21 @@ class Comment:
     login: str | None
     database_id: int | None
 
+    def __init__(self, id: str, body: str, created_at: str, last_edited_at: str | None,
+                 includes_created_edit: bool, is_minimized: bool, deleted_at: str | None,
+                 login: str | None, database_id: int | None) -> None:
+        # Written out: one comment per captured node, so this is on the reader's hot path
+        # (plain slot stores cost half of the generic ``__init__`` of ``@mutable``).
+        self.id = id
+        self.body = body
+        self.created_at = created_at
+        self.last_edited_at = last_edited_at
+        self.includes_created_edit = includes_created_edit
+        self.is_minimized = is_minimized
+        self.deleted_at = deleted_at
+        self.login = login
+        self.database_id = database_id
+
     def contributes(self, writer: str, writer_id: int | None) -> bool:
         """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
         return (self.login == writer

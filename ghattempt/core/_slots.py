@@ -126,8 +126,12 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     namespace["__qualname__"] = cls.__qualname__
     made: type[_T] = type(cls.__name__, (object,), namespace)
     setters = [getattr(made, name).__set__ for name in fields]
-    if "__init__" not in namespace:  # a class may write its own, for speed
+    written = namespace.get("__init__")
+    if written is None:
         made.__init__ = _init(made, fields, defaults, setters)  # type: ignore[method-assign]
+    elif written.__code__.co_varnames[1:written.__code__.co_argcount] != fields:
+        # A class may write its own (for speed on a hot path): same parameters, in order.
+        raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
     made.__setstate__ = _setstate(setters)  # type: ignore[attr-defined]
     return made
 

@@ -134,3 +134,25 @@ def test_bad_class_definitions_are_refused() -> None:
         @frozen
         class Derived(Base):
             a: int
+
+
+def test_a_written_init_must_take_the_fields_in_order() -> None:
+    @mutable
+    class Fast:
+        a: int
+        b: str
+
+        def __init__(self, a: int, b: str) -> None:
+            self.a = a
+            self.b = b
+
+    assert Fast(1, "x") == Fast(a=1, b="x") and repr(Fast(1, "x")).endswith(".Fast(a=1, b='x')")
+    with pytest.raises(TypeError, match=r"must take the fields \('a', 'b'\) in order"):
+        @mutable
+        class Wrong:
+            a: int
+            b: str
+
+            def __init__(self, b: str, a: int) -> None:
+                self.a = a
+                self.b = b
