@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +58,7 @@ from ghattempt.app.sink import (
 )
 from ghattempt.config import DEFAULT_CONFIG_PATH, Channel, ConfigError, LoadedConfig, parse_config
 from ghattempt.core import AppWriter as CoreAppWriter
-from ghattempt.core import Generation, JournalInvalid, build_generation, parse_body
+from ghattempt.core import Generation, JournalInvalid, build_generation, is_oid, parse_body
 from ghattempt.exclusive import (
     BackendError,
     LeaseSettings,
@@ -128,6 +129,12 @@ def _split(full_name: str) -> tuple[str, str]:
     return owner, name
 
 
+IMMUTABLE_ENTRIES = 512
+"""How many immutable GitHub answers a ``StoreSink`` keeps."""
+IMMUTABLE_FILE_BYTES = 64 << 10
+"""Larger configuration files are read again for every delivery (bounds the memory)."""
+
+
 class StoreSink:
     """A :class:`~ghattempt.app.sink.JournalSink` writing journals through the store.
 
@@ -150,6 +157,9 @@ class StoreSink:
         self._config_path = config_path
         self._providers: dict[tuple[int, float, float], GitHubProvider] = {}
         self._reader = reader_digest()
+        # Answers that can never change: a file at a commit oid, a commit's tree, a
+        # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
+        self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
 
     def __repr__(self) -> str:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
@@ -179,10 +189,34 @@ class StoreSink:
             self._providers[key] = gh
         return gh
 
+    def _once(self, key: tuple[object, ...], read: Callable[[], Any],
+              keep: Callable[[Any], bool] = lambda value: True) -> Any:
+        """``read()``, asked of GitHub once per ``key`` while it stays among the
+        ``IMMUTABLE_ENTRIES`` most recently used: only for answers that cannot change
+        (content addressed by a commit oid, a run's workflow file). None, and answers
+        ``keep`` refuses, are not kept."""
+        if key in self._immutable:
+            self._immutable.move_to_end(key)
+            return self._immutable[key]
+        value = read()
+        if value is not None and keep(value):
+            self._immutable[key] = value
+            if len(self._immutable) > IMMUTABLE_ENTRIES:
+                self._immutable.popitem(last=False)
+        return value
+
     def _config(self, gh: GitHubProvider, owner: str, name: str,
                 head_sha: str | None) -> LoadedConfig:
-        """The consumer configuration at ``head_sha``, else at the default branch."""
-        found = gh.file_contents(owner, name, self._config_path, head_sha) if head_sha else None
+        """The consumer configuration at ``head_sha``, else at the default branch. The
+        file at a commit oid never changes: it is read once per oid (``_once``)."""
+        path = self._config_path
+        found = None
+        if head_sha and is_oid(head_sha):
+            found = self._once(("file", owner, name, path, head_sha),
+                               lambda: gh.file_contents(owner, name, path, head_sha),
+                               keep=lambda answer: len(answer[0]) <= IMMUTABLE_FILE_BYTES)
+        elif head_sha:
+            found = gh.file_contents(owner, name, path, head_sha)
         if found is None:
             found = gh.file_contents(owner, name, self._config_path, None)
         if found is None:
@@ -221,7 +255,8 @@ class StoreSink:
 
     def _generation(self, ctx: _Ctx, ref: GenerationRef) -> Generation:
         """ADR 0006: source commit and its tree, the configuration, the observed base."""
-        commit = ctx.gh.commit(ctx.owner, ctx.name, ref.head_sha)
+        commit = self._once(("commit", ctx.owner, ctx.name, ref.head_sha),
+                            lambda: ctx.gh.commit(ctx.owner, ctx.name, ref.head_sha))
         cfg = ctx.cfg
         return build_generation(source_commit=ref.head_sha, tree=commit.tree_oid,
                                 config_path=cfg.path, config_blob=cfg.blob,
@@ -347,7 +382,10 @@ class StoreSink:
             path = request.workflow_path
             if path is None:
                 try:
-                    path = ctx.gh.workflow_run_path(ctx.owner, ctx.name, request.run_id)
+                    run_id = request.run_id
+                    path = self._once(("run", ctx.owner, ctx.name, run_id),
+                                      lambda: ctx.gh.workflow_run_path(ctx.owner, ctx.name,
+                                                                       run_id))
                 except NotFound:  # the run was deleted: only the server map can say
                     path = None
             if path is not None:

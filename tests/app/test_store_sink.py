@@ -277,3 +277,78 @@ def test_no_secret_in_repr_or_results(world: World, rsa_pem: tuple[Path, str]) -
     assert "PRIVATE" not in repr(world.sink)
     result = world.open()  # refused: no configuration
     assert "PRIVATE" not in (result.detail or "")
+
+
+class _Counting(EmulatorTransport):
+    """The emulator transport, counting requests by ``METHOD path``."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        super().__init__(emulator)
+        self.seen: list[str] = []
+
+    def handle_request(self, request: Any) -> Any:
+        self.seen.append(f"{request.method} {request.url.path}")
+        return super().handle_request(request)
+
+
+def test_immutable_answers_are_read_once_per_sink(world: World, tmp_path: Path) -> None:
+    """The configuration at a commit oid, a commit's tree and a run's workflow file never
+    change: after the admission read them, job results for that head and run read only the
+    journal and write (the configuration used to be read again for every delivery)."""
+    jobs = CONFIG + b'\n[[app.jobs]]\nworkflow = "ci.yml"\njob = "test"\nphase = "build"\n'
+    world.commit(".github/ghattempt.toml", jobs)
+    head = world.generation().head_sha
+    world.emu.add_workflow_run(REPO, 77, ".github/workflows/ci.yml", "CI", head)
+    counting = _Counting(world.emu)
+    sink = StoreSink(replace(world.sink._settings, state_path=tmp_path / "b.sqlite"),
+                     transport=counting)
+    try:
+        w = world.writer()
+        assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
+                                           world.intent(), world.generation(),
+                                           "pull/1")).outcome is Outcome.APPLIED
+        opened = list(counting.seen)
+
+        def result(key: str, status: str) -> list[str]:
+            before = len(counting.seen)
+            outcome = sink.record_phase(PhaseResult(
+                key, INSTALLATION, world.writer(), world.intent(), head, None,
+                status, None, run_id=77, workflow_name="CI", job_name="test"))  # type: ignore[arg-type]
+            assert outcome.outcome is Outcome.APPLIED, outcome
+            return counting.seen[before:]
+
+        first = result("run:77:1:test:started", "started")
+        second = result("run:77:1:test:succeeded", "succeeded")
+    finally:
+        sink.close()
+    assert sum("/contents/" in r for r in opened) == 1, opened
+    assert sum("/git/commits/" in r for r in opened) == 1, opened
+    assert [r for r in first if "/contents/" in r or "/actions/runs/" in r] == [
+        "GET /repos/octo-org/widgets/actions/runs/77"]
+    assert [r for r in second if r.startswith("GET")] == [], second
+    assert len(second) == len(first) - 1 == 6, (first, second)
+    verdict, _ = world.verdict()
+    assert [(e.phase, e.status) for e in verdict.current.events] == [
+        ("build", "started"), ("build", "succeeded")]
+
+
+def test_the_immutable_cache_is_bounded_and_keeps_no_absence(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ghattempt.app.store_sink as module
+
+    monkeypatch.setattr(module, "IMMUTABLE_ENTRIES", 2)
+    reads: list[str] = []
+
+    def read(value: Any) -> Any:
+        return lambda: reads.append(str(value)) or value
+
+    sink = world.sink
+    assert sink._once(("a",), read("A")) == "A"
+    assert sink._once(("a",), read("A2")) == "A"  # kept
+    assert sink._once(("none",), read(None)) is None
+    assert sink._once(("none",), read(None)) is None  # absence is asked again
+    assert sink._once(("big",), read("B" * 10), keep=lambda v: len(v) < 5) == "B" * 10
+    assert sink._once(("big",), read("b"), keep=lambda v: len(v) < 5) == "b"  # not kept
+    sink._once(("c",), read("C"))  # now b, c: "a" (least recently used) is dropped
+    assert sink._once(("a",), read("A3")) == "A3"
+    assert reads == ["A", "None", "None", "BBBBBBBBBB", "b", "C", "A3"]
