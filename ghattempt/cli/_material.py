@@ -12,15 +12,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import re
 import sys
 from typing import Any
 
 from ghattempt.cli._errors import CliError
+from ghattempt.core import is_digest
 
 __all__ = ["file_digest", "verify_material"]
 
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def file_digest(path: str) -> tuple[int, str]:
@@ -84,7 +83,7 @@ def _repo_id(pages: Any) -> str:
 def verify_material(args: Any) -> int:
     """Exit 0 when FILE has the reference's byte count and digest, 1 when not."""
     ident, size, digest = _expected(args)
-    if size < 0 or not _DIGEST.fullmatch(digest):
+    if size < 0 or not is_digest(digest):
         raise CliError(2, "the expected digest must be sha256:<64 lowercase hex> and the "
                           "byte count >= 0")
     got_size, got_digest = file_digest(args.file)

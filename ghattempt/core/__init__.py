@@ -28,6 +28,7 @@ from ._records import (
     Material,
     Record,
     Writer,
+    is_digest,
     is_key,
     is_oid,
     is_reason,
@@ -84,6 +85,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "key_from",
+    "is_digest",
     "is_key",
     "is_oid",
     "is_reason",

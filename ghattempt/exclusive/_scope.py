@@ -30,6 +30,8 @@ DEFAULT_REF_PREFIX = "refs/heads/ghattempt/lease/"
 #: starting push workflows for lease commits (GitHub docs, "Skipping workflow runs").
 LEASE_HEADLINE = "ghattempt lease [skip ci]"
 
+# The lease layer sits beside the journal core and imports none of it (test_public_api):
+# the intent id shape (a ``sha256:`` digest, journal-v1 section 3) is checked here too.
 _INTENT_ID = re.compile(r"sha256:[0-9a-f]{64}")
 _NODE_ID = re.compile(r"[A-Za-z0-9_=+/-]{1,256}")
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")

@@ -21,7 +21,7 @@ def test_all_is_the_curated_namespace() -> None:
         "Verdict", "Writer", "blocks_fresh_attempt", "build_attempt", "build_event",
         "build_generation", "build_intent", "build_material", "canonical", "check_attempt",
         "check_event", "digest", "find_blocking", "find_history", "is_key", "is_oid",
-        "is_reason", "key_from", "markers", "next_event",
+        "is_digest", "is_reason", "key_from", "markers", "next_event",
         "parse_body", "read_journal", "record_block", "recovery_for", "render_body"}
     for name in core.__all__:
         assert getattr(core, name) is not None
