@@ -1,0 +1,47 @@
+"""``scripts/build-reader`` under hostile environments: the same bytes as the committed
+bundle whatever the caller's interpreter flags, or a clear refusal (never a traceback)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "build-reader"
+BUNDLE = ROOT / "readers" / "business-attempt.pyz"
+
+
+def _script() -> ModuleType:
+    loader = importlib.machinery.SourceFileLoader("build_reader", str(SCRIPT))
+    spec = importlib.util.spec_from_loader("build_reader", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def _build(tmp_path: Path, *flags: str, env: dict[str, str] | None = None
+           ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *flags, str(SCRIPT), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.mark.skipif(sys.implementation.cache_tag != "cpython-311",
+                    reason="builds under this interpreter only on CPython 3.11")
+@pytest.mark.parametrize("flags,env", [
+    (("-OO",), {}),
+    ((), {"PYTHONOPTIMIZE": "2", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "7"}),
+])
+def test_optimizing_callers_build_the_committed_bytes(tmp_path: Path, flags: tuple[str, ...],
+                                                      env: dict[str, str]) -> None:
+    proc = _build(tmp_path, *flags, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / BUNDLE.name).read_bytes() == BUNDLE.read_bytes()
