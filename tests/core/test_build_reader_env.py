@@ -45,3 +45,15 @@ def test_optimizing_callers_build_the_committed_bytes(tmp_path: Path, flags: tup
     proc = _build(tmp_path, *flags, env=env)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / BUNDLE.name).read_bytes() == BUNDLE.read_bytes()
+
+
+def test_the_compiler_runs_with_a_fixed_hash_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stand-in compiler that reports its string hash: the real one must see the same seed.
+    script = _script()
+    monkeypatch.setattr(script, "COMPILER", (
+        "import json, marshal, sys\n"
+        "for name, source in json.loads(sys.stdin.buffer.read()):\n"
+        "    data = marshal.dumps(hash(name))\n"
+        "    sys.stdout.buffer.write(len(data).to_bytes(8, 'little') + data)\n"))
+    seen = {script.compiled([("ghattempt/core/m.py", b"")])[0] for _ in range(4)}
+    assert len(seen) == 1
