@@ -57,3 +57,9 @@ def test_the_compiler_runs_with_a_fixed_hash_seed(monkeypatch: pytest.MonkeyPatc
         "    sys.stdout.buffer.write(len(data).to_bytes(8, 'little') + data)\n"))
     seen = {script.compiled([("ghattempt/core/m.py", b"")])[0] for _ in range(4)}
     assert len(seen) == 1
+
+
+def test_a_module_that_does_not_compile_is_named(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    with pytest.raises(SystemExit, match=r"build-reader: .*broken\.py.*SyntaxError"):
+        _script().entries(tmp_path)
