@@ -63,3 +63,12 @@ def test_a_module_that_does_not_compile_is_named(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def f(:\n")
     with pytest.raises(SystemExit, match=r"build-reader: .*broken\.py.*SyntaxError"):
         _script().entries(tmp_path)
+
+
+def test_an_output_folder_that_is_a_file_is_refused_clearly(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    proc = _build(taken)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "build-reader: cannot write" in proc.stderr and str(taken) in proc.stderr
