@@ -113,7 +113,7 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     fields = tuple(names)
     namespace["__slots__"] = fields
     namespace["__match_args__"] = fields
-    key = attrgetter(*compared)
+    key = _key(compared)
     namespace["__eq__"] = _eq(key)
     namespace["__repr__"] = _repr(fields)
     if is_frozen:
@@ -168,6 +168,18 @@ def _init(cls: type, fields: tuple[str, ...], defaults: dict[str, object],
 
     __init__.__qualname__ = f"{name}.__init__"
     return __init__
+
+
+def _key(compared: list[str]) -> Callable[[object], tuple[object, ...]]:
+    """The tuple of the compared fields, as ``dataclasses`` compares and hashes them: a
+    tuple even of one field (tuples compare items by identity first, so a field holding
+    NaN equals itself) or of none (all instances equal)."""
+    if len(compared) > 1:
+        return attrgetter(*compared)
+    if compared:
+        one = attrgetter(compared[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def _eq(key: Callable[[object], object]) -> Callable[[object, object], object]:

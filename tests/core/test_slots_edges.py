@@ -1,0 +1,40 @@
+"""Edge cases of the core's slotted value classes (``ghattempt/core/_slots.py``) held
+against the ``dataclasses`` behaviour they replace (``frozen=True, slots=True``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ghattempt.core._slots import field, frozen
+
+
+@frozen
+class One:
+    x: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DataOne:
+    x: float
+
+
+@frozen
+class Uncompared:
+    note: str = field(default="", compare=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DataUncompared:
+    note: str = dataclasses.field(default="", compare=False)
+
+
+def test_one_compared_field_compares_and_hashes_as_a_dataclass() -> None:
+    nan = float("nan")
+    assert (One(nan) == One(nan)) == (DataOne(nan) == DataOne(nan))  # same object: equal
+    assert (One(nan) == One(float("nan"))) == (DataOne(nan) == DataOne(float("nan")))
+    assert hash(One(1.5)) == hash(DataOne(1.5))
+
+
+def test_a_class_with_no_compared_field_builds_and_all_its_instances_are_equal() -> None:
+    assert (Uncompared("a") == Uncompared("b")) == (DataUncompared("a") == DataUncompared("b"))
+    assert hash(Uncompared("a")) == hash(DataUncompared("b"))
