@@ -5,8 +5,10 @@
 ``__eq__`` (same class, fields marked ``compare=False`` left out), ``__match_args__``
 and, for ``@frozen``, ``__hash__`` over the compared fields and ``__setattr__`` /
 ``__delattr__`` raising ``FrozenInstanceError`` (an ``AttributeError``). ``ClassVar``
-annotations are class attributes, not fields. Type checkers treat both decorators as
-``dataclasses.dataclass`` (PEP 681 ``dataclass_transform``).
+annotations are class attributes, not fields. A default must not be of an unhashable
+(mutable) type: every instance would share it (``ValueError``, as in ``dataclasses``).
+Type checkers treat both decorators as ``dataclasses.dataclass`` (PEP 681
+``dataclass_transform``).
 
 Why not ``dataclasses``: the reader bundle starts a new process for every read, and
 importing ``dataclasses`` (with ``inspect``, ``ast``, ``dis``, ``tokenize``) and
@@ -103,6 +105,10 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
             compare = value.compare
             value = value.default
         if value is not _MISSING:
+            if type(value).__hash__ is None:  # as dataclasses refuse it
+                raise ValueError(f"{cls.__name__}.{name}: mutable default "
+                                 f"{type(value).__name__} would be shared by every instance; "
+                                 "use an immutable one (None, a tuple, a frozenset)")
             defaults[name] = value
         elif defaults:
             raise TypeError(f"{cls.__name__}.{name}: a field without a default follows "

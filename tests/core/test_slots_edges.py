@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ghattempt.core._slots import field, frozen
+import pytest
+
+from ghattempt.core._slots import field, frozen, mutable
 
 
 @frozen
@@ -38,3 +40,17 @@ def test_one_compared_field_compares_and_hashes_as_a_dataclass() -> None:
 def test_a_class_with_no_compared_field_builds_and_all_its_instances_are_equal() -> None:
     assert (Uncompared("a") == Uncompared("b")) == (DataUncompared("a") == DataUncompared("b"))
     assert hash(Uncompared("a")) == hash(DataUncompared("b"))
+
+
+def test_a_mutable_default_is_refused_as_dataclasses_refuse_it() -> None:
+    for default in ([], {}, set()):
+        with pytest.raises(ValueError, match="mutable default .* shared by every instance"):
+            @mutable
+            class Shared:
+                items: object = default
+    @frozen
+    class Fine:
+        items: tuple[int, ...] = ()
+        names: frozenset[str] = frozenset()
+
+    assert Fine().items == () and Fine.__match_args__ == ("items", "names")
