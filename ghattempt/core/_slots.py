@@ -97,8 +97,8 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
         if not isinstance(annotation, str):
             raise TypeError(f"{cls.__name__}.{name}: annotations must be strings "
                             "(from __future__ import annotations)")
-        if annotation.startswith("ClassVar"):
-            continue
+        if annotation.partition("[")[0].rpartition(".")[2].strip() == "ClassVar":
+            continue  # ClassVar, typing.ClassVar, t.ClassVar[...]
         value = namespace.pop(name, _MISSING)
         compare = True
         if isinstance(value, _Field):

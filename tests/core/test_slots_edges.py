@@ -4,6 +4,8 @@ against the ``dataclasses`` behaviour they replace (``frozen=True, slots=True``)
 from __future__ import annotations
 
 import dataclasses
+import typing
+from typing import ClassVar
 
 import pytest
 
@@ -54,3 +56,15 @@ def test_a_mutable_default_is_refused_as_dataclasses_refuse_it() -> None:
         names: frozenset[str] = frozenset()
 
     assert Fine().items == () and Fine.__match_args__ == ("items", "names")
+
+
+def test_class_variables_are_recognised_however_classvar_is_spelled() -> None:
+    @frozen
+    class Spelled:
+        a: typing.ClassVar[int] = 1
+        b: ClassVar[str] = "b"
+        c: typing.ClassVar = 3
+        x: int = 0
+
+    assert Spelled.__match_args__ == ("x",)
+    assert (Spelled.a, Spelled.b, Spelled.c, Spelled().x) == (1, "b", 3, 0)
