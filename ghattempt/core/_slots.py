@@ -146,7 +146,8 @@ def _init(cls: type, fields: tuple[str, ...], defaults: dict[str, object],
           setters: list[Callable[[object, object], None]]) -> Callable[..., None]:
     """``__init__(self, *fields)``: all fields positionally sets each slot once (the fast
     case); otherwise arguments bind as in a ``def`` with these parameters, or
-    ``TypeError`` names the missing, unexpected or repeated one."""
+    ``TypeError`` names the first unexpected argument, else every missing one, else the
+    repeated one."""
     count = len(fields)
     name = cls.__qualname__
 
@@ -157,20 +158,24 @@ def _init(cls: type, fields: tuple[str, ...], defaults: dict[str, object],
             return
         if len(args) > count:
             raise TypeError(f"{name}() takes {count} arguments, {len(args)} given")
+        unexpected = [key for key in kwargs if key not in fields]
+        if unexpected:  # first, as Python does: a misspelt name also leaves one missing
+            raise TypeError(f"{name}() got an unexpected argument {unexpected[0]!r}")
+        missing = [field_name for field_name in fields[len(args):]
+                   if field_name not in kwargs and field_name not in defaults]
+        if missing:
+            raise TypeError(f"{name}() missing argument{'s' if len(missing) > 1 else ''} "
+                            + ", ".join(map(repr, missing)))
         for i, field_name in enumerate(fields):
             if i < len(args):
                 if field_name in kwargs:
                     raise TypeError(f"{name}() got two values for {field_name!r}")
                 value = args[i]
             elif field_name in kwargs:
-                value = kwargs.pop(field_name)
-            elif field_name in defaults:
-                value = defaults[field_name]
+                value = kwargs[field_name]
             else:
-                raise TypeError(f"{name}() missing argument {field_name!r}")
+                value = defaults[field_name]
             setters[i](self, value)
-        if kwargs:
-            raise TypeError(f"{name}() got an unexpected argument {sorted(kwargs)[0]!r}")
 
     __init__.__qualname__ = f"{name}.__init__"
     return __init__

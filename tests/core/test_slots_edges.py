@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import pytest
 
+from ghattempt.core import Verdict
 from ghattempt.core._slots import field, frozen, mutable
 
 
@@ -68,3 +69,16 @@ def test_class_variables_are_recognised_however_classvar_is_spelled() -> None:
 
     assert Spelled.__match_args__ == ("x",)
     assert (Spelled.a, Spelled.b, Spelled.c, Spelled().x) == (1, "b", 3, 0)
+
+
+def test_init_names_a_misspelt_argument_before_the_one_it_leaves_missing() -> None:
+    # Verdict(status=..., reson=...): the typo is the news, not the missing 'reason'.
+    with pytest.raises(TypeError, match=r"Verdict\(\) got an unexpected argument 'reson'"):
+        Verdict(status="running", reson=None)  # type: ignore[call-arg]
+
+
+def test_init_names_every_missing_argument() -> None:
+    with pytest.raises(TypeError, match=r"Verdict\(\) missing arguments 'reason', 'intent', "):
+        Verdict(status="running")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"One\(\) missing argument 'x'$"):
+        One()  # type: ignore[call-arg]
