@@ -40,6 +40,7 @@ class FrozenInstanceError(AttributeError):
 
 
 _MISSING = object()
+_BUILT: set[type] = set()  # every class made by @frozen / @mutable
 
 
 class _Field:
@@ -73,7 +74,10 @@ def mutable(cls: type[_T]) -> type[_T]:
 def replace(obj: _T, **changes: Any) -> _T:
     """A copy of ``obj`` (built by ``@frozen``/``@mutable``) with ``changes`` applied.
 
-    Raises ``TypeError`` naming an unknown field."""
+    Raises ``TypeError`` naming an unknown field, or when ``obj`` was not built here."""
+    if type(obj) not in _BUILT:
+        raise TypeError(f"replace() takes a @frozen or @mutable instance, not "
+                        f"{type(obj).__name__}")
     names: tuple[str, ...] = obj.__match_args__  # type: ignore[attr-defined]
     unknown = set(changes) - set(names)
     if unknown:
@@ -139,6 +143,7 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
         # A class may write its own (for speed on a hot path): same parameters, in order.
         raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
     made.__setstate__ = _setstate(setters)  # type: ignore[attr-defined]
+    _BUILT.add(made)
     return made
 
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 import pytest
 
 from ghattempt.core import Verdict
-from ghattempt.core._slots import field, frozen, mutable
+from ghattempt.core._slots import field, frozen, mutable, replace
 
 
 @frozen
@@ -82,3 +82,11 @@ def test_init_names_every_missing_argument() -> None:
         Verdict(status="running")  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"One\(\) missing argument 'x'$"):
         One()  # type: ignore[call-arg]
+
+
+def test_replace_refuses_an_object_that_is_not_a_slotted_value() -> None:
+    with pytest.raises(TypeError, match=r"replace\(\) takes a @frozen or @mutable instance, "
+                                        r"not DataOne"):
+        replace(DataOne(1.0), x=2.0)
+    with pytest.raises(TypeError, match="One has no field 'y'"):
+        replace(One(1.0), y=2.0)
