@@ -71,10 +71,12 @@ def mutable(cls: type[_T]) -> type[_T]:
     return _build(cls, False)
 
 
-def replace(obj: _T, **changes: Any) -> _T:
+def _replace(obj: _T, **changes: Any) -> _T:
     """A copy of ``obj`` (built by ``@frozen``/``@mutable``) with ``changes`` applied.
 
-    Raises ``TypeError`` naming an unknown field, or when ``obj`` was not built here."""
+    Raises ``TypeError`` naming an unknown field, or when ``obj`` was not built here.
+    Type checkers see it as ``dataclasses.replace``, whose plugin checks the names and
+    types of ``changes`` against the class's fields."""
     if type(obj) not in _BUILT:
         raise TypeError(f"replace() takes a @frozen or @mutable instance, not "
                         f"{type(obj).__name__}")
@@ -85,6 +87,12 @@ def replace(obj: _T, **changes: Any) -> _T:
     values = {name: changes[name] if name in changes else getattr(obj, name)
               for name in names}
     return type(obj)(**values)
+
+
+if TYPE_CHECKING:
+    from dataclasses import replace as replace
+else:
+    replace = _replace
 
 
 def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
