@@ -3,14 +3,21 @@ against the ``dataclasses`` behaviour they replace (``frozen=True, slots=True``)
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 import typing
+import weakref
 from typing import ClassVar
 
 import pytest
 
 from ghattempt.core import Verdict
+from ghattempt.core._capture import reconstruct
+from ghattempt.core._journal import PhaseState
+from ghattempt.core._rules import ReplayState
 from ghattempt.core._slots import field, frozen, mutable, replace
+from ghattempt.core.testing import Scenario
 
 
 @frozen
@@ -90,3 +97,76 @@ def test_replace_refuses_an_object_that_is_not_a_slotted_value() -> None:
         replace(DataOne(1.0), x=2.0)
     with pytest.raises(TypeError, match="One has no field 'y'"):
         replace(One(1.0), y=2.0)
+
+
+def _core_values() -> dict[str, object]:
+    """One instance of every core value class, from a real read (nested states too)."""
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build"))
+    a.event("admission", "started")
+    a.event("admission", "succeeded")
+    material = a.material("m")
+    verdict = s.read()
+    capture = reconstruct(s.pages())
+    assert verdict.journal is not None and verdict.current is not None
+    attempt = verdict.current
+    event = attempt.events[0]
+    return {
+        "Verdict": verdict, "JournalState": verdict.journal, "AttemptState": attempt,
+        "Attempt": attempt.attempt, "Event": event, "Material": material,
+        "Capture": capture, "Comment": capture.body,
+        "ReplayState": ReplayState(("a",), "x", {"a": ("started", None)}, None, 1),
+        "PhaseState": PhaseState("started", None),
+    }
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_every_core_value_survives_pickling_at_every_protocol(protocol: int) -> None:
+    for name, value in _core_values().items():
+        back = pickle.loads(pickle.dumps(value, protocol))
+        assert type(back) is type(value) and back == value, name
+        assert repr(back) == repr(value), name
+
+
+def test_every_core_value_survives_copy_and_deepcopy() -> None:
+    for name, value in _core_values().items():
+        shallow, deep = copy.copy(value), copy.deepcopy(value)
+        assert shallow == value and deep == value, name
+        first = type(value).__match_args__[0]  # type: ignore[attr-defined]
+        assert getattr(shallow, first) is getattr(value, first), name
+    verdict = _core_values()["Verdict"]
+    assert isinstance(verdict, Verdict)
+    deep = copy.deepcopy(verdict)
+    assert deep.journal is not verdict.journal and deep.journal == verdict.journal
+
+
+def test_match_statements_bind_fields_by_position_and_keyword() -> None:
+    verdict = _core_values()["Verdict"]
+    match verdict:
+        case Verdict(status, reason, request_key=key):
+            assert (status, reason, key) == ("running", None, "merge/pr-42@main")
+        case _:
+            pytest.fail("no match")
+    match PhaseState("failed", "timeout"):
+        case PhaseState("failed", reason):
+            assert reason == "timeout"
+        case _:
+            pytest.fail("no match")
+
+
+def test_weakref_vars_and_subclasses_behave_as_slotted_dataclasses() -> None:
+    verdict = _core_values()["Verdict"]
+    assert isinstance(verdict, Verdict)
+    for value in (verdict, DataOne(1.0)):  # neither has __weakref__ nor __dict__
+        with pytest.raises(TypeError):
+            weakref.ref(value)
+        with pytest.raises(TypeError):
+            vars(value)
+
+    class Sub(Verdict):
+        pass
+
+    sub = Sub(*[getattr(verdict, n) for n in Verdict.__match_args__])
+    assert sub != verdict and sub.status == verdict.status  # exact class, as dataclasses
+    with pytest.raises(AttributeError):
+        sub.status = "done"  # type: ignore[misc]
