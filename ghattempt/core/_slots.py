@@ -16,7 +16,9 @@ generating a dozen frozen dataclasses cost about 10 ms of a start-up budget of a
 (issue #2). Here every method is a shared function: a class costs one ``type()`` call.
 
 Classes built here must be plain: no base class other than ``object``, annotations as
-strings (``from __future__ import annotations``).
+strings (``from __future__ import annotations``). A ``@mutable`` class may write its own
+``__init__`` (a plain function taking exactly the fields, in order); a ``@frozen`` one may
+not. Anything else is refused with a ``TypeError`` when the class is built.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class FrozenInstanceError(AttributeError):
 
 _MISSING = object()
 _BUILT: set[type] = set()  # every class made by @frozen / @mutable
+_VARARGS = 0x04 | 0x08  # inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
 class _Field:
@@ -147,9 +150,18 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     written = namespace.get("__init__")
     if written is None:
         made.__init__ = _init(made, fields, defaults, setters)  # type: ignore[method-assign]
-    elif written.__code__.co_varnames[1:written.__code__.co_argcount] != fields:
-        # A class may write its own (for speed on a hot path): same parameters, in order.
-        raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
+    else:
+        # A @mutable class may write its own (for speed on a hot path): same parameters,
+        # in order, and no others. A @frozen one could not assign its fields.
+        if is_frozen:
+            raise TypeError(f"{cls.__name__}: only a @mutable class may write __init__ "
+                            "(a @frozen one refuses self.field = ...); drop it")
+        code = getattr(written, "__code__", None)
+        if code is None:
+            raise TypeError(f"{cls.__name__}.__init__ must be a plain function")
+        if (code.co_varnames[1:code.co_argcount] != fields or code.co_kwonlyargcount
+                or code.co_flags & _VARARGS):
+            raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
     made.__setstate__ = _setstate(setters)  # type: ignore[attr-defined]
     _BUILT.add(made)
     return made

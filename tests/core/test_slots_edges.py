@@ -170,3 +170,26 @@ def test_weakref_vars_and_subclasses_behave_as_slotted_dataclasses() -> None:
     assert sub != verdict and sub.status == verdict.status  # exact class, as dataclasses
     with pytest.raises(AttributeError):
         sub.status = "done"  # type: ignore[misc]
+
+
+def test_a_written_init_is_refused_where_it_could_not_work() -> None:
+    with pytest.raises(TypeError, match=r"Locked: only a @mutable class may write __init__"):
+        @frozen
+        class Locked:
+            a: int
+
+            def __init__(self, a: int) -> None:
+                self.a = a  # would raise FrozenInstanceError at every construction
+
+    with pytest.raises(TypeError, match=r"Odd.__init__ must be a plain function"):
+        @mutable
+        class Odd:
+            a: int
+            __init__ = staticmethod(lambda a: None)  # type: ignore[assignment]
+
+    for extra in ("*, b: int = 0", "*rest: int", "**rest: int"):
+        namespace: dict[str, object] = {}
+        exec(f"def __init__(self, a, {extra}):\n    self.a = a\n", namespace)  # noqa: S102
+        with pytest.raises(TypeError, match=r"must take the fields \('a',\) in order"):
+            mutable(type("Loose", (), {"__annotations__": {"a": "int"},
+                                       "__init__": namespace["__init__"]}))
