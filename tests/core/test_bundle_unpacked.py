@@ -36,3 +36,4 @@ def test_the_unpacked_bundle_gives_the_library_verdicts(tmp_path: Path, target: 
         mine, _ = run(argv, io.BytesIO(stdin), None)
         assert mine is not None
         assert json.loads(proc.stdout) == mine.to_json(), name
+
