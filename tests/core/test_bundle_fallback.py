@@ -48,3 +48,40 @@ def test_sources_compiled_by_the_bundle_keep_asserts_as_its_bytecode_does(
                           timeout=60, check=False, cwd=tmp_path)
     assert json.loads(proc.stdout)["status"] == "running"
     assert proc.stderr.decode().strip() == "asserts kept"
+
+
+# Runs the bundle given as argv[1], then prints each loaded module's file name as its
+# code knows it (tracebacks and warnings show it) next to its __file__.
+FILE_NAMES = r'''
+import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit:
+    pass
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("ghattempt.core._"):
+        code = next(v.__code__ for v in vars(module).values()
+                    if getattr(v, "__module__", None) == name and hasattr(v, "__code__"))
+        sys.stderr.write(code.co_filename + " " + module.__file__ + "\n")
+'''
+
+
+@pytest.mark.parametrize("unusable", [False, True])
+def test_code_names_the_file_it_was_loaded_from_with_or_without_bytecode(
+        tmp_path: Path, unusable: bool) -> None:
+    variant = tmp_path / "variant.pyz"
+    with zipfile.ZipFile(BUNDLE) as src, zipfile.ZipFile(variant, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if unusable and info.filename.endswith(".pyc"):
+                data = bytes(4) + data[4:]
+            dst.writestr(info, data)
+    argv, pages = next((a, p) for n, _, a, p in sample_cases() if n == "valid-successor")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", FILE_NAMES, str(variant), *argv],
+                          input=json.dumps(pages).encode(), capture_output=True,
+                          timeout=60, check=False, cwd=tmp_path)
+    pairs = [line.split(" ") for line in proc.stderr.decode().splitlines()]
+    assert len(pairs) >= 5, proc.stderr
+    for code_file, module_file in pairs:
+        assert code_file == module_file == f"{variant}/{module_file[len(str(variant)) + 1:]}"
