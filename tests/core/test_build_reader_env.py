@@ -72,3 +72,35 @@ def test_an_output_folder_that_is_a_file_is_refused_clearly(tmp_path: Path) -> N
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "build-reader: cannot write" in proc.stderr and str(taken) in proc.stderr
+
+
+class _Exec(Exception):
+    """Stands for os.execv: the process would become the other interpreter."""
+
+
+def test_a_python311_on_path_that_is_not_cpython_311_is_refused_not_exec_looped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = _script()
+    # This interpreter is "not the one" and PATH's python3.11 is no better: before the
+    # fix the re-executed build found itself still wrong and executed it again, forever.
+    monkeypatch.setattr(script, "BYTECODE_TAG", "cpython-999")
+    monkeypatch.setenv(script.REEXEC, "")  # so that teardown removes what the build sets
+    monkeypatch.delenv(script.REEXEC)
+    fake = tmp_path / script.BYTECODE_PYTHON
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    calls: list[list[str]] = []
+
+    def execv(path: str, argv: list[str]) -> None:
+        calls.append(argv)
+        raise _Exec
+
+    monkeypatch.setattr(script.os, "execv", execv)
+    with pytest.raises(_Exec):
+        script.ensure_bytecode_python()  # the first process hands over
+    assert calls[0][0] == str(fake)
+    with pytest.raises(SystemExit, match=rf"{fake} is {sys.implementation.cache_tag}, "
+                                         r"not cpython-999"):
+        script.ensure_bytecode_python()  # the handed-over process stops
+    assert len(calls) == 1
