@@ -5,8 +5,10 @@
 ``__eq__`` (same class, fields marked ``compare=False`` left out), ``__match_args__``
 and, for ``@frozen``, ``__hash__`` over the compared fields and ``__setattr__`` /
 ``__delattr__`` raising ``FrozenInstanceError`` (an ``AttributeError``). ``ClassVar``
-annotations are class attributes, not fields. Type checkers treat both decorators as
-``dataclasses.dataclass`` (PEP 681 ``dataclass_transform``).
+annotations are class attributes, not fields. A default must not be of an unhashable
+(mutable) type: every instance would share it (``ValueError``, as in ``dataclasses``).
+Type checkers treat both decorators as ``dataclasses.dataclass`` (PEP 681
+``dataclass_transform``).
 
 Why not ``dataclasses``: the reader bundle starts a new process for every read, and
 importing ``dataclasses`` (with ``inspect``, ``ast``, ``dis``, ``tokenize``) and
@@ -14,7 +16,9 @@ generating a dozen frozen dataclasses cost about 10 ms of a start-up budget of a
 (issue #2). Here every method is a shared function: a class costs one ``type()`` call.
 
 Classes built here must be plain: no base class other than ``object``, annotations as
-strings (``from __future__ import annotations``).
+strings (``from __future__ import annotations``). A ``@mutable`` class may write its own
+``__init__`` (a plain function taking exactly the fields, in order); a ``@frozen`` one may
+not. Anything else is refused with a ``TypeError`` when the class is built.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class FrozenInstanceError(AttributeError):
 
 
 _MISSING = object()
+_BUILT: set[type] = set()  # every class made by @frozen / @mutable
+_VARARGS = 0x04 | 0x08  # inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
 class _Field:
@@ -68,10 +74,15 @@ def mutable(cls: type[_T]) -> type[_T]:
     return _build(cls, False)
 
 
-def replace(obj: _T, **changes: Any) -> _T:
+def _replace(obj: _T, **changes: Any) -> _T:
     """A copy of ``obj`` (built by ``@frozen``/``@mutable``) with ``changes`` applied.
 
-    Raises ``TypeError`` naming an unknown field."""
+    Raises ``TypeError`` naming an unknown field, or when ``obj`` was not built here.
+    Type checkers see it as ``dataclasses.replace``, whose plugin checks the names and
+    types of ``changes`` against the class's fields."""
+    if type(obj) not in _BUILT:
+        raise TypeError(f"replace() takes a @frozen or @mutable instance, not "
+                        f"{type(obj).__name__}")
     names: tuple[str, ...] = obj.__match_args__  # type: ignore[attr-defined]
     unknown = set(changes) - set(names)
     if unknown:
@@ -79,6 +90,12 @@ def replace(obj: _T, **changes: Any) -> _T:
     values = {name: changes[name] if name in changes else getattr(obj, name)
               for name in names}
     return type(obj)(**values)
+
+
+if TYPE_CHECKING:
+    from dataclasses import replace as replace
+else:
+    replace = _replace
 
 
 def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
@@ -95,14 +112,18 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
         if not isinstance(annotation, str):
             raise TypeError(f"{cls.__name__}.{name}: annotations must be strings "
                             "(from __future__ import annotations)")
-        if annotation.startswith("ClassVar"):
-            continue
+        if annotation.partition("[")[0].rpartition(".")[2].strip() == "ClassVar":
+            continue  # ClassVar, typing.ClassVar, t.ClassVar[...]
         value = namespace.pop(name, _MISSING)
         compare = True
         if isinstance(value, _Field):
             compare = value.compare
             value = value.default
         if value is not _MISSING:
+            if type(value).__hash__ is None:  # as dataclasses refuse it
+                raise ValueError(f"{cls.__name__}.{name}: mutable default "
+                                 f"{type(value).__name__} would be shared by every instance; "
+                                 "use an immutable one (None, a tuple, a frozenset)")
             defaults[name] = value
         elif defaults:
             raise TypeError(f"{cls.__name__}.{name}: a field without a default follows "
@@ -113,7 +134,7 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     fields = tuple(names)
     namespace["__slots__"] = fields
     namespace["__match_args__"] = fields
-    key = attrgetter(*compared)
+    key = _key(compared)
     namespace["__eq__"] = _eq(key)
     namespace["__repr__"] = _repr(fields)
     if is_frozen:
@@ -129,10 +150,20 @@ def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     written = namespace.get("__init__")
     if written is None:
         made.__init__ = _init(made, fields, defaults, setters)  # type: ignore[method-assign]
-    elif written.__code__.co_varnames[1:written.__code__.co_argcount] != fields:
-        # A class may write its own (for speed on a hot path): same parameters, in order.
-        raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
+    else:
+        # A @mutable class may write its own (for speed on a hot path): same parameters,
+        # in order, and no others. A @frozen one could not assign its fields.
+        if is_frozen:
+            raise TypeError(f"{cls.__name__}: only a @mutable class may write __init__ "
+                            "(a @frozen one refuses self.field = ...); drop it")
+        code = getattr(written, "__code__", None)
+        if code is None:
+            raise TypeError(f"{cls.__name__}.__init__ must be a plain function")
+        if (code.co_varnames[1:code.co_argcount] != fields or code.co_kwonlyargcount
+                or code.co_flags & _VARARGS):
+            raise TypeError(f"{cls.__name__}.__init__ must take the fields {fields} in order")
     made.__setstate__ = _setstate(setters)  # type: ignore[attr-defined]
+    _BUILT.add(made)
     return made
 
 
@@ -140,7 +171,8 @@ def _init(cls: type, fields: tuple[str, ...], defaults: dict[str, object],
           setters: list[Callable[[object, object], None]]) -> Callable[..., None]:
     """``__init__(self, *fields)``: all fields positionally sets each slot once (the fast
     case); otherwise arguments bind as in a ``def`` with these parameters, or
-    ``TypeError`` names the missing, unexpected or repeated one."""
+    ``TypeError`` names the first unexpected argument, else every missing one, else the
+    repeated one."""
     count = len(fields)
     name = cls.__qualname__
 
@@ -151,23 +183,39 @@ def _init(cls: type, fields: tuple[str, ...], defaults: dict[str, object],
             return
         if len(args) > count:
             raise TypeError(f"{name}() takes {count} arguments, {len(args)} given")
+        unexpected = [key for key in kwargs if key not in fields]
+        if unexpected:  # first, as Python does: a misspelt name also leaves one missing
+            raise TypeError(f"{name}() got an unexpected argument {unexpected[0]!r}")
+        missing = [field_name for field_name in fields[len(args):]
+                   if field_name not in kwargs and field_name not in defaults]
+        if missing:
+            raise TypeError(f"{name}() missing argument{'s' if len(missing) > 1 else ''} "
+                            + ", ".join(map(repr, missing)))
         for i, field_name in enumerate(fields):
             if i < len(args):
                 if field_name in kwargs:
                     raise TypeError(f"{name}() got two values for {field_name!r}")
                 value = args[i]
             elif field_name in kwargs:
-                value = kwargs.pop(field_name)
-            elif field_name in defaults:
-                value = defaults[field_name]
+                value = kwargs[field_name]
             else:
-                raise TypeError(f"{name}() missing argument {field_name!r}")
+                value = defaults[field_name]
             setters[i](self, value)
-        if kwargs:
-            raise TypeError(f"{name}() got an unexpected argument {sorted(kwargs)[0]!r}")
 
     __init__.__qualname__ = f"{name}.__init__"
     return __init__
+
+
+def _key(compared: list[str]) -> Callable[[object], tuple[object, ...]]:
+    """The tuple of the compared fields, as ``dataclasses`` compares and hashes them: a
+    tuple even of one field (tuples compare items by identity first, so a field holding
+    NaN equals itself) or of none (all instances equal)."""
+    if len(compared) > 1:
+        return attrgetter(*compared)
+    if compared:
+        one = attrgetter(compared[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def _eq(key: Callable[[object], object]) -> Callable[[object, object], object]:
