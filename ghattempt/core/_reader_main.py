@@ -10,6 +10,7 @@ and never touches the network.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from hashlib import sha256
 
@@ -93,14 +94,35 @@ def main(argv: list[str] | None = None) -> int:
                                   f"({type(exc).__name__})", None, reader)
         usage = ""
     if verdict is None:
-        sys.stdout.write(usage)
-        sys.stdout.flush()
-        return 0
+        return 0 if _emit(usage.encode("ascii")) else 2
     out = json.dumps(verdict.to_json(), ensure_ascii=True, separators=(",", ":"))
-    sys.stdout.buffer.write(out.encode("ascii") + b"\n")
-    sys.stdout.buffer.flush()
-    return verdict.exit_code
+    return verdict.exit_code if _emit(out.encode("ascii") + b"\n") else 2
 
+
+def _emit(data: bytes) -> bool:
+    """Write ``data`` to stdout and flush. When stdout is closed or cannot take it (a full
+    device, a closed pipe), say so in one line on stderr, point stdout at the null device
+    (so that the interpreter's own flush at exit prints no traceback either) and return
+    False: the caller then exits 2 with no verdict delivered."""
+    try:
+        out = sys.stdout.buffer
+        out.write(data)
+        out.flush()
+        return True
+    except (AttributeError, OSError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"[:200]
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write(f"business-attempt: cannot write the verdict to stdout ({problem})\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass
+    return False
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,10 +2,8 @@
 verdict can be delivered, but the claim is still "never a traceback" (docs/reader.md,
 "Decisions where the contract is silent").
 
-Known gap, fixed in ``ghattempt/core/_reader_main.py`` (``main``): the final write and
-flush raise (``AttributeError`` on a closed stdout, ``OSError`` on ENOSPC/EPIPE) and
-Python prints a traceback. Marked strict ``xfail`` so that the fix turns these red until
-the mark is removed."""
+The bundle then exits 2 with one line on stderr naming the problem (``_emit`` in
+``ghattempt/core/_reader_main.py``)."""
 
 from __future__ import annotations
 
@@ -32,16 +30,32 @@ def _run(stdout_setup: str) -> subprocess.CompletedProcess[bytes]:
                           timeout=60, check=False)
 
 
-@pytest.mark.xfail(strict=True, reason="_reader_main.main writes to a closed stdout")
 def test_a_closed_stdout_ends_without_a_traceback() -> None:
     proc = _run(">&-")
-    assert proc.returncode != 0
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(b"business-attempt: cannot write the verdict to stdout ("), \
+        proc.stderr
+    assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.xfail(strict=True, reason="_reader_main.main does not catch a failed write")
 def test_a_full_stdout_ends_without_a_traceback() -> None:
     proc = _run(">/dev/full")
-    assert proc.returncode != 0
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    assert proc.returncode == 2
+    assert proc.stderr == (b"business-attempt: cannot write the verdict to stdout "
+                           b"(OSError: [Errno 28] No space left on device)\n"), proc.stderr
+
+
+def test_a_closed_pipe_ends_without_a_traceback() -> None:
+    """Whoever read the pipe is gone before the verdict is written."""
+    argv, pages = next((a, p) for n, _, a, p in sample_cases() if n == "valid-successor")
+    proc = subprocess.Popen([sys.executable, str(BUNDLE), *argv], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
+    proc.stdout.close()
+    proc.stdin.write(json.dumps(pages).encode())
+    proc.stdin.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 2
+    assert err == (b"business-attempt: cannot write the verdict to stdout "
+                   b"(BrokenPipeError: [Errno 32] Broken pipe)\n"), err
