@@ -337,21 +337,26 @@ class Event:
 Record: TypeAlias = Intent | Attempt | Event
 
 
-_EVENT_FIELDS_IN_ORDER = ("intent", "attempt", "generation", "seq", "prev", "key", "phase",
-                          "status", "reason", "materials", "writer", "reader", "at", "digest")
-if Event.__match_args__ != _EVENT_FIELDS_IN_ORDER:  # pragma: no cover -- a guard for edits
-    raise ImportError("Event's fields changed: update _EVENT_FIELDS_IN_ORDER and _event_maker")
+def _setters(cls: type, names: tuple[str, ...]) -> list[Callable[[object, object], None]]:
+    """The slot setters of ``cls``'s fields, which must be ``names`` in order."""
+    if cls.__match_args__ != names:  # type: ignore[attr-defined]  # pragma: no cover
+        raise ImportError(f"{cls.__name__}'s fields changed: update its hot-path maker")
+    return [getattr(cls, name).__set__ for name in names]
+
+
+# Constructors for the reader's hot path: each makes the same object as ``Cls(...)``
+# (same class, fields, equality, hash, frozenness), built with one slot setter per field
+# instead of the generic ``__init__`` (a loop over the fields), which costs about half
+# as much. Arguments in field order, all checked by the caller.
 
 
 def _event_maker() -> Callable[..., Event]:
-    """A constructor of ``Event`` for the reader's hot path: the same object as
-    ``Event(...)`` (same class, fields, equality, hash, frozenness), built with one slot
-    setter per field instead of the frozen ``__init__``'s ``object.__setattr__`` calls,
-    which costs half as much. Arguments in field order, all checked by the caller."""
+    """``Event(...)`` for the hot path (see above)."""
     new = object.__new__
     (s_intent, s_attempt, s_generation, s_seq, s_prev, s_key, s_phase, s_status, s_reason,
-     s_materials, s_writer, s_reader, s_at, s_digest) = (
-        getattr(Event, name).__set__ for name in _EVENT_FIELDS_IN_ORDER)
+     s_materials, s_writer, s_reader, s_at, s_digest) = _setters(
+        Event, ("intent", "attempt", "generation", "seq", "prev", "key", "phase", "status",
+                "reason", "materials", "writer", "reader", "at", "digest"))
 
     def make(intent: str, attempt: str, generation: str, seq: int, prev: str, key: str,
              phase: str | None, status: str, reason: str | None,
@@ -377,7 +382,86 @@ def _event_maker() -> Callable[..., Event]:
     return make
 
 
+def _attempt_maker() -> Callable[..., Attempt]:
+    """``Attempt(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_intent, s_request_key, s_generation, s_predecessor, s_plan, s_channel,
+     s_authorization, s_expires_at, s_writer, s_reader, s_at, s_digest,
+     s_generation_id) = _setters(
+        Attempt, ("intent", "request_key", "generation", "predecessor", "plan", "channel",
+                  "authorization", "expires_at", "writer", "reader", "at", "digest",
+                  "generation_id"))
+
+    def make(intent: str, request_key: str, generation: Generation, predecessor: str | None,
+             plan: tuple[str, ...], channel: str, authorization: str | None,
+             expires_at: str, writer: Writer, reader: str, at: str, digest: str,
+             generation_id: str) -> Attempt:
+        attempt: Attempt = new(Attempt)
+        s_intent(attempt, intent)
+        s_request_key(attempt, request_key)
+        s_generation(attempt, generation)
+        s_predecessor(attempt, predecessor)
+        s_plan(attempt, plan)
+        s_channel(attempt, channel)
+        s_authorization(attempt, authorization)
+        s_expires_at(attempt, expires_at)
+        s_writer(attempt, writer)
+        s_reader(attempt, reader)
+        s_at(attempt, at)
+        s_digest(attempt, digest)
+        s_generation_id(attempt, generation_id)
+        return attempt
+
+    return make
+
+
+def _generation_maker() -> Callable[..., Generation]:
+    """``Generation(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_source, s_tree, s_path, s_blob, s_digest, s_ref, s_commit) = _setters(
+        Generation, ("source_commit", "tree", "config_path", "config_blob", "config_digest",
+                     "base_ref", "base_commit"))
+
+    def make(source_commit: str, tree: str, config_path: str, config_blob: str,
+             config_digest: str, base_ref: str, base_commit: str) -> Generation:
+        generation: Generation = new(Generation)
+        s_source(generation, source_commit)
+        s_tree(generation, tree)
+        s_path(generation, config_path)
+        s_blob(generation, config_blob)
+        s_digest(generation, config_digest)
+        s_ref(generation, base_ref)
+        s_commit(generation, base_commit)
+        return generation
+
+    return make
+
+
+def _material_maker() -> Callable[..., Material]:
+    """``Material(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_id, s_kind, s_bytes, s_digest, s_attempt, s_generation, s_url) = _setters(
+        Material, ("id", "kind", "bytes", "digest", "attempt", "generation", "url"))
+
+    def make(id: str, kind: str, bytes: int, digest: str, attempt: str, generation: str,
+             url: str) -> Material:
+        material: Material = new(Material)
+        s_id(material, id)
+        s_kind(material, kind)
+        s_bytes(material, bytes)
+        s_digest(material, digest)
+        s_attempt(material, attempt)
+        s_generation(material, generation)
+        s_url(material, url)
+        return material
+
+    return make
+
+
 _make_event = _event_maker()
+_make_attempt = _attempt_maker()
+_make_generation = _generation_maker()
+_make_material = _material_maker()
 
 
 # --------------------------------------------------------------------------- parsing
@@ -485,7 +569,7 @@ def parse_material(obj: object) -> Material:
                 and (dg + attempt + generation).encode("utf-8", "surrogatepass").translate(
                     _DIGEST_FORM) == _THREE_DIGESTS
                 and type(url) is str):
-            return Material(mid, kind, size, dg, attempt, generation, url)
+            return _make_material(mid, kind, size, dg, attempt, generation, url)
     m = _keys(obj, _MATERIAL_KEYS, "material")
     _need(is_key(m["id"]), "material id is not a key")
     _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
@@ -529,7 +613,8 @@ def parse_generation(obj: object) -> Generation:
                     and type(path) is str and 1 <= len(path) <= 256
                     and type(ref) is str and 1 <= len(ref) <= 256
                     and type(config_digest) is str and _digest_shape(config_digest)):
-                return Generation(source, tree, path, blob, config_digest, ref, commit)
+                return _make_generation(source, tree, path, blob, config_digest, ref,
+                                        commit)
     g = _keys(obj, _GEN_KEYS, "attempt generation")
     config = _keys(g["config"], _CONFIG_KEYS, "generation config")
     base = _keys(g["base"], _BASE_KEYS, "generation base")
@@ -592,8 +677,9 @@ def _parse_attempt(r: dict[str, Any], dg: str, covered: str) -> Attempt:
     at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("attempt at is not a time")
-    return Attempt(intent, request_key, generation, pred, plan, channel, auth, expires_at,
-                   writer, reader, at, dg, digest_text(generation_text(covered)))
+    return _make_attempt(intent, request_key, generation, pred, plan, channel, auth,
+                         expires_at, writer, reader, at, dg,
+                         digest_text(generation_text(covered)))
 
 
 def generation_text(covered: str) -> str:

@@ -204,3 +204,120 @@ def test_phases_and_event_nodes_are_read_from_the_replay_when_asked() -> None:
         "admission": ("succeeded", None), "build": ("waiting", "queued")}
     assert list(state.event_nodes) == [e.digest for e in state.events]
     assert all(len(ids) == 1 for ids in state.event_nodes.values())
+
+
+def test_the_hot_path_makers_build_the_same_frozen_values() -> None:
+    from ghattempt.core._records import (
+        Attempt,
+        Generation,
+        Material,
+        _make_attempt,
+        _make_generation,
+        _make_material,
+        parse_generation,
+    )
+    from ghattempt.core._slots import FrozenInstanceError, replace
+
+    attempt, event = _attempt_and_event()
+    material = event.materials[0]  # type: ignore[attr-defined]
+    generation = attempt.generation  # type: ignore[attr-defined]
+    for cls, maker, built in ((Attempt, _make_attempt, attempt),
+                              (Generation, _make_generation, generation),
+                              (Material, _make_material, material)):
+        made = maker(*(getattr(built, name) for name in cls.__match_args__))
+        assert type(made) is cls and made == built and hash(made) == hash(built)
+        assert repr(made) == repr(built) and made.to_dict() == built.to_dict()
+        with pytest.raises(FrozenInstanceError):
+            made.digest = "x"
+        first = cls.__match_args__[0]
+        assert getattr(replace(made, **{first: "other"}), first) == "other"
+    assert parse_line(forge(attempt)) == attempt  # type: ignore[arg-type]
+    assert parse_generation(generation.to_dict()) == generation
+    assert parse_line(forge(event)) == event  # type: ignore[arg-type]
+
+
+# Texts whose canonical form has something before the top-level digest that could hold
+# a "digest" key or look like one: the cut must equal the second encoding.
+_SPLIT_TEXTS = [
+    '{"a":"{\\"digest\\":\\"d\\"}","digest":"d","z":1}',
+    '{"a":"[","digest":"d"}',
+    '{"a":[{"digest":"d"}],"digest":"d"}',
+    '{"a":{"digest":"e"},"digest":"d"}',
+    '{"a":{"b":"x","digest":"d"},"digest":"d","z":{"digest":"d"}}',
+    '{"a":"\\",\\"digest\\":\\"d","digest":"d"}',
+    '{"a":",\\"digest\\":","digest":"d"}',
+    '{"digest":"d\\"","e":"{"}',
+    '{"digest":{"digest":"d"},"e":1}',
+    '{"a":1,"digest":["d",{"x":"}"}],"z":"]"}',
+    '{"a":"\\u00e9{","digest":"\\u00e9","b":2}',
+    '{"a":1,"digest":null}',
+    '{"a":"x"}',
+]
+
+
+@pytest.mark.parametrize("text", _SPLIT_TEXTS)
+def test_the_covered_text_cut_from_the_encoding_equals_a_second_encoding(text: str) -> None:
+    import json
+
+    from ghattempt.core import canonical
+    from ghattempt.core._c14n import split_canonical
+
+    parsed = json.loads(text)
+    line = canonical(parsed).decode()
+    rest = {k: v for k, v in json.loads(line).items() if k != "digest"}
+    assert split_canonical(json.loads(line), line) == canonical(rest).decode()
+    if line != text:
+        assert split_canonical(json.loads(text), text) is None
+
+
+def _table_refusal(state: object, step: object) -> object:
+    """``refusal`` without its one-pass acceptance: the table alone (section 8)."""
+    from ghattempt.core._rules import _ROWS, _kind, derive_status
+
+    status = derive_status(state)[0]  # type: ignore[arg-type]
+    for rule, code, guard in _ROWS[_kind(step), status]:  # type: ignore[arg-type]
+        if guard(status, step, state):  # type: ignore[arg-type]
+            return code, f"{rule} (attempt {status}, record {step.phase} {step.status})"  # type: ignore[attr-defined]
+    return None
+
+
+class _Step:
+    def __init__(self, phase: str | None, status: str, at: str) -> None:
+        self.phase, self.status, self.at = phase, status, at
+
+
+def test_the_one_pass_plan_acceptance_agrees_with_the_table() -> None:
+    """Every plan of up to three phases, every last-status map over it (with statuses a
+    journal could not reach too), every record: ``refusal`` equals the table alone."""
+    from itertools import combinations, product
+
+    from ghattempt.core._rules import (
+        PHASE_STATUSES,
+        PHASES,
+        ROLLBACK,
+        ROLLBACK_STATUSES,
+        ReplayState,
+        refusal,
+    )
+
+    phases = PHASES[:4]
+    statuses = sorted(PHASE_STATUSES)
+    records = ([_Step(p, st, "2030-01-01T00:00:00Z") for p in phases for st in statuses]
+               + [_Step(ROLLBACK, st, "2030-01-01T00:00:00Z") for st in ROLLBACK_STATUSES]
+               + [_Step(None, st, "2030-01-01T00:00:00Z")
+                  for st in ("expired", "cancelled", "superseded")])
+    checked = accepted = 0
+    for size in (1, 2, 3):
+        for plan in combinations(phases, size):
+            for lasts in product([None, *statuses], repeat=size):
+                last = {p: (st, "r") for p, st in zip(plan, lasts, strict=True) if st}
+                for overall in (None, ("rolling-back", None)):
+                    state = ReplayState(plan, "2029-01-01T00:00:00Z", last, overall,
+                                        len(last))
+                    for step in records:
+                        got = refusal(state, step)  # type: ignore[arg-type]
+                        assert got == _table_refusal(state, step), (plan, last, step.phase,
+                                                                    step.status)
+                        checked += 1
+                        accepted += got is None
+    assert checked > 20000 and 0 < accepted < checked
