@@ -490,13 +490,18 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 
 def _keys(obj: object, expected: frozenset[str], what: str) -> dict[str, Any]:
-    if type(obj) is not dict:
-        raise _bad(f"{what} is not an object")
-    if obj.keys() != expected:  # dict_keys == frozenset compares as sets
-        missing = sorted(expected - obj.keys())
-        unknown = sorted(obj.keys() - expected)
-        raise _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
+    if type(obj) is not dict or obj.keys() != expected:  # dict_keys == frozenset: as sets
+        raise _keys_problem(obj, expected, what)
     return obj
+
+
+def _keys_problem(obj: object, expected: frozenset[str], what: str) -> JournalInvalid:
+    """The ``bad_record`` naming why ``obj`` is not an object with keys ``expected``."""
+    if type(obj) is not dict:
+        return _bad(f"{what} is not an object")
+    missing = sorted(expected - obj.keys())
+    unknown = sorted(obj.keys() - expected)
+    return _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
 
 
 def _need(ok: bool, what: str) -> None:
@@ -596,25 +601,33 @@ def _parse_intent(r: dict[str, Any], dg: str, covered: str) -> Intent:
 
 def parse_generation(obj: object) -> Generation:
     """Check and build a generation (section 4). Raises ``JournalInvalid(bad_record)``."""
-    # One pass over the common case: the four oids checked as one hex string (each has
-    # its length checked), then the shapes one by one to name the first problem.
-    if type(obj) is dict and obj.keys() == _GEN_KEYS:
-        config, base = obj["config"], obj["base"]
-        if (type(config) is dict and config.keys() == _CONFIG_KEYS and type(base) is dict
-                and base.keys() == _BASE_KEYS):
-            source, tree, blob, commit = (obj["source_commit"], obj["tree"], config["blob"],
-                                          base["commit"])
-            path, ref, config_digest = config["path"], base["ref"], config["digest"]
-            if (type(source) is str and type(tree) is str and type(blob) is str
-                    and type(commit) is str and len(source) in _OID_LENGTHS
-                    and len(tree) in _OID_LENGTHS and len(blob) in _OID_LENGTHS
-                    and len(commit) in _OID_LENGTHS
-                    and _only(source + tree + blob + commit, _HEX)
-                    and type(path) is str and 1 <= len(path) <= 256
-                    and type(ref) is str and 1 <= len(ref) <= 256
-                    and type(config_digest) is str and _digest_shape(config_digest)):
-                return _make_generation(source, tree, path, blob, config_digest, ref,
-                                        commit)
+    # One pass over the common case: each key set by its size and the lookups of its
+    # keys (n keys, the n expected ones found), the four oids checked as one hex string
+    # (each has its length checked); else the shapes one by one name the first problem.
+    try:
+        if not (type(obj) is dict and len(obj) == 4):
+            raise KeyError
+        config, base, source, tree = (obj["config"], obj["base"], obj["source_commit"],
+                                      obj["tree"])
+        if not (type(config) is dict and len(config) == 3 and type(base) is dict
+                and len(base) == 2):
+            raise KeyError
+        blob, path, config_digest, commit, ref = (config["blob"], config["path"],
+                                                  config["digest"], base["commit"],
+                                                  base["ref"])
+    except KeyError:
+        pass
+    else:
+        if (type(source) is str and type(tree) is str and type(blob) is str
+                and type(commit) is str and len(source) in _OID_LENGTHS
+                and len(tree) in _OID_LENGTHS and len(blob) in _OID_LENGTHS
+                and len(commit) in _OID_LENGTHS
+                and _only(source + tree + blob + commit, _HEX)
+                and type(path) is str and 1 <= len(path) <= 256
+                and type(ref) is str and 1 <= len(ref) <= 256
+                and type(config_digest) is str and _digest_shape(config_digest)):
+            return _make_generation(source, tree, path, blob, config_digest, ref,
+                                    commit)
     g = _keys(obj, _GEN_KEYS, "attempt generation")
     config = _keys(g["config"], _CONFIG_KEYS, "generation config")
     base = _keys(g["base"], _BASE_KEYS, "generation base")
@@ -636,14 +649,15 @@ def check_plan(plan: object) -> tuple[str, ...]:
 
     Raises ``JournalInvalid(bad_record)``.
     """
-    _need(type(plan) is list and len(plan) > 0, "attempt plan is not a non-empty array")
-    assert isinstance(plan, list)
+    if type(plan) is not list or not plan:
+        raise _bad("attempt plan is not a non-empty array")
     last = -1
-    for phase in plan:
+    for phase in plan:  # (messages built only on failure)
         index = _PHASE_INDEX.get(phase) if type(phase) is str else None
-        _need(index is not None, f"plan entry {phase!r} is not a phase")
-        assert index is not None
-        _need(index > last, "plan repeats a phase or leaves the admitted order")
+        if index is None:
+            raise _bad(f"plan entry {phase!r} is not a phase")
+        if index <= last:
+            raise _bad("plan repeats a phase or leaves the admitted order")
         last = index
     return tuple(plan)
 
@@ -706,10 +720,17 @@ _INTENT_FIELDS = _INTENT_KEYS - {"digest"}
 
 def _parse_event(r: dict[str, Any], dg: str, covered: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
-    if r.keys() != _EVENT_FIELDS:
-        _keys(r, _EVENT_FIELDS, "event record")
-    intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
-    prev, reader = r["prev"], r["reader"]
+    # The keys: 15 of them, and the 13 fields read here present (``v`` and ``type`` are
+    # there, parse_line read them), is the key set, without comparing sets.
+    try:
+        if len(r) != 15:
+            raise KeyError
+        (intent, attempt, generation, seq, prev, key, phase, status, reason, raw, writer_obj,
+         reader, at) = (r["intent"], r["attempt"], r["generation"], r["seq"], r["prev"],
+                        r["key"], r["phase"], r["status"], r["reason"], r["materials"],
+                        r["writer"], r["reader"], r["at"])
+    except KeyError:
+        raise _keys_problem(r, _EVENT_FIELDS, "event record") from None
     # Five digests checked in one pass: each 71 characters, together the digest form.
     if not (type(intent) is str and type(attempt) is str and type(generation) is str
             and type(prev) is str and type(reader) is str
@@ -719,31 +740,24 @@ def _parse_event(r: dict[str, Any], dg: str, covered: str) -> Event:
         names = ("intent", "attempt", "generation", "prev", "reader")
         wrong = [n for n in names if not is_digest(r[n])]
         raise _bad(f"event {'/'.join(wrong)} is not a digest")
-    seq = r["seq"]
     if type(seq) is not int or not 1 <= seq <= MAX_SAFE_INTEGER:
         raise _bad("event seq is not a count")
-    key = r["key"]
     if type(key) is not str or not _key_shape(key):
         raise _bad("event key is not a key")
-    phase = r["phase"]
     if phase is not None and type(phase) is not str:
         raise _bad("event phase is not a string or null")
-    status = r["status"]
     if type(status) is not str or status not in statuses_for(phase):
         raise _bad(f"event status {str(status)[:40]!r} is not allowed for phase "
                    f"{str(phase)[:40]!r}")
-    reason = r["reason"]
     if status in REASON_REQUIRED:
         if type(reason) is not str or not 1 <= len(reason) <= 1024:
             raise _bad(f"status {status} needs a reason of 1..1024 characters")
     elif reason is not None:
         raise _bad(f"status {status} takes reason null")
-    raw = r["materials"]
     if type(raw) is not list:
         raise _bad("event materials is not an array")
     materials = tuple([parse_material(m) for m in raw]) if raw else ()
-    writer = parse_writer(r["writer"])
-    at = r["at"]
+    writer = parse_writer(writer_obj)
     if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
     return _make_event(intent, attempt, generation, seq, prev, key, phase, status, reason,

@@ -140,7 +140,7 @@ class ReplayState:
     @classmethod
     def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
-        return cls(plan, expires_at, {})
+        return cls(plan, expires_at, {}, None, 0)  # every field given: the fast __init__
 
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:

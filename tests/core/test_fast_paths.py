@@ -321,3 +321,72 @@ def test_the_one_pass_plan_acceptance_agrees_with_the_table() -> None:
                         checked += 1
                         accepted += got is None
     assert checked > 20000 and 0 < accepted < checked
+
+
+def _renamed(wire: dict[str, object], old: str) -> dict[str, object]:
+    """``wire`` with key ``old`` renamed (same count of keys, one unknown)."""
+    return {(old + "_" if k == old else k): v for k, v in wire.items()}
+
+
+def _event_key_sets() -> list[tuple[str, dict[str, object]]]:
+    _, event = _attempt_and_event()
+    wire = event.to_dict()  # type: ignore[attr-defined]
+    del wire["digest"]
+    cases = [(f"rename {k}", _renamed(wire, k)) for k in wire if k not in ("v", "type")]
+    cases += [(f"drop {k}", {x: v for x, v in wire.items() if x != k})
+              for k in wire if k not in ("v", "type")]
+    cases.append(("extra", {**wire, "extra": None}))
+    return cases
+
+
+@pytest.mark.parametrize("name,wire", _event_key_sets())
+def test_the_event_key_set_by_count_refuses_what_the_set_comparison_refuses(
+        name: str, wire: dict[str, object]) -> None:
+    """Section 4 (event keys): a missing, renamed or extra key is ``bad_record`` naming
+    the key sets, as the set comparison would, before any value is looked at."""
+    from ghattempt.core import canonical
+    from ghattempt.core._c14n import digest_text
+    from ghattempt.core._records import _EVENT_FIELDS
+
+    expected = (f"event record: missing keys {sorted(_EVENT_FIELDS - wire.keys())}, "
+                f"unknown keys {sorted(wire.keys() - _EVENT_FIELDS)}")
+    wrong_values = {k: v for k, v in (("key", "a b"), ("seq", 0), ("at", 1)) if k in wire}
+    for changed in (wire, {**wire, **wrong_values}):  # the key sets come before values
+        line = canonical({**changed, "digest": digest_text(canonical(changed).decode())})
+        with pytest.raises(Exception) as caught:
+            parse_line(line.decode())
+        assert getattr(caught.value, "code", None) == "bad_record"
+        assert getattr(caught.value, "detail", None) == expected, name
+
+
+def _generation_key_sets() -> list[tuple[str, dict[str, object]]]:
+    attempt, _ = _attempt_and_event()
+    wire = attempt.to_dict()["generation"]  # type: ignore[attr-defined]
+    cases = []
+    for k in wire:
+        cases.append((f"rename {k}", _renamed(wire, k)))
+        cases.append((f"drop {k}", {x: v for x, v in wire.items() if x != k}))
+    for part in ("config", "base"):
+        for k in wire[part]:
+            cases.append((f"rename {part}.{k}", {**wire, part: _renamed(wire[part], k)}))
+            cases.append((f"drop {part}.{k}",
+                          {**wire, part: {x: v for x, v in wire[part].items() if x != k}}))
+        cases.append((f"extra {part}", {**wire, part: {**wire[part], "extra": 1}}))
+    cases.append(("extra", {**wire, "extra": 1}))
+    return cases
+
+
+@pytest.mark.parametrize("name,wire", _generation_key_sets())
+def test_the_generation_key_sets_by_count_refuse_what_the_set_comparisons_refuse(
+        name: str, wire: dict[str, object]) -> None:
+    from ghattempt.core._records import _keys, parse_generation
+
+    with pytest.raises(Exception) as caught:
+        parse_generation(wire)
+    with pytest.raises(Exception) as slow:  # what the key-set comparisons say
+        _keys(wire, frozenset({"source_commit", "tree", "config", "base"}),
+              "attempt generation")
+        _keys(wire["config"], frozenset({"path", "blob", "digest"}), "generation config")
+        _keys(wire["base"], frozenset({"ref", "commit"}), "generation base")
+    assert getattr(caught.value, "code", None) == "bad_record"
+    assert getattr(caught.value, "detail", None) == getattr(slow.value, "detail", None), name
