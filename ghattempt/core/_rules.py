@@ -137,10 +137,20 @@ class ReplayState:
     overall: tuple[str, str | None] | None = None
     events: int = 0
 
+    def __init__(self, plan: tuple[str, ...], expires_at: str,
+                 last: dict[str, tuple[str, str | None]],
+                 overall: tuple[str, str | None] | None = None, events: int = 0) -> None:
+        # Written out: one per attempt of every read (plain slot stores, no field loop).
+        self.plan = plan
+        self.expires_at = expires_at
+        self.last = last
+        self.overall = overall
+        self.events = events
+
     @classmethod
     def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
-        return cls(plan, expires_at, {}, None, 0)  # every field given: the fast __init__
+        return cls(plan, expires_at, {})
 
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:

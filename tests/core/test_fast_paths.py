@@ -390,3 +390,25 @@ def test_the_generation_key_sets_by_count_refuse_what_the_set_comparisons_refuse
         _keys(wire["base"], frozenset({"ref", "commit"}), "generation base")
     assert getattr(caught.value, "code", None) == "bad_record"
     assert getattr(caught.value, "detail", None) == getattr(slow.value, "detail", None), name
+
+
+def test_the_written_replay_state_and_attempt_state_makers_build_the_same_values() -> None:
+    from ghattempt.core._journal import AttemptState, _make_attempt_state
+    from ghattempt.core._rules import ReplayState
+    from ghattempt.core._slots import FrozenInstanceError
+
+    state = ReplayState(("admission",), "2030-01-01T00:00:00Z", {})
+    assert (state.plan, state.expires_at, state.last, state.overall, state.events) == (
+        ("admission",), "2030-01-01T00:00:00Z", {}, None, 0)
+    assert state == ReplayState(("admission",), "2030-01-01T00:00:00Z", {}, None, 0)
+    assert ReplayState.start(("admission",), "2030-01-01T00:00:00Z") == state
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build"))
+    a.event("admission", "waiting", "queued")
+    current = s.read().current
+    assert current is not None
+    made = _make_attempt_state(*(getattr(current, n) for n in AttemptState.__match_args__))
+    assert type(made) is AttemptState and made == current
+    assert repr(made) == repr(current) and made.summary() == current.summary()
+    with pytest.raises(FrozenInstanceError):
+        made.status = "failed"  # type: ignore[misc]
