@@ -663,32 +663,36 @@ def check_plan(plan: object) -> tuple[str, ...]:
 
 
 def _parse_attempt(r: dict[str, Any], dg: str, covered: str) -> Attempt:
-    # ``covered`` is the record's canonical text without its digest member.
-    if r.keys() != _ATTEMPT_FIELDS:
-        _keys(r, _ATTEMPT_FIELDS, "attempt record")
-    intent, request_key, pred, auth = r["intent"], r["request_key"], r["predecessor"], \
-        r["authorization"]
+    # ``covered`` is the record's canonical text without its digest member. The keys:
+    # 13 of them, and the 11 fields read here present (``v`` and ``type`` are there,
+    # parse_line read them), is the key set, without comparing sets.
+    try:
+        if len(r) != 13:
+            raise KeyError
+        (intent, request_key, generation_obj, pred, plan_obj, channel, auth, expires_at,
+         writer_obj, reader, at) = (r["intent"], r["request_key"], r["generation"],
+                                    r["predecessor"], r["plan"], r["channel"],
+                                    r["authorization"], r["expires_at"], r["writer"],
+                                    r["reader"], r["at"])
+    except KeyError:
+        raise _keys_problem(r, _ATTEMPT_FIELDS, "attempt record") from None
     if type(intent) is not str or not _digest_shape(intent):
         raise _bad("attempt intent is not a digest")
     if type(request_key) is not str or not _key_shape(request_key):
         raise _bad("attempt request_key is not a key")
-    generation = parse_generation(r["generation"])
+    generation = parse_generation(generation_obj)
     if pred is not None and (type(pred) is not str or not _digest_shape(pred)):
         raise _bad("attempt predecessor is not a digest or null")
-    plan = check_plan(r["plan"])
-    channel = r["channel"]
+    plan = check_plan(plan_obj)
     if type(channel) is not str or not 1 <= len(channel) <= 256:
         raise _bad("attempt channel is not a name")
     if auth is not None and (type(auth) is not str or not _key_shape(auth)):
         raise _bad("attempt authorization is not a key or null")
-    expires_at = r["expires_at"]
     if type(expires_at) is not str or not _time_shape(expires_at):
         raise _bad("attempt expires_at is not a time")
-    writer = parse_writer(r["writer"])
-    reader = r["reader"]
+    writer = parse_writer(writer_obj)
     if type(reader) is not str or not _digest_shape(reader):
         raise _bad("attempt reader is not a digest")
-    at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("attempt at is not a time")
     return _make_attempt(intent, request_key, generation, pred, plan, channel, auth,

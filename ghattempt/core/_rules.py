@@ -275,22 +275,20 @@ _ROWS = {(kind, status): tuple((rule, code, guard)
          for kind in ("attempt", "rollback", "plan") for status in ATTEMPT_STATUSES}
 
 
-_OPEN = frozenset({"pending", "running", "waiting", "reconciling"})
-"""Attempt statuses whose rows for a plan-phase record are the five plan rows (7-11)."""
-
-
 def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
     """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None.
 
-    A plan-phase record on an open attempt is first checked in one pass against the
-    five plan rows (in the plan, no later phase has a record, its phase not terminal,
-    every earlier phase succeeded, an ``unknown`` resolved to succeeded, failed or
-    unknown); when all five pass it is accepted without the table, otherwise the table
-    names the first row that refuses.
+    A plan-phase record, before any attempt-level or rollback outcome, is first
+    checked in one pass against the five plan rows (in the plan, no later phase has a
+    record, its phase not terminal, every earlier phase succeeded, an ``unknown``
+    resolved to succeeded, failed or unknown); when all five pass it is accepted
+    without the table, otherwise the table names the first row that refuses. Passing
+    them implies the attempt is open (pending, running, waiting or reconciling: its
+    first not-succeeded phase is this one, none failed), whose rows for a plan-phase
+    record are exactly these five, so the status need not be derived.
     """
-    status = derive_status(state)[0]
     phase = step.phase
-    if status in _OPEN and phase is not None and phase in state.plan:
+    if state.overall is None and phase is not None and phase in state.plan:
         last = state.last
         seen = last.get(phase)
         if seen is None or (seen[0] not in PHASE_TERMINAL
@@ -306,6 +304,7 @@ def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
                     break  # an earlier phase open or a later one written: ask the table
             else:
                 return None
+    status = derive_status(state)[0]
     for rule, code, guard in _ROWS[_kind(step), status]:
         if guard(status, step, state):
             return code, f"{rule} (attempt {status}, record {step.phase} {step.status})"
