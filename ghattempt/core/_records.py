@@ -46,8 +46,12 @@ _DIGITS = "0123456789"
 _ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _KEY_CHARS = _ALNUM + b"._:/@+=-"
 _REPO_CHARS = _ALNUM + b"_.-"
-_TIME_FORM = bytes.maketrans(b"0123456789", b"dddddddddd")
-_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)  # "sha256:<hex>" -> "shhhhh:hhh..."
+# A time's digits -> "d"; a "d" of the text itself -> "x", so it never passes for a digit.
+_TIME_FORM = bytes.maketrans(b"0123456789d", b"ddddddddddx")
+# "sha256:<hex>" -> "shhhhh:hhh...". The prefix's "a256" are hex digits too, so the form
+# also takes "sh" + any four hex digits + ":"; whoever compares with it checks the
+# prefixes as well (only a prefix holds an "s": counting "sha256:" counts good prefixes).
+_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)
 _FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
 _THREE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 3
 MARKER_PREFIX = "<!-- ghattempt:v"
@@ -571,8 +575,9 @@ def parse_material(obj: object) -> Material:
                 and type(size) is int and 0 <= size <= MAX_SAFE_INTEGER
                 and type(dg) is str and type(attempt) is str and type(generation) is str
                 and len(dg) == len(attempt) == len(generation) == 71
-                and (dg + attempt + generation).encode("utf-8", "surrogatepass").translate(
-                    _DIGEST_FORM) == _THREE_DIGESTS
+                and (three := dg + attempt + generation).encode(
+                    "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _THREE_DIGESTS
+                and three.count("sha256:") == 3
                 and type(url) is str):
             return _make_material(mid, kind, size, dg, attempt, generation, url)
     m = _keys(obj, _MATERIAL_KEYS, "material")
@@ -735,12 +740,14 @@ def _parse_event(r: dict[str, Any], dg: str, covered: str) -> Event:
                         r["writer"], r["reader"], r["at"])
     except KeyError:
         raise _keys_problem(r, _EVENT_FIELDS, "event record") from None
-    # Five digests checked in one pass: each 71 characters, together the digest form.
+    # Five digests checked in one pass: each 71 characters, together the digest form,
+    # and five "sha256:" prefixes.
     if not (type(intent) is str and type(attempt) is str and type(generation) is str
             and type(prev) is str and type(reader) is str
             and len(intent) == len(attempt) == len(generation) == len(prev) == len(reader) == 71
-            and (intent + attempt + generation + prev + reader).encode(
-                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS):
+            and (five := intent + attempt + generation + prev + reader).encode(
+                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS
+            and five.count("sha256:") == 5):
         names = ("intent", "attempt", "generation", "prev", "reader")
         wrong = [n for n in names if not is_digest(r[n])]
         raise _bad(f"event {'/'.join(wrong)} is not a digest")

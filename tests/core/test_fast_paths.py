@@ -420,3 +420,66 @@ def test_the_written_replay_state_and_attempt_state_makers_build_the_same_values
     assert repr(made) == repr(current) and made.summary() == current.summary()
     with pytest.raises(FrozenInstanceError):
         made.status = "failed"  # type: ignore[misc]
+
+
+# "sh" + four hex digits + ":" has the digest form under the one-pass translation (the
+# prefix's "a256" are hex digits): the prefix must be checked too (section 3, digest).
+_FALSE_PREFIXES = ["sh0000:", "shaaaa:", "sha255:", "sh256a:", "sh2560:"]
+
+
+@pytest.mark.parametrize("prefix", _FALSE_PREFIXES)
+@pytest.mark.parametrize("field", ["intent", "attempt", "generation", "prev", "reader"])
+def test_the_one_pass_event_digests_need_the_sha256_prefix(field: str, prefix: str) -> None:
+    from ghattempt.core._records import is_digest
+
+    _, event = _attempt_and_event()
+    value = prefix + getattr(event, field)[7:]
+    assert len(value) == 71 and not is_digest(value)
+    with pytest.raises(Exception) as caught:
+        parse_line(forge(event, **{field: value}))  # type: ignore[arg-type]
+    assert getattr(caught.value, "code", None) == "bad_record"
+    assert getattr(caught.value, "detail", None) == f"event {field} is not a digest"
+
+
+@pytest.mark.parametrize("prefix", _FALSE_PREFIXES)
+@pytest.mark.parametrize("key", ["digest", "attempt", "generation"])
+def test_the_one_pass_material_digests_need_the_sha256_prefix(key: str, prefix: str) -> None:
+    from ghattempt.core._records import parse_material
+
+    _, event = _attempt_and_event()
+    material = event.materials[0]  # type: ignore[attr-defined]
+    wire = {**material.to_dict(), key: prefix + getattr(material, key)[7:]}
+    with pytest.raises(Exception) as caught:
+        parse_material(wire)
+    assert getattr(caught.value, "code", None) == "bad_record"
+    with pytest.raises(Exception) as caught:
+        parse_line(forge(event, materials=[wire]))  # type: ignore[arg-type]
+    assert getattr(caught.value, "code", None) == "bad_record"
+
+
+@pytest.mark.parametrize("prefix", _FALSE_PREFIXES)
+def test_a_journal_with_a_false_digest_prefix_is_bad_record(prefix: str) -> None:
+    """End to end: a reply whose reader digest has a false prefix fails the journal."""
+    s, a = _started()
+    a.post(block_body(forge(a.build("admission", "succeeded"),  # type: ignore[attr-defined]
+                            reader=prefix + "ad" * 32)))
+    assert s.read().reason == "bad_record"
+
+
+_TIMES_WITH_A_LETTER_D = ["dddd-dd-ddTdd:dd:ddZ", "2026-0d-01T00:00:00Z", "2026-03-01T00:00:0dZ",
+                          "d026-03-01T00:00:00Z"]
+
+
+@pytest.mark.parametrize("text", _TIMES_WITH_A_LETTER_D)
+def test_a_letter_d_is_not_a_digit_of_a_time(text: str) -> None:
+    """Section 3, *time*: ``[0-9]{4}-...``; the translation table marks digits with "d",
+    so a "d" in the text itself must not pass for one (event ``at``, attempt
+    ``expires_at`` and ``at``)."""
+    from ghattempt.core._records import is_time
+
+    assert not is_time(text)
+    attempt, event = _attempt_and_event()
+    for record, field in ((event, "at"), (attempt, "expires_at"), (attempt, "at")):
+        with pytest.raises(Exception) as caught:
+            parse_line(forge(record, **{field: text}))  # type: ignore[arg-type]
+        assert getattr(caught.value, "code", None) == "bad_record", field
