@@ -154,45 +154,30 @@ def split_canonical(obj: dict[str, Any], text: str) -> str | None:
     """Check that ``text`` is the canonical form of ``obj``; return the canonical text of
     ``obj`` without its top-level ``"digest"`` member (what the digest covers), or None.
 
-    ``obj`` must be what ``text`` parses to (its key order is the text's member order).
-    One full encoding serves both checks: the canonical form of ``obj`` is the returned
-    text with the ``digest`` member placed where sorted keys put it (section 3).
+    ``obj`` must be what ``text`` parses to. One encoding of ``obj`` serves both checks:
+    it must equal ``text`` (section 3), and the covered text is cut out of it. The cut
+    is the first ``"digest":<value>`` when no ``{`` comes before it but the opening
+    brace: a ``"`` inside a canonical string is escaped and a closing ``"`` is never
+    followed by a letter, so the match is a key, and with no object opened before it, a
+    key of the top-level object: the one ``digest`` member. Otherwise (an object, or a
+    string holding ``{``, sorts before ``digest``) the rest is encoded again.
     """
-    if "digest" not in obj:
-        try:
-            full = _encode(obj)
-        except (ValueError, RecursionError):
-            return None
-        return full if full == text else None
-    keys = list(obj)
-    at = keys.index("digest")
-    value = obj.pop("digest")
     try:
-        rest = _encode(obj)
-        member = '"digest":' + (_string(value) if type(value) is str else _encode(value))
+        full = _encode(obj)
     except (ValueError, RecursionError):
         return None
-    finally:
-        obj["digest"] = value
-    # Fast path: remove the member where ``text`` has it; what is left must be ``rest``,
-    # and the keys around it (parse order is text order) must sort around "digest".
-    start = text.find(member)
-    if (start > 0 and (at == 0 or keys[at - 1] < "digest")
-            and (at == len(keys) - 1 or keys[at + 1] > "digest")):
+    if full != text:
+        return None
+    if "digest" not in obj:
+        return full
+    value = obj["digest"]
+    member = '"digest":' + (_string(value) if type(value) is str else _encode(value))
+    start = full.find(member)
+    if start > 0 and full.find("{", 1, start) < 0:
         end = start + len(member)
-        if text[start - 1] == ",":
-            left = text[:start - 1] + text[end:]
-        elif start == 1:
-            left = "{" + (text[end + 1:] if text[end:end + 1] == "," else text[end:])
-        else:
-            left = None
-        if left == rest:
-            return rest
-    # Exact path: build the canonical form around the members sorting before "digest".
-    head = _encode({k: obj[k] for k in obj if k < "digest"})
-    cut = len(head) - 1  # rest[:cut] is "{" + the members sorting before "digest"
-    if cut > 1:
-        expected = rest[:cut] + "," + member + (rest[cut:] if rest[cut] == "," else "}")
-    else:
-        expected = "{" + member + ("}" if rest == "{}" else "," + rest[1:])
-    return rest if expected == text else None
+        if full[start - 1] == ",":  # a member before it
+            return full[:start - 1] + full[end:]
+        return "{" + full[end + 1:] if full[end] == "," else "{}"
+    rest = dict(obj)
+    del rest["digest"]
+    return _encode(rest)

@@ -25,7 +25,7 @@ from ._slots import field, frozen
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
     from ._codes import Failure
@@ -350,7 +350,7 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
         missing = sorted(set(range(1, n + 1)) - seqs.keys())[:5]
         raise JournalInvalid("gap", f"attempt {aid}: seqs are not exactly 1..{n} "
                              f"(missing {missing})")
-    ordered = tuple(seqs[i] for i in range(1, n + 1))
+    ordered = tuple([seqs[i] for i in range(1, n + 1)])
     prev = aid
     for event in ordered:
         if event.prev != prev:
@@ -369,11 +369,45 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
     return ordered, state
 
 
+def _attempt_state_maker() -> Callable[..., AttemptState]:
+    """``AttemptState(...)`` for the reader (one per attempt of every read): the same
+    frozen object, built with one slot setter per field instead of the generic
+    ``__init__``. Arguments in field order."""
+    names = ("attempt", "root_ids", "status", "reason", "recovery", "missing_phases", "last",
+             "events", "event_replies")
+    if AttemptState.__match_args__ != names:  # pragma: no cover -- a guard for edits
+        raise ImportError("AttemptState's fields changed: update _attempt_state_maker")
+    new = object.__new__
+    (s_attempt, s_root_ids, s_status, s_reason, s_recovery, s_missing, s_last, s_events,
+     s_replies) = (getattr(AttemptState, name).__set__ for name in names)
+
+    def make(attempt: Attempt, root_ids: tuple[str, ...], status: AttemptStatus,
+             reason: str | None, recovery: str, missing: tuple[str, ...],
+             last: Mapping[str, tuple[str, str | None]], events: tuple[Event, ...],
+             event_replies: tuple[tuple[str, str], ...]) -> AttemptState:
+        made: AttemptState = new(AttemptState)
+        s_attempt(made, attempt)
+        s_root_ids(made, root_ids)
+        s_status(made, status)
+        s_reason(made, reason)
+        s_recovery(made, recovery)
+        s_missing(made, missing)
+        s_last(made, last)
+        s_events(made, events)
+        s_replies(made, event_replies)
+        return made
+
+    return make
+
+
+_make_attempt_state = _attempt_state_maker()
+
+
 def _attempt_state(attempt: Attempt, root_ids: tuple[str, ...], events: tuple[Event, ...],
                    held: Iterable[tuple[str, str]], state: ReplayState) -> AttemptState:
     status, reason, phase = derive_status(state)
-    return AttemptState(attempt, root_ids, status, reason, recovery_for(status, phase),
-                        missing_phases(state), state.last, events, tuple(held))
+    return _make_attempt_state(attempt, root_ids, status, reason, recovery_for(status, phase),
+                               missing_phases(state), state.last, events, tuple(held))
 
 
 def _across(states: tuple[AttemptState, ...]) -> None:

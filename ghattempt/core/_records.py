@@ -46,8 +46,12 @@ _DIGITS = "0123456789"
 _ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _KEY_CHARS = _ALNUM + b"._:/@+=-"
 _REPO_CHARS = _ALNUM + b"_.-"
-_TIME_FORM = bytes.maketrans(b"0123456789", b"dddddddddd")
-_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)  # "sha256:<hex>" -> "shhhhh:hhh..."
+# A time's digits -> "d"; a "d" of the text itself -> "x", so it never passes for a digit.
+_TIME_FORM = bytes.maketrans(b"0123456789d", b"ddddddddddx")
+# "sha256:<hex>" -> "shhhhh:hhh...". The prefix's "a256" are hex digits too, so the form
+# also takes "sh" + any four hex digits + ":"; whoever compares with it checks the
+# prefixes as well (only a prefix holds an "s": counting "sha256:" counts good prefixes).
+_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)
 _FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
 _THREE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 3
 MARKER_PREFIX = "<!-- ghattempt:v"
@@ -337,21 +341,26 @@ class Event:
 Record: TypeAlias = Intent | Attempt | Event
 
 
-_EVENT_FIELDS_IN_ORDER = ("intent", "attempt", "generation", "seq", "prev", "key", "phase",
-                          "status", "reason", "materials", "writer", "reader", "at", "digest")
-if Event.__match_args__ != _EVENT_FIELDS_IN_ORDER:  # pragma: no cover -- a guard for edits
-    raise ImportError("Event's fields changed: update _EVENT_FIELDS_IN_ORDER and _event_maker")
+def _setters(cls: type, names: tuple[str, ...]) -> list[Callable[[object, object], None]]:
+    """The slot setters of ``cls``'s fields, which must be ``names`` in order."""
+    if cls.__match_args__ != names:  # type: ignore[attr-defined]  # pragma: no cover
+        raise ImportError(f"{cls.__name__}'s fields changed: update its hot-path maker")
+    return [getattr(cls, name).__set__ for name in names]
+
+
+# Constructors for the reader's hot path: each makes the same object as ``Cls(...)``
+# (same class, fields, equality, hash, frozenness), built with one slot setter per field
+# instead of the generic ``__init__`` (a loop over the fields), which costs about half
+# as much. Arguments in field order, all checked by the caller.
 
 
 def _event_maker() -> Callable[..., Event]:
-    """A constructor of ``Event`` for the reader's hot path: the same object as
-    ``Event(...)`` (same class, fields, equality, hash, frozenness), built with one slot
-    setter per field instead of the frozen ``__init__``'s ``object.__setattr__`` calls,
-    which costs half as much. Arguments in field order, all checked by the caller."""
+    """``Event(...)`` for the hot path (see above)."""
     new = object.__new__
     (s_intent, s_attempt, s_generation, s_seq, s_prev, s_key, s_phase, s_status, s_reason,
-     s_materials, s_writer, s_reader, s_at, s_digest) = (
-        getattr(Event, name).__set__ for name in _EVENT_FIELDS_IN_ORDER)
+     s_materials, s_writer, s_reader, s_at, s_digest) = _setters(
+        Event, ("intent", "attempt", "generation", "seq", "prev", "key", "phase", "status",
+                "reason", "materials", "writer", "reader", "at", "digest"))
 
     def make(intent: str, attempt: str, generation: str, seq: int, prev: str, key: str,
              phase: str | None, status: str, reason: str | None,
@@ -377,7 +386,86 @@ def _event_maker() -> Callable[..., Event]:
     return make
 
 
+def _attempt_maker() -> Callable[..., Attempt]:
+    """``Attempt(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_intent, s_request_key, s_generation, s_predecessor, s_plan, s_channel,
+     s_authorization, s_expires_at, s_writer, s_reader, s_at, s_digest,
+     s_generation_id) = _setters(
+        Attempt, ("intent", "request_key", "generation", "predecessor", "plan", "channel",
+                  "authorization", "expires_at", "writer", "reader", "at", "digest",
+                  "generation_id"))
+
+    def make(intent: str, request_key: str, generation: Generation, predecessor: str | None,
+             plan: tuple[str, ...], channel: str, authorization: str | None,
+             expires_at: str, writer: Writer, reader: str, at: str, digest: str,
+             generation_id: str) -> Attempt:
+        attempt: Attempt = new(Attempt)
+        s_intent(attempt, intent)
+        s_request_key(attempt, request_key)
+        s_generation(attempt, generation)
+        s_predecessor(attempt, predecessor)
+        s_plan(attempt, plan)
+        s_channel(attempt, channel)
+        s_authorization(attempt, authorization)
+        s_expires_at(attempt, expires_at)
+        s_writer(attempt, writer)
+        s_reader(attempt, reader)
+        s_at(attempt, at)
+        s_digest(attempt, digest)
+        s_generation_id(attempt, generation_id)
+        return attempt
+
+    return make
+
+
+def _generation_maker() -> Callable[..., Generation]:
+    """``Generation(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_source, s_tree, s_path, s_blob, s_digest, s_ref, s_commit) = _setters(
+        Generation, ("source_commit", "tree", "config_path", "config_blob", "config_digest",
+                     "base_ref", "base_commit"))
+
+    def make(source_commit: str, tree: str, config_path: str, config_blob: str,
+             config_digest: str, base_ref: str, base_commit: str) -> Generation:
+        generation: Generation = new(Generation)
+        s_source(generation, source_commit)
+        s_tree(generation, tree)
+        s_path(generation, config_path)
+        s_blob(generation, config_blob)
+        s_digest(generation, config_digest)
+        s_ref(generation, base_ref)
+        s_commit(generation, base_commit)
+        return generation
+
+    return make
+
+
+def _material_maker() -> Callable[..., Material]:
+    """``Material(...)`` for the hot path (see above)."""
+    new = object.__new__
+    (s_id, s_kind, s_bytes, s_digest, s_attempt, s_generation, s_url) = _setters(
+        Material, ("id", "kind", "bytes", "digest", "attempt", "generation", "url"))
+
+    def make(id: str, kind: str, bytes: int, digest: str, attempt: str, generation: str,
+             url: str) -> Material:
+        material: Material = new(Material)
+        s_id(material, id)
+        s_kind(material, kind)
+        s_bytes(material, bytes)
+        s_digest(material, digest)
+        s_attempt(material, attempt)
+        s_generation(material, generation)
+        s_url(material, url)
+        return material
+
+    return make
+
+
 _make_event = _event_maker()
+_make_attempt = _attempt_maker()
+_make_generation = _generation_maker()
+_make_material = _material_maker()
 
 
 # --------------------------------------------------------------------------- parsing
@@ -406,13 +494,18 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 
 def _keys(obj: object, expected: frozenset[str], what: str) -> dict[str, Any]:
-    if type(obj) is not dict:
-        raise _bad(f"{what} is not an object")
-    if obj.keys() != expected:  # dict_keys == frozenset compares as sets
-        missing = sorted(expected - obj.keys())
-        unknown = sorted(obj.keys() - expected)
-        raise _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
+    if type(obj) is not dict or obj.keys() != expected:  # dict_keys == frozenset: as sets
+        raise _keys_problem(obj, expected, what)
     return obj
+
+
+def _keys_problem(obj: object, expected: frozenset[str], what: str) -> JournalInvalid:
+    """The ``bad_record`` naming why ``obj`` is not an object with keys ``expected``."""
+    if type(obj) is not dict:
+        return _bad(f"{what} is not an object")
+    missing = sorted(expected - obj.keys())
+    unknown = sorted(obj.keys() - expected)
+    return _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
 
 
 def _need(ok: bool, what: str) -> None:
@@ -482,10 +575,11 @@ def parse_material(obj: object) -> Material:
                 and type(size) is int and 0 <= size <= MAX_SAFE_INTEGER
                 and type(dg) is str and type(attempt) is str and type(generation) is str
                 and len(dg) == len(attempt) == len(generation) == 71
-                and (dg + attempt + generation).encode("utf-8", "surrogatepass").translate(
-                    _DIGEST_FORM) == _THREE_DIGESTS
+                and (three := dg + attempt + generation).encode(
+                    "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _THREE_DIGESTS
+                and three.count("sha256:") == 3
                 and type(url) is str):
-            return Material(mid, kind, size, dg, attempt, generation, url)
+            return _make_material(mid, kind, size, dg, attempt, generation, url)
     m = _keys(obj, _MATERIAL_KEYS, "material")
     _need(is_key(m["id"]), "material id is not a key")
     _need(m["kind"] in MATERIAL_KINDS, f"material kind {m['kind']!r} is not one of "
@@ -512,24 +606,33 @@ def _parse_intent(r: dict[str, Any], dg: str, covered: str) -> Intent:
 
 def parse_generation(obj: object) -> Generation:
     """Check and build a generation (section 4). Raises ``JournalInvalid(bad_record)``."""
-    # One pass over the common case: the four oids checked as one hex string (each has
-    # its length checked), then the shapes one by one to name the first problem.
-    if type(obj) is dict and obj.keys() == _GEN_KEYS:
-        config, base = obj["config"], obj["base"]
-        if (type(config) is dict and config.keys() == _CONFIG_KEYS and type(base) is dict
-                and base.keys() == _BASE_KEYS):
-            source, tree, blob, commit = (obj["source_commit"], obj["tree"], config["blob"],
-                                          base["commit"])
-            path, ref, config_digest = config["path"], base["ref"], config["digest"]
-            if (type(source) is str and type(tree) is str and type(blob) is str
-                    and type(commit) is str and len(source) in _OID_LENGTHS
-                    and len(tree) in _OID_LENGTHS and len(blob) in _OID_LENGTHS
-                    and len(commit) in _OID_LENGTHS
-                    and _only(source + tree + blob + commit, _HEX)
-                    and type(path) is str and 1 <= len(path) <= 256
-                    and type(ref) is str and 1 <= len(ref) <= 256
-                    and type(config_digest) is str and _digest_shape(config_digest)):
-                return Generation(source, tree, path, blob, config_digest, ref, commit)
+    # One pass over the common case: each key set by its size and the lookups of its
+    # keys (n keys, the n expected ones found), the four oids checked as one hex string
+    # (each has its length checked); else the shapes one by one name the first problem.
+    try:
+        if not (type(obj) is dict and len(obj) == 4):
+            raise KeyError
+        config, base, source, tree = (obj["config"], obj["base"], obj["source_commit"],
+                                      obj["tree"])
+        if not (type(config) is dict and len(config) == 3 and type(base) is dict
+                and len(base) == 2):
+            raise KeyError
+        blob, path, config_digest, commit, ref = (config["blob"], config["path"],
+                                                  config["digest"], base["commit"],
+                                                  base["ref"])
+    except KeyError:
+        pass
+    else:
+        if (type(source) is str and type(tree) is str and type(blob) is str
+                and type(commit) is str and len(source) in _OID_LENGTHS
+                and len(tree) in _OID_LENGTHS and len(blob) in _OID_LENGTHS
+                and len(commit) in _OID_LENGTHS
+                and _only(source + tree + blob + commit, _HEX)
+                and type(path) is str and 1 <= len(path) <= 256
+                and type(ref) is str and 1 <= len(ref) <= 256
+                and type(config_digest) is str and _digest_shape(config_digest)):
+            return _make_generation(source, tree, path, blob, config_digest, ref,
+                                    commit)
     g = _keys(obj, _GEN_KEYS, "attempt generation")
     config = _keys(g["config"], _CONFIG_KEYS, "generation config")
     base = _keys(g["base"], _BASE_KEYS, "generation base")
@@ -551,49 +654,55 @@ def check_plan(plan: object) -> tuple[str, ...]:
 
     Raises ``JournalInvalid(bad_record)``.
     """
-    _need(type(plan) is list and len(plan) > 0, "attempt plan is not a non-empty array")
-    assert isinstance(plan, list)
+    if type(plan) is not list or not plan:
+        raise _bad("attempt plan is not a non-empty array")
     last = -1
-    for phase in plan:
+    for phase in plan:  # (messages built only on failure)
         index = _PHASE_INDEX.get(phase) if type(phase) is str else None
-        _need(index is not None, f"plan entry {phase!r} is not a phase")
-        assert index is not None
-        _need(index > last, "plan repeats a phase or leaves the admitted order")
+        if index is None:
+            raise _bad(f"plan entry {phase!r} is not a phase")
+        if index <= last:
+            raise _bad("plan repeats a phase or leaves the admitted order")
         last = index
     return tuple(plan)
 
 
 def _parse_attempt(r: dict[str, Any], dg: str, covered: str) -> Attempt:
-    # ``covered`` is the record's canonical text without its digest member.
-    if r.keys() != _ATTEMPT_FIELDS:
-        _keys(r, _ATTEMPT_FIELDS, "attempt record")
-    intent, request_key, pred, auth = r["intent"], r["request_key"], r["predecessor"], \
-        r["authorization"]
+    # ``covered`` is the record's canonical text without its digest member. The keys:
+    # 13 of them, and the 11 fields read here present (``v`` and ``type`` are there,
+    # parse_line read them), is the key set, without comparing sets.
+    try:
+        if len(r) != 13:
+            raise KeyError
+        (intent, request_key, generation_obj, pred, plan_obj, channel, auth, expires_at,
+         writer_obj, reader, at) = (r["intent"], r["request_key"], r["generation"],
+                                    r["predecessor"], r["plan"], r["channel"],
+                                    r["authorization"], r["expires_at"], r["writer"],
+                                    r["reader"], r["at"])
+    except KeyError:
+        raise _keys_problem(r, _ATTEMPT_FIELDS, "attempt record") from None
     if type(intent) is not str or not _digest_shape(intent):
         raise _bad("attempt intent is not a digest")
     if type(request_key) is not str or not _key_shape(request_key):
         raise _bad("attempt request_key is not a key")
-    generation = parse_generation(r["generation"])
+    generation = parse_generation(generation_obj)
     if pred is not None and (type(pred) is not str or not _digest_shape(pred)):
         raise _bad("attempt predecessor is not a digest or null")
-    plan = check_plan(r["plan"])
-    channel = r["channel"]
+    plan = check_plan(plan_obj)
     if type(channel) is not str or not 1 <= len(channel) <= 256:
         raise _bad("attempt channel is not a name")
     if auth is not None and (type(auth) is not str or not _key_shape(auth)):
         raise _bad("attempt authorization is not a key or null")
-    expires_at = r["expires_at"]
     if type(expires_at) is not str or not _time_shape(expires_at):
         raise _bad("attempt expires_at is not a time")
-    writer = parse_writer(r["writer"])
-    reader = r["reader"]
+    writer = parse_writer(writer_obj)
     if type(reader) is not str or not _digest_shape(reader):
         raise _bad("attempt reader is not a digest")
-    at = r["at"]
     if type(at) is not str or not _time_shape(at):
         raise _bad("attempt at is not a time")
-    return Attempt(intent, request_key, generation, pred, plan, channel, auth, expires_at,
-                   writer, reader, at, dg, digest_text(generation_text(covered)))
+    return _make_attempt(intent, request_key, generation, pred, plan, channel, auth,
+                         expires_at, writer, reader, at, dg,
+                         digest_text(generation_text(covered)))
 
 
 def generation_text(covered: str) -> str:
@@ -620,44 +729,46 @@ _INTENT_FIELDS = _INTENT_KEYS - {"digest"}
 
 def _parse_event(r: dict[str, Any], dg: str, covered: str) -> Event:
     # The hot path of a long journal: checks written inline, same rules as is_*().
-    if r.keys() != _EVENT_FIELDS:
-        _keys(r, _EVENT_FIELDS, "event record")
-    intent, attempt, generation = r["intent"], r["attempt"], r["generation"]
-    prev, reader = r["prev"], r["reader"]
-    # Five digests checked in one pass: each 71 characters, together the digest form.
+    # The keys: 15 of them, and the 13 fields read here present (``v`` and ``type`` are
+    # there, parse_line read them), is the key set, without comparing sets.
+    try:
+        if len(r) != 15:
+            raise KeyError
+        (intent, attempt, generation, seq, prev, key, phase, status, reason, raw, writer_obj,
+         reader, at) = (r["intent"], r["attempt"], r["generation"], r["seq"], r["prev"],
+                        r["key"], r["phase"], r["status"], r["reason"], r["materials"],
+                        r["writer"], r["reader"], r["at"])
+    except KeyError:
+        raise _keys_problem(r, _EVENT_FIELDS, "event record") from None
+    # Five digests checked in one pass: each 71 characters, together the digest form,
+    # and five "sha256:" prefixes.
     if not (type(intent) is str and type(attempt) is str and type(generation) is str
             and type(prev) is str and type(reader) is str
             and len(intent) == len(attempt) == len(generation) == len(prev) == len(reader) == 71
-            and (intent + attempt + generation + prev + reader).encode(
-                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS):
+            and (five := intent + attempt + generation + prev + reader).encode(
+                "utf-8", "surrogatepass").translate(_DIGEST_FORM) == _FIVE_DIGESTS
+            and five.count("sha256:") == 5):
         names = ("intent", "attempt", "generation", "prev", "reader")
         wrong = [n for n in names if not is_digest(r[n])]
         raise _bad(f"event {'/'.join(wrong)} is not a digest")
-    seq = r["seq"]
     if type(seq) is not int or not 1 <= seq <= MAX_SAFE_INTEGER:
         raise _bad("event seq is not a count")
-    key = r["key"]
     if type(key) is not str or not _key_shape(key):
         raise _bad("event key is not a key")
-    phase = r["phase"]
     if phase is not None and type(phase) is not str:
         raise _bad("event phase is not a string or null")
-    status = r["status"]
     if type(status) is not str or status not in statuses_for(phase):
         raise _bad(f"event status {str(status)[:40]!r} is not allowed for phase "
                    f"{str(phase)[:40]!r}")
-    reason = r["reason"]
     if status in REASON_REQUIRED:
         if type(reason) is not str or not 1 <= len(reason) <= 1024:
             raise _bad(f"status {status} needs a reason of 1..1024 characters")
     elif reason is not None:
         raise _bad(f"status {status} takes reason null")
-    raw = r["materials"]
     if type(raw) is not list:
         raise _bad("event materials is not an array")
     materials = tuple([parse_material(m) for m in raw]) if raw else ()
-    writer = parse_writer(r["writer"])
-    at = r["at"]
+    writer = parse_writer(writer_obj)
     if type(at) is not str or not _time_shape(at):
         raise _bad("event at is not a time")
     return _make_event(intent, attempt, generation, seq, prev, key, phase, status, reason,

@@ -137,6 +137,16 @@ class ReplayState:
     overall: tuple[str, str | None] | None = None
     events: int = 0
 
+    def __init__(self, plan: tuple[str, ...], expires_at: str,
+                 last: dict[str, tuple[str, str | None]],
+                 overall: tuple[str, str | None] | None = None, events: int = 0) -> None:
+        # Written out: one per attempt of every read (plain slot stores, no field loop).
+        self.plan = plan
+        self.expires_at = expires_at
+        self.last = last
+        self.overall = overall
+        self.events = events
+
     @classmethod
     def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
@@ -266,7 +276,34 @@ _ROWS = {(kind, status): tuple((rule, code, guard)
 
 
 def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
-    """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None."""
+    """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None.
+
+    A plan-phase record, before any attempt-level or rollback outcome, is first
+    checked in one pass against the five plan rows (in the plan, no later phase has a
+    record, its phase not terminal, every earlier phase succeeded, an ``unknown``
+    resolved to succeeded, failed or unknown); when all five pass it is accepted
+    without the table, otherwise the table names the first row that refuses. Passing
+    them implies the attempt is open (pending, running, waiting or reconciling: its
+    first not-succeeded phase is this one, none failed), whose rows for a plan-phase
+    record are exactly these five, so the status need not be derived.
+    """
+    phase = step.phase
+    if state.overall is None and phase is not None and phase in state.plan:
+        last = state.last
+        seen = last.get(phase)
+        if seen is None or (seen[0] not in PHASE_TERMINAL
+                            and (seen[0] != "unknown"
+                                 or step.status in ("succeeded", "failed", "unknown"))):
+            before = True  # walking the plan phases before ``phase``
+            for p in state.plan:
+                if p == phase:
+                    before = False
+                    continue
+                got = last.get(p)
+                if (got is None or got[0] != "succeeded") if before else got is not None:
+                    break  # an earlier phase open or a later one written: ask the table
+            else:
+                return None
     status = derive_status(state)[0]
     for rule, code, guard in _ROWS[_kind(step), status]:
         if guard(status, step, state):
