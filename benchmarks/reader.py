@@ -12,9 +12,11 @@ successor of the last, a few events each). For each, in one run:
   doing the same floor work on the same stdin, and their ratio (start-up included);
 
 then the bundle's start-up on a small journal, next to ``python3 -c pass``. Best of
-``--repeat`` runs each (wall and CPU). Goals: in-process ratio <= 1.5 on 1000 events
-and on 60 attempts, bundle start-up on a small journal <= 60 ms. Prints numbers;
-asserts nothing but that every verdict is valid.
+``--repeat`` runs each (wall and CPU). Goals (issue #2): the bundle's wall time at most
+1.5 times the floor script's, on 1000 events and on 60 attempts; bundle start-up on a
+small journal at most 60 ms. The in-process ratio (the reader's own work against the
+floor's, start-up left out) is printed for information. Prints numbers and whether each
+goal is met; asserts nothing but that every verdict is valid.
 """
 
 from __future__ import annotations
@@ -171,7 +173,8 @@ def report(name: str, text: str, repeat: int) -> None:
             [[sys.executable, "-c", FLOOR], [sys.executable, str(BUNDLE), *ARGS]], stdin,
             repeat)
         print(f"  processes   floor {ms(pw)} wall {ms(pc)} CPU | bundle {ms(bw)} wall "
-              f"{ms(bc)} CPU | ratio {bw / pw:.2f} wall, {bc / pc:.2f} CPU")
+              f"{ms(bc)} CPU | ratio {bw / pw:.2f} wall, {bc / pc:.2f} CPU "
+              f"(goal <= 1.5: {'met' if bw / pw <= 1.5 else 'NOT met'})")
 
 
 def main() -> None:
@@ -188,7 +191,8 @@ def main() -> None:
             [[sys.executable, "-c", "pass"], [sys.executable, str(BUNDLE), *ARGS]], small,
             opts.repeat)
         print(f"start-up on a small journal: bundle {ms(bw)} wall {ms(bc)} CPU "
-              f"(goal 60 ms) | python3 -c pass {ms(sw)} wall {ms(sc)} CPU")
+              f"(goal <= 60 ms: {'met' if bw <= 0.060 else 'NOT met'}) | python3 -c pass "
+              f"{ms(sw)} wall {ms(sc)} CPU")
 
 
 if __name__ == "__main__":
