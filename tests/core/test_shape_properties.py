@@ -122,3 +122,16 @@ def test_the_two_shapes_released_readers_missed_are_among_the_cases() -> None:
         a.post(block_body(_sealed(wire)))
         verdict = s.read()
         assert (verdict.status, verdict.reason) == ("invalid", "bad_record"), path
+
+
+@SETTINGS
+@given(st.text(alphabet="ABCXYZabcxyz0189._:/@+=-", min_size=1, max_size=128),
+       st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=1024))
+def test_any_key_and_reason_within_their_patterns_are_accepted(key: str, reason: str) -> None:
+    """The converse: the reader is no stricter than the spec's patterns."""
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build"))
+    a.event("admission", "started")
+    a.event("admission", "waiting", reason, key=key)
+    verdict = s.read()
+    assert (verdict.status, verdict.reason) == ("waiting", reason), verdict.detail
