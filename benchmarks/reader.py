@@ -12,7 +12,7 @@ successor of the last, a few events each). For each, in one run:
   doing the same floor work on the same stdin, and their ratio (start-up included);
 
 then the bundle's start-up on a small journal, next to ``python3 -c pass``. Best of
-``--repeat`` runs each (wall and CPU). Goals (issue #2): the bundle's wall time at most
+``--repeat`` runs each (wall and CPU). Goals: the bundle's wall time at most
 1.5 times the floor script's, on 1000 events and on 60 attempts; bundle start-up on a
 small journal at most 60 ms. The in-process ratio (the reader's own work against the
 floor's, start-up left out) is printed for information. Prints numbers and whether each

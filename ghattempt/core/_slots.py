@@ -13,7 +13,8 @@ Type checkers treat both decorators as ``dataclasses.dataclass`` (PEP 681
 Why not ``dataclasses``: the reader bundle starts a new process for every read, and
 importing ``dataclasses`` (with ``inspect``, ``ast``, ``dis``, ``tokenize``) and
 generating a dozen frozen dataclasses cost about 10 ms of a start-up budget of about 20
-(issue #2). Here every method is a shared function: a class costs one ``type()`` call.
+(docs/reader.md, "Speed"). Here every method is a shared function: a class costs one
+``type()`` call.
 
 Classes built here must be plain: no base class other than ``object``, annotations as
 strings (``from __future__ import annotations``). A ``@mutable`` class may write its own

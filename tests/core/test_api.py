@@ -99,8 +99,9 @@ def test_the_literal_types_name_exactly_the_run_time_tuples_in_order() -> None:
 
 
 def test_reading_imports_no_module_beyond_what_the_floor_and_runpy_import() -> None:
-    """The reader's start-up budget (issue #2): reading a journal imports, besides the
-    core, only modules that ``json``, ``hashlib`` and running a zipapp import anyway, and
+    """The reader's start-up budget (docs/reader.md, "Speed"): reading a journal imports,
+    besides the core, only modules that ``json``, ``hashlib`` and running a zipapp import
+    anyway, and
     ``__future__`` (each module's ``from __future__ import annotations``: 0.2 ms)."""
     import subprocess
 
