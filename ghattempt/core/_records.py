@@ -48,12 +48,15 @@ _KEY_CHARS = _ALNUM + b"._:/@+=-"
 _REPO_CHARS = _ALNUM + b"_.-"
 # A time's digits -> "d"; a "d" of the text itself -> "x", so it never passes for a digit.
 _TIME_FORM = bytes.maketrans(b"0123456789d", b"ddddddddddx")
-# "sha256:<hex>" -> "shhhhh:hhh...". The prefix's "a256" are hex digits too, so the form
-# also takes "sh" + any four hex digits + ":"; whoever compares with it checks the
-# prefixes as well (only a prefix holds an "s": counting "sha256:" counts good prefixes).
-_DIGEST_FORM = bytes.maketrans(_HEX, b"h" * 16)
-_FIVE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 5
-_THREE_DIGESTS = (b"shhhhh:" + b"h" * 64) * 3
+# "sha256:<hex>" -> "shxxxx:xxx...": hex digits -> "x", and an "x" of the text itself
+# -> "X", so that no character but a hex digit passes for one. The prefix's "a256" are
+# hex digits too, so the form also takes "sh" + any four hex digits + ":"; whoever
+# compares with it checks the prefixes as well (only a prefix holds an "s": counting
+# "sha256:" counts good prefixes).
+_DIGEST_FORM = bytes.maketrans(_HEX + b"x", b"x" * 16 + b"X")
+_ONE_DIGEST = (b"sha256:" + _HEX * 4).translate(_DIGEST_FORM)
+_FIVE_DIGESTS = _ONE_DIGEST * 5
+_THREE_DIGESTS = _ONE_DIGEST * 3
 MARKER_PREFIX = "<!-- ghattempt:v"
 _BLOCK = "<!-- ghattempt:v1 -->\n```json\n"
 

@@ -416,6 +416,9 @@ def _failures() -> Iterator[tuple[str, str, Scenario, list[str]]]:
     a.post(block_body(forge(a.build("admission", "succeeded"), reader="sh0000:" + "a" * 64)))
     yield "bad_record-digest-prefix", "a digest field with another prefix than sha256:", s, []
     s, a = started()
+    a.post(block_body(forge(a.build("admission", "succeeded"), reader="sha256:h" + "a" * 63)))
+    yield "bad_record-digest-letter", "a letter h among a digest's hex digits", s, []
+    s, a = started()
     a.post(block_body(forge(a.build("admission", "succeeded"), at="2026-0d-01T00:00:00Z")))
     yield "bad_record-time-letter", "a letter where a time has a digit", s, []
     s, a = started()

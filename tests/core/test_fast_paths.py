@@ -483,3 +483,38 @@ def test_a_letter_d_is_not_a_digit_of_a_time(text: str) -> None:
         with pytest.raises(Exception) as caught:
             parse_line(forge(record, **{field: text}))  # type: ignore[arg-type]
         assert getattr(caught.value, "code", None) == "bad_record", field
+
+
+# The one-pass translation marks hex digits with "x"; an "x", an "X" or the "h" that once
+# marked them, in the text itself, must not pass for a hex digit.
+_NOT_HEX = ["h", "x", "X", "H", "g", "A", "F"]
+
+
+@pytest.mark.parametrize("char", _NOT_HEX)
+@pytest.mark.parametrize("field", ["intent", "attempt", "generation", "prev", "reader"])
+def test_a_letter_in_the_hex_of_an_event_digest_is_bad_record(field: str, char: str) -> None:
+    from ghattempt.core._records import is_digest
+
+    _, event = _attempt_and_event()
+    for at in (7, 40, 70):
+        value = getattr(event, field)
+        value = value[:at] + char + value[at + 1:]
+        assert not is_digest(value)
+        with pytest.raises(Exception) as caught:
+            parse_line(forge(event, **{field: value}))  # type: ignore[arg-type]
+        assert getattr(caught.value, "code", None) == "bad_record", (field, at)
+        assert getattr(caught.value, "detail", None) == f"event {field} is not a digest"
+
+
+@pytest.mark.parametrize("char", _NOT_HEX)
+@pytest.mark.parametrize("key", ["digest", "attempt", "generation"])
+def test_a_letter_in_the_hex_of_a_material_digest_is_bad_record(key: str, char: str) -> None:
+    from ghattempt.core._records import parse_material
+
+    _, event = _attempt_and_event()
+    material = event.materials[0]  # type: ignore[attr-defined]
+    value = getattr(material, key)
+    wire = {**material.to_dict(), key: value[:30] + char + value[31:]}
+    with pytest.raises(Exception) as caught:
+        parse_material(wire)
+    assert getattr(caught.value, "code", None) == "bad_record"
