@@ -30,6 +30,8 @@ EVENT = {("intent",): DIGEST, ("attempt",): DIGEST, ("generation",): DIGEST,
          ("prev",): DIGEST, ("reader",): DIGEST, ("key",): KEY, ("at",): TIME,
          ("materials", 0, "id"): KEY, ("materials", 0, "digest"): DIGEST,
          ("materials", 0, "attempt"): DIGEST, ("materials", 0, "generation"): DIGEST}
+REPO = r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}"
+INTENT = {("repository", "name"): REPO}
 ROOT = {("intent",): DIGEST, ("request_key",): KEY, ("authorization",): KEY,
         ("expires_at",): TIME, ("reader",): DIGEST, ("at",): TIME,
         ("generation", "source_commit"): OID, ("generation", "tree"): OID,
@@ -105,6 +107,20 @@ def test_an_attempt_root_value_off_its_pattern_is_bad_record(
     old = _get(wire, path)
     _set(wire, path, data.draw(_mutation(old, ROOT[path])))
     s.fixture.root(block_body(_sealed(wire)))
+    verdict = s.read()
+    assert (verdict.status, verdict.reason) == ("invalid", "bad_record"), (
+        path, _get(wire, path), verdict.detail)
+
+
+@SETTINGS
+@given(st.sampled_from(sorted(INTENT, key=repr)), st.data())
+def test_an_intent_value_off_its_pattern_is_bad_record(
+        path: tuple[Any, ...], data: st.DataObject) -> None:
+    s = Scenario()
+    wire = s.intent.to_dict()
+    old = _get(wire, path)
+    _set(wire, path, data.draw(_mutation(old, INTENT[path])))
+    s.fixture.body = block_body(_sealed(wire))
     verdict = s.read()
     assert (verdict.status, verdict.reason) == ("invalid", "bad_record"), (
         path, _get(wire, path), verdict.detail)
