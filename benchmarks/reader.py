@@ -17,6 +17,10 @@ then the bundle's start-up on a small journal, next to ``python3 -c pass``. Best
 small journal at most 60 ms. The in-process ratio (the reader's own work against the
 floor's, start-up left out) is printed for information. Prints numbers and whether each
 goal is met; asserts nothing but that every verdict is valid.
+
+"python3" above is the interpreter running this script (its path and version are printed
+first). The script needs only ``ghattempt/core``, so the interpreter a release job uses
+can be measured without the venv: ``PYTHONPATH=. /usr/bin/python3 benchmarks/reader.py``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import hashlib
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -183,6 +188,8 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=15)
     opts = parser.parse_args()
+    print(f"python3 here is {sys.executable} (Python {platform.python_version()}); "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     report(f"one attempt of {opts.events} events", one_attempt(opts.events), opts.repeat)
     report(f"{opts.attempts} attempts", many_attempts(opts.attempts), opts.repeat)
     if BUNDLE.is_file():
