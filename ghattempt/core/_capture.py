@@ -61,6 +61,16 @@ class Comment:
                 and self.last_edited_at is None and not self.includes_created_edit
                 and self.deleted_at is None)
 
+    def refused_because(self, writer: str, writer_id: int | None) -> str:
+        """Why ``contributes(writer, writer_id)`` is False, for a failure's detail."""
+        if self.login != writer:
+            author = "a deleted account" if self.login is None else repr(self.login[:100])
+            return f"its author is {author}, not --writer {writer[:100]!r}"
+        if writer_id is not None and self.database_id != writer_id:
+            return (f"its author's databaseId is {self.database_id}, not --writer-id "
+                    f"{writer_id}")
+        return "it was deleted" if self.deleted_at is not None else "it was edited"
+
 
 @frozen
 class Capture:

@@ -349,7 +349,8 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
     if n and (max(seqs) != n):
         missing = sorted(set(range(1, n + 1)) - seqs.keys())[:5]
         raise JournalInvalid("gap", f"attempt {aid}: seqs are not exactly 1..{n} "
-                             f"(missing {missing})")
+                             f"(missing {missing}; a reply not by --writer, edited or "
+                             "deleted does not count)")
     ordered = tuple([seqs[i] for i in range(1, n + 1)])
     prev = aid
     for event in ordered:
@@ -460,8 +461,8 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
                                  "captured")
     # 7.3: the journal body.
     if not capture.body.contributes(writer, writer_id):
-        raise JournalInvalid("untrusted_journal", "the discussion body is not an unedited "
-                             "body by --writer")
+        raise JournalInvalid("untrusted_journal", "the discussion body does not count: "
+                             + capture.body.refused_because(writer, writer_id))
     intent = parse_body(capture.body.body, "intent")
     if intent is None:
         raise JournalInvalid("bad_record", "the discussion body holds no record")

@@ -110,7 +110,8 @@ def _emit(data: bytes) -> bool:
         out.flush()
         return True
     except (AttributeError, OSError, ValueError) as exc:
-        problem = f"{type(exc).__name__}: {exc}"[:200]
+        problem = ("stdout is closed" if sys.stdout is None
+                   else f"{type(exc).__name__}: {exc}"[:200])
     try:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, sys.stdout.fileno())

@@ -735,3 +735,39 @@ def test_unsafe_material_size_is_bad_record() -> None:
     a.post(block_body(forge(a.build("admission", "succeeded"),
                             materials=[replace(a.material("m"), bytes=2**53).to_dict()])))
     assert reason_of(s) == "bad_record"
+
+
+def test_an_untrusted_body_says_why_it_does_not_count() -> None:
+    """Section 7.3: the detail names the first reason the body does not contribute."""
+
+    s = Scenario()
+    s.attempt(plan=("admission",))
+    pages = s.pages()
+    for argv, expected in [
+        (dict(writer="someone-else"), "its author is 'github-actions', not --writer "
+                                      "'someone-else'"),
+        (dict(writer_id=7), "its author's databaseId is 41898282, not --writer-id 7"),
+    ]:
+        verdict = s.read(pages=pages, **argv)
+        assert (verdict.reason, verdict.detail) == (
+            "untrusted_journal", "the discussion body does not count: " + expected)
+    s.fixture.last_edited_at = "2026-03-02T00:00:00Z"
+    assert s.read().detail == "the discussion body does not count: it was edited"
+    s.fixture.last_edited_at = None
+    s.fixture.author = None
+    assert s.read().detail == ("the discussion body does not count: its author is a "
+                               "deleted account, not --writer 'github-actions'")
+
+
+def test_a_gap_says_which_replies_do_not_count() -> None:
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build"))
+    a.event("admission", "started")
+    a.event("admission", "succeeded")
+    a.event("build", "started", node={"last_edited_at": "2026-03-03T00:00:00Z"})
+    a.event("build", "succeeded")
+    verdict = s.read()
+    assert verdict.reason == "gap"
+    assert verdict.detail is not None and verdict.detail.endswith(
+        "seqs are not exactly 1..3 (missing [3]; a reply not by --writer, edited or "
+        "deleted does not count)")
