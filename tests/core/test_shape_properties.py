@@ -151,3 +151,68 @@ def test_any_key_and_reason_within_their_patterns_are_accepted(key: str, reason:
     a.event("admission", "waiting", reason, key=key)
     verdict = s.read()
     assert (verdict.status, verdict.reason) == ("waiting", reason), verdict.detail
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths of every scalar (string, number, null) inside a wire record, ``digest`` and
+    ``v`` and ``type`` left out (their own checks come first and have their own tests)."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() if path or k not in ("digest", "v", "type")
+                for p in _leaves(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _leaves(v, (*path, i))]
+    return [path]
+
+
+def _wrong_type(old: Any) -> list[Any]:
+    """Values of a JSON type no record field of ``old``'s type accepts instead."""
+    wrong: list[Any] = [True, False, [], {}, [old], {"x": old}]
+    wrong += [1] if isinstance(old, str) else ["1"] if isinstance(old, int) else []
+    return wrong
+
+
+def _typed_cases() -> list[tuple[str, tuple[Any, ...], Any]]:
+    s = Scenario()
+    a = s.attempt(plan=("admission", "build"), authorization="auth-1",
+                  predecessor="sha256:" + "5" * 64, post=False)
+    event = a.build("admission", "waiting", "queued", materials=[a.material("m")])
+    cases = []
+    for kind, wire in (("intent", s.intent.to_dict()), ("attempt", a.record.to_dict()),
+                       ("event", event.to_dict())):
+        for path in _leaves(wire):
+            old = _get(wire, path)
+            if old is None:  # a nullable field: any other JSON type but its own is wrong
+                cases += [(kind, path, v) for v in (True, [], {}, 0)]
+            else:
+                cases += [(kind, path, v) for v in _wrong_type(old)]
+    return cases
+
+
+def test_a_value_of_another_json_type_is_bad_record() -> None:
+    """Every scalar of a sealed intent, attempt root and event (with a material and a
+    writer), replaced by a value of a JSON type the spec does not allow there, then
+    resealed: ``bad_record`` (section 3, shapes: keys, types, patterns), never a crash or
+    a pass.
+    Nullable fields (``predecessor``, ``authorization``, ``reason``, ``phase``) get a
+    non-null wrong value; a count never takes a boolean."""
+    problems = []
+    for kind, path, value in _typed_cases():
+        s = Scenario()
+        a = s.attempt(plan=("admission", "build"), authorization="auth-1", post=kind == "event")
+        if kind == "event":
+            a.event("admission", "started")
+            wire = a.build("admission", "waiting", "queued", materials=[a.material("m")]).to_dict()
+        else:
+            wire = s.intent.to_dict() if kind == "intent" else a.record.to_dict()
+        _set(wire, path, value)
+        body = block_body(_sealed(wire))
+        if kind == "event":
+            a.post(body)
+        elif kind == "intent":
+            s.fixture.body = body
+        else:
+            s.fixture.root(body)
+        verdict = s.read()
+        if (verdict.status, verdict.reason) != ("invalid", "bad_record"):
+            problems.append((kind, path, value, verdict.reason, verdict.detail))
+    assert problems == []
