@@ -21,7 +21,7 @@ from ._rules import (
     recovery_for,
     refusal,
 )
-from ._slots import field, frozen
+from ._slots import field, frozen, slot_setters
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -374,13 +374,11 @@ def _attempt_state_maker() -> Callable[..., AttemptState]:
     """``AttemptState(...)`` for the reader (one per attempt of every read): the same
     frozen object, built with one slot setter per field instead of the generic
     ``__init__``. Arguments in field order."""
-    names = ("attempt", "root_ids", "status", "reason", "recovery", "missing_phases", "last",
-             "events", "event_replies")
-    if AttemptState.__match_args__ != names:  # pragma: no cover -- a guard for edits
-        raise ImportError("AttemptState's fields changed: update _attempt_state_maker")
     new = object.__new__
     (s_attempt, s_root_ids, s_status, s_reason, s_recovery, s_missing, s_last, s_events,
-     s_replies) = (getattr(AttemptState, name).__set__ for name in names)
+     s_replies) = slot_setters(AttemptState, (
+         "attempt", "root_ids", "status", "reason", "recovery", "missing_phases", "last",
+         "events", "event_replies"))
 
     def make(attempt: Attempt, root_ids: tuple[str, ...], status: AttemptStatus,
              reason: str | None, recovery: str, missing: tuple[str, ...],

@@ -25,7 +25,7 @@ from ._c14n import (
 )
 from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
-from ._slots import frozen
+from ._slots import frozen, slot_setters
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -344,13 +344,6 @@ class Event:
 Record: TypeAlias = Intent | Attempt | Event
 
 
-def _setters(cls: type, names: tuple[str, ...]) -> list[Callable[[object, object], None]]:
-    """The slot setters of ``cls``'s fields, which must be ``names`` in order."""
-    if cls.__match_args__ != names:  # type: ignore[attr-defined]  # pragma: no cover
-        raise ImportError(f"{cls.__name__}'s fields changed: update its hot-path maker")
-    return [getattr(cls, name).__set__ for name in names]
-
-
 # Constructors for the reader's hot path: each makes the same object as ``Cls(...)``
 # (same class, fields, equality, hash, frozenness), built with one slot setter per field
 # instead of the generic ``__init__`` (a loop over the fields), which costs about half
@@ -361,7 +354,7 @@ def _event_maker() -> Callable[..., Event]:
     """``Event(...)`` for the hot path (see above)."""
     new = object.__new__
     (s_intent, s_attempt, s_generation, s_seq, s_prev, s_key, s_phase, s_status, s_reason,
-     s_materials, s_writer, s_reader, s_at, s_digest) = _setters(
+     s_materials, s_writer, s_reader, s_at, s_digest) = slot_setters(
         Event, ("intent", "attempt", "generation", "seq", "prev", "key", "phase", "status",
                 "reason", "materials", "writer", "reader", "at", "digest"))
 
@@ -394,7 +387,7 @@ def _attempt_maker() -> Callable[..., Attempt]:
     new = object.__new__
     (s_intent, s_request_key, s_generation, s_predecessor, s_plan, s_channel,
      s_authorization, s_expires_at, s_writer, s_reader, s_at, s_digest,
-     s_generation_id) = _setters(
+     s_generation_id) = slot_setters(
         Attempt, ("intent", "request_key", "generation", "predecessor", "plan", "channel",
                   "authorization", "expires_at", "writer", "reader", "at", "digest",
                   "generation_id"))
@@ -425,7 +418,7 @@ def _attempt_maker() -> Callable[..., Attempt]:
 def _generation_maker() -> Callable[..., Generation]:
     """``Generation(...)`` for the hot path (see above)."""
     new = object.__new__
-    (s_source, s_tree, s_path, s_blob, s_digest, s_ref, s_commit) = _setters(
+    (s_source, s_tree, s_path, s_blob, s_digest, s_ref, s_commit) = slot_setters(
         Generation, ("source_commit", "tree", "config_path", "config_blob", "config_digest",
                      "base_ref", "base_commit"))
 
@@ -447,7 +440,7 @@ def _generation_maker() -> Callable[..., Generation]:
 def _material_maker() -> Callable[..., Material]:
     """``Material(...)`` for the hot path (see above)."""
     new = object.__new__
-    (s_id, s_kind, s_bytes, s_digest, s_attempt, s_generation, s_url) = _setters(
+    (s_id, s_kind, s_bytes, s_digest, s_attempt, s_generation, s_url) = slot_setters(
         Material, ("id", "kind", "bytes", "digest", "attempt", "generation", "url"))
 
     def make(id: str, kind: str, bytes: int, digest: str, attempt: str, generation: str,

@@ -99,6 +99,15 @@ else:
     replace = _replace
 
 
+def slot_setters(cls: type, names: tuple[str, ...]) -> list[Callable[[object, object], None]]:
+    """The slot setters of ``cls``'s fields, which must be ``names`` in order: for the
+    hand-written constructors of the reader's hot path (one setter call per field, no
+    generic ``__init__`` loop). Raises ``ImportError`` when the fields changed."""
+    if getattr(cls, "__match_args__", None) != names:
+        raise ImportError(f"{cls.__name__}'s fields changed: update its hot-path maker")
+    return [getattr(cls, name).__set__ for name in names]
+
+
 def _build(cls: type[_T], is_frozen: bool) -> type[_T]:
     if cls.__bases__ != (object,):
         raise TypeError(f"{cls.__name__}: value classes take no base class")
