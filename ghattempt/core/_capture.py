@@ -56,20 +56,22 @@ class Comment:
 
     def contributes(self, writer: str, writer_id: int | None) -> bool:
         """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
-        return (self.login == writer
-                and (writer_id is None or self.database_id == writer_id)
-                and self.last_edited_at is None and not self.includes_created_edit
-                and self.deleted_at is None)
+        return self.refused_because(writer, writer_id) is None
 
-    def refused_because(self, writer: str, writer_id: int | None) -> str:
-        """Why ``contributes(writer, writer_id)`` is False, for a failure's detail."""
+    def refused_because(self, writer: str, writer_id: int | None) -> str | None:
+        """Why the comment does not contribute (section 6), for a failure's detail; None
+        when it does. The one place of the rule: ``contributes`` asks it."""
         if self.login != writer:
             author = "a deleted account" if self.login is None else repr(self.login[:100])
             return f"its author is {author}, not --writer {writer[:100]!r}"
         if writer_id is not None and self.database_id != writer_id:
             return (f"its author's databaseId is {self.database_id}, not --writer-id "
                     f"{writer_id}")
-        return "it was deleted" if self.deleted_at is not None else "it was edited"
+        if self.deleted_at is not None:
+            return "it was deleted"
+        if self.last_edited_at is not None or self.includes_created_edit:
+            return "it was edited"
+        return None
 
 
 @frozen

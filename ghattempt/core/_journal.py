@@ -458,9 +458,10 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
             raise JournalInvalid("incomplete", f"{got} of {total} replies of {comment.id} "
                                  "captured")
     # 7.3: the journal body.
-    if not capture.body.contributes(writer, writer_id):
-        raise JournalInvalid("untrusted_journal", "the discussion body does not count: "
-                             + capture.body.refused_because(writer, writer_id))
+    refused = capture.body.refused_because(writer, writer_id)
+    if refused is not None:
+        raise JournalInvalid("untrusted_journal",
+                             f"the discussion body does not count: {refused}")
     intent = parse_body(capture.body.body, "intent")
     if intent is None:
         raise JournalInvalid("bad_record", "the discussion body holds no record")
