@@ -76,6 +76,14 @@ class Ctx:
         if have == "none" or (level == "write" and have != "write"):
             raise forbidden_integration(str(self.viewer["kind"]))
 
+    def require_role(self, role: str, *, unless_author: object = None) -> None:
+        """GitHub's rule for moderation: the token's role must be at least ``role``;
+        with ``unless_author``, the viewer being that author (a user id) is enough."""
+        if unless_author is not None and unless_author == self.viewer["id"]:
+            return
+        if not self.role_at_least(role):
+            raise forbidden_integration(str(self.viewer["kind"]))
+
     def require_contents(self, level: str) -> None:
         have = str(self.token["contents"])
         if (
@@ -710,6 +718,15 @@ def lookup_node(ctx: Ctx, ident: str) -> Any:
     return None
 
 
+def _comment_payload(ctx: Ctx, input: dict[str, Any], comment_id: int,  # noqa: A002
+                     repo_id: int, key: str = "comment") -> dict[str, Any]:
+    """A comment mutation's payload: ``clientMutationId`` and the comment as stored now."""
+    row = ctx.state.one("SELECT * FROM comments WHERE id = ?", comment_id)
+    assert row is not None
+    return {"clientMutationId": input.get("clientMutationId"),
+            key: DiscussionComment(ctx, row, repo_id)}
+
+
 def _node_of(ctx: Ctx, ident: str, *types: type) -> Any:
     obj = lookup_node(ctx, ident)
     if obj is None or not isinstance(obj, types):
@@ -841,8 +858,7 @@ class MutationRoot:
     def _lock(self, info: Info, input: dict[str, Any], lock: bool) -> dict[str, Any]:  # noqa: A002
         ctx = _ctx(info)
         target = _node_of(ctx, input["lockableId"], Discussion, PullRequest)
-        if not ctx.role_at_least("triage"):
-            raise forbidden_integration(str(ctx.viewer["kind"]))
+        ctx.require_role("triage")
         if isinstance(target, Discussion):
             ctx.require_discussions("write")
             with ctx.state.transaction() as db:
@@ -907,12 +923,7 @@ class MutationRoot:
                 ),
             )
         ctx.created.append(("DiscussionComment", ident))
-        row = st.one("SELECT * FROM comments WHERE id = ?", ident)
-        assert row is not None
-        return {
-            "clientMutationId": input.get("clientMutationId"),
-            "comment": DiscussionComment(ctx, row, discussion._repo_id),
-        }
+        return _comment_payload(ctx, input, ident, discussion._repo_id)
 
     def updateDiscussionComment(
         self,
@@ -922,16 +933,10 @@ class MutationRoot:
         ctx = _ctx(info)
         comment = _node_of(ctx, input["commentId"], DiscussionComment)
         ctx.require_discussions("write")
-        if comment._row["author_id"] != ctx.viewer["id"] and not ctx.role_at_least("write"):
-            raise forbidden_integration(str(ctx.viewer["kind"]))
+        ctx.require_role("write", unless_author=comment._row["author_id"])
         _check_body(input["body"])
         edit_comment(ctx.state, comment.databaseId, input["body"], ctx.now)
-        row = ctx.state.one("SELECT * FROM comments WHERE id = ?", comment.databaseId)
-        assert row is not None
-        return {
-            "clientMutationId": input.get("clientMutationId"),
-            "comment": DiscussionComment(ctx, row, comment._repo_id),
-        }
+        return _comment_payload(ctx, input, comment.databaseId, comment._repo_id)
 
     def deleteDiscussionComment(
         self,
@@ -941,8 +946,7 @@ class MutationRoot:
         ctx = _ctx(info)
         comment = _node_of(ctx, input["id"], DiscussionComment)
         ctx.require_discussions("write")
-        if comment._row["author_id"] != ctx.viewer["id"] and not ctx.role_at_least("write"):
-            raise forbidden_integration(str(ctx.viewer["kind"]))
+        ctx.require_role("write", unless_author=comment._row["author_id"])
         row = delete_comment(ctx.state, comment.databaseId, ctx.now)
         return {
             "clientMutationId": input.get("clientMutationId"),
@@ -967,17 +971,11 @@ class MutationRoot:
     ) -> dict[str, Any]:
         ctx = _ctx(info)
         comment = _node_of(ctx, input["subjectId"], DiscussionComment)
-        if not ctx.role_at_least("triage"):
-            raise forbidden_integration(str(ctx.viewer["kind"]))
+        ctx.require_role("triage")
         reason = CLASSIFIER_REASON[input["classifier"]] if hide else None
         minimize_comment(ctx.state, comment.databaseId, reason, hide)
-        row = ctx.state.one("SELECT * FROM comments WHERE id = ?", comment.databaseId)
-        assert row is not None
-        key = "minimizedComment" if hide else "unminimizedComment"
-        return {
-            "clientMutationId": input.get("clientMutationId"),
-            key: DiscussionComment(ctx, row, comment._repo_id),
-        }
+        return _comment_payload(ctx, input, comment.databaseId, comment._repo_id,
+                                "minimizedComment" if hide else "unminimizedComment")
 
     # ------------------------------------------------------------------- refs
     def createRef(self, info: Info, input: dict[str, Any]) -> dict[str, Any]:  # noqa: A002
