@@ -17,6 +17,16 @@ from ._journal import (
     find_history,
     read_journal,
 )
+from ._lease import (
+    LEASE_HEADLINE,
+    NO_WITNESS,
+    Lease,
+    Witness,
+    build_lease,
+    lease_ref_name,
+    parse_lease,
+    scope_key,
+)
 from ._records import (
     ActionsWriter,
     AppWriter,
@@ -84,6 +94,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "LEASE_HEADLINE",
+    "NO_WITNESS",
+    "Lease",
+    "Witness",
+    "build_lease",
+    "lease_ref_name",
+    "parse_lease",
+    "scope_key",
     "key_from",
     "is_digest",
     "is_key",

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
                       "undeclared_phase", "out_of_order_phase", "missing_predecessor",
                       "material_rejected", "material_conflict",
                       "missing_predecessor_attempt", "blocked_successor",
-                      "authorization_reused"]
+                      "authorization_reused", "bad_witness", "rolled_back"]
 
 FAILURE_CODES: tuple[Failure, ...] = (
     "bad_arguments",  # section 6: the reader's arguments
@@ -48,6 +48,8 @@ FAILURE_CODES: tuple[Failure, ...] = (
     "missing_predecessor_attempt",  # section 9
     "blocked_successor",  # section 9
     "authorization_reused",  # section 9
+    "bad_witness",  # section 7.7a: the lease ref is not this scope's lease record
+    "rolled_back",  # section 7.7b: the journal holds less than its witness names
 )
 """Every failure code of the contract, one per way a journal can be refused."""
 

@@ -22,7 +22,9 @@ def test_all_is_the_curated_namespace() -> None:
         "build_generation", "build_intent", "build_material", "canonical", "check_attempt",
         "check_event", "digest", "find_blocking", "find_history", "is_key", "is_oid",
         "is_digest", "is_reason", "key_from", "markers", "next_event",
-        "parse_body", "read_journal", "record_block", "recovery_for", "render_body"}
+        "parse_body", "read_journal", "record_block", "recovery_for", "render_body",
+        "LEASE_HEADLINE", "NO_WITNESS", "Lease", "Witness", "build_lease", "lease_ref_name",
+        "parse_lease", "scope_key"}
     for name in core.__all__:
         assert getattr(core, name) is not None
 
@@ -92,7 +94,7 @@ def test_the_literal_types_name_exactly_the_run_time_tuples_in_order() -> None:
     assert _checker_literal(CORE / "_rules.py", "AttemptStatus") == core.ATTEMPT_STATUSES
     assert typing.get_args(core.Failure) == core.FAILURE_CODES
     assert typing.get_args(core.AttemptStatus) == core.ATTEMPT_STATUSES
-    assert len(set(core.FAILURE_CODES)) == len(core.FAILURE_CODES) == 25
+    assert len(set(core.FAILURE_CODES)) == len(core.FAILURE_CODES) == 27
     from ghattempt.core._codes import Failure
     from ghattempt.core._rules import AttemptStatus
     assert (Failure, AttemptStatus) == (core.Failure, core.AttemptStatus)
