@@ -50,13 +50,14 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
-from . import apps, git
+from . import apps, git, rulesets
 from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
+from .fidelity import ACTIONS_BUDGET, Fidelity
 from .fixture import LIMITS, load_fixture, seed
 from .graphql_errors import empty_selection, github_validation_errors, parse_error
-from .ids import decode_node_id, node_id
+from .ids import decode_node_id, legacy_node_id, node_id
 from .resolvers import (
     Ctx,
     MutationRoot,
@@ -187,6 +188,8 @@ class Emulator:
         rest_points_per_minute: the same for REST (GitHub: 900; a GET costs 1, a
             write 5).
         clock: a shared :class:`Clock` (tests move it forward).
+        fidelity: the fidelity switches (:class:`Fidelity` or its JSON form, applied
+            over the fixture's ``[fidelity]``); default GitHub's behaviour.
     """
 
     def __init__(
@@ -201,6 +204,7 @@ class Emulator:
         points_per_minute: int | None = None,
         rest_points_per_minute: int | None = None,
         clock: Clock | None = None,
+        fidelity: Fidelity | Mapping[str, Any] | None = None,
     ) -> None:
         self.clock = clock or Clock()
         self.state = State(db, self.clock)
@@ -237,6 +241,17 @@ class Emulator:
                 setattr(self, key, explicit[key])
             elif stored is not None:
                 setattr(self, key, int(stored))
+        stored_fidelity = self.state.meta("fidelity")
+        self.fidelity = Fidelity().changed(json.loads(stored_fidelity) if stored_fidelity else {})
+        if fidelity is not None:
+            self.set_fidelity(fidelity if isinstance(fidelity, Mapping) else fidelity.as_dict())
+
+    def set_fidelity(self, changes: Mapping[str, Any]) -> Fidelity:
+        """Turn fidelity switches on or off (``{"locked_conversations": False}``);
+        returns the switches now in force. Raises ValueError for an unknown switch or
+        a value of the wrong type (nothing changes then)."""
+        self.fidelity = self.fidelity.changed(dict(changes))
+        return self.fidelity
 
     # ------------------------------------------------------------ python API
     def add_fault(self, rule: FaultRule | dict[str, Any]) -> int:
@@ -329,6 +344,84 @@ class Emulator:
             raise ValueError(f"no repository {name_with_owner!r}")
         self.state.rename_repository(int(row["id"]), new_name)
 
+    def _repository(self, name_with_owner: str) -> Any:
+        owner, _, name = name_with_owner.partition("/")
+        row = self.state.repository_by_name(owner, name)
+        if row is None:
+            raise ValueError(f"no repository {name_with_owner!r}")
+        return row
+
+    def transfer_repository(self, name_with_owner: str, new_owner: str) -> None:
+        """Transfer a repository to another owner (an existing User or Organization):
+        its node id stays, the old owner/name keeps resolving. Raises ValueError for an
+        unknown repository or owner."""
+        repo = self._repository(name_with_owner)
+        owner = self.state.actor_by_login(new_owner)
+        if owner is None or owner["kind"] == "Bot":
+            raise ValueError(f"no user or organization {new_owner!r}")
+        self.state.transfer_repository(int(repo["id"]), int(owner["id"]))
+
+    def add_ruleset(self, repository: str, name: str, include: list[str], rules: list[str],
+                    bypass: list[str] | tuple[str, ...] = ()) -> int:
+        """Add a ruleset to ``repository`` (``owner/name``): ``include`` ref patterns,
+        ``rules`` among creation, update, deletion, non_fast_forward, ``bypass`` logins
+        exempt from it. Returns its id. Raises ValueError for a bad ruleset."""
+        repo = self._repository(repository)
+        return rulesets.add_ruleset(self.state, int(repo["id"]), name, list(include),
+                                    list(rules), list(bypass))
+
+    def _discussion_row(self, node: str) -> Any:
+        decoded = decode_node_id(node)
+        if decoded is None or decoded.typename != "Discussion":
+            raise ValueError(f"{node!r} is not a Discussion id")
+        row = self.state.one("SELECT * FROM discussions WHERE id = ?", int(decoded.payload[-1]))
+        if row is None:
+            raise ValueError(f"Discussion {node!r} does not exist")
+        return row
+
+    def delete_discussion(self, node: str) -> None:
+        """Delete a discussion and every comment in it (a maintainer deleted it on
+        GitHub: ``discussion(number)`` and ``node`` answer NOT_FOUND from then on)."""
+        row = self._discussion_row(node)
+        with self.state.transaction() as db:
+            db.execute("DELETE FROM comments WHERE discussion_id = ?", (row["id"],))
+            db.execute("DELETE FROM discussions WHERE id = ?", (row["id"],))
+
+    def move_discussion(self, node: str, category: str) -> None:
+        """Move a discussion to another category (by slug) of its repository."""
+        row = self._discussion_row(node)
+        cat = self.state.one("SELECT * FROM categories WHERE repo_id = ? AND slug = ?",
+                             row["repo_id"], category)
+        if cat is None:
+            raise ValueError(f"no category {category!r} in the discussion's repository")
+        with self.state.transaction() as db:
+            db.execute("UPDATE discussions SET category_id = ?, updated_at = ? WHERE id = ?",
+                       (cat["id"], self.clock.now(), row["id"]))
+
+    def transfer_discussion(self, node: str, repository: str, category: str | None = None) -> int:
+        """Transfer a discussion to another repository (``owner/name``), into
+        ``category`` (a slug; default its first category). It takes the next number
+        there and keeps its node id; the old number answers NOT_FOUND. Returns the new
+        number."""
+        row = self._discussion_row(node)
+        target = self._repository(repository)
+        tid = int(target["id"])
+        if tid == int(row["repo_id"]):
+            raise ValueError("the discussion is already in that repository")
+        cat = self.state.one(
+            "SELECT * FROM categories WHERE repo_id = ? AND (? IS NULL OR slug = ?) ORDER BY id",
+            tid, category, category)
+        if cat is None:
+            raise ValueError(f"{repository} has no discussion category {category or ''}".strip())
+        with self.state.transaction() as db:
+            number = self.state.take_number(tid)
+            db.execute(
+                "UPDATE discussions SET id_repo = coalesce(id_repo, repo_id), repo_id = ?, "
+                "number = ?, category_id = ?, updated_at = ? WHERE id = ?",
+                (tid, number, cat["id"], self.clock.now(), row["id"]),
+            )
+        return number
+
     def snapshot(self) -> dict[str, Any]:
         """The whole state as JSON-ready data (ids in GitHub's node-id format)."""
         st = self.state
@@ -339,12 +432,13 @@ class Emulator:
                 owner = st.actor(int(r["owner_id"]))
                 discussions = []
                 for d in st.all("SELECT * FROM discussions WHERE repo_id = ? ORDER BY id", rid):
+                    did = int(d["id_repo"] if d["id_repo"] is not None else rid)
                     comments = [
                         {
-                            "id": node_id("DiscussionComment", rid, int(c["id"])),
+                            "id": node_id("DiscussionComment", did, int(c["id"])),
                             "reply_to": None
                             if c["reply_to"] is None
-                            else node_id("DiscussionComment", rid, int(c["reply_to"])),
+                            else node_id("DiscussionComment", did, int(c["reply_to"])),
                             "author": (st.actor(c["author_id"]) or {"login": None})["login"],
                             "body": c["body"],
                             "created_at": iso(c["created_at"]),
@@ -359,8 +453,10 @@ class Emulator:
                     ]
                     discussions.append(
                         {
-                            "id": node_id("Discussion", rid, int(d["id"])),
+                            "id": node_id("Discussion", did, int(d["id"])),
                             "number": d["number"],
+                            "category": d["category_id"] and node_id(
+                                "DiscussionCategory", rid, int(d["category_id"])),
                             "title": d["title"],
                             "locked": bool(d["locked"]),
                             "comments": comments,
@@ -439,7 +535,7 @@ class Emulator:
         ]
         if req.token is not None and resource is not None:
             budget = self._budget(req.token, resource)
-            limit = int(req.token["rate_limit"])
+            limit = self._limit(req.token)
             out += [
                 ("x-ratelimit-limit", str(limit)),
                 ("x-ratelimit-remaining", str(max(0, limit - budget.used))),
@@ -464,9 +560,26 @@ class Emulator:
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         return Reply(status, self._headers(req, extra, resource), raw)
 
+    def _shares_actions_budget(self, token: Any) -> bool:
+        """Whether ``token`` is a GITHUB_TOKEN under the per-repository budget."""
+        if not self.fidelity.actions_budget:
+            return False
+        actor = self.state.actor(int(token["actor_id"]))
+        return actor is not None and actor["kind"] == "Bot" and actor["login"] == "github-actions"
+
+    def _limit(self, token: Any) -> int:
+        """The primary limit an hour of ``token`` (GitHub's for GITHUB_TOKEN under
+        ``actions_budget``: 1,000 per repository)."""
+        return ACTIONS_BUDGET if self._shares_actions_budget(token) else int(token["rate_limit"])
+
     def _budget(self, token: Any, resource: str = "graphql") -> _Budget:
-        """The token's hourly window for ``resource`` (``graphql`` or ``core``)."""
-        key = f"{resource}:{token['token']}"
+        """The token's hourly window for ``resource`` (``graphql`` or ``core``); every
+        GITHUB_TOKEN of one repository shares one under ``actions_budget`` (a token
+        without ``repository`` belongs to the one repository the emulator assumes)."""
+        if self._shares_actions_budget(token):
+            key = f"{resource}:actions:{token['repository'] or '*'}"
+        else:
+            key = f"{resource}:{token['token']}"
         now = self.clock.now()
         with self._budget_lock:
             budget = self._budgets.get(key)
@@ -536,7 +649,7 @@ class Emulator:
             if rule.kind == "secondary_rate_limit":
                 return self._json(
                     req,
-                    403,
+                    429 if rule.status == 429 else 403,
                     gh.secondary_limit_body(req.request_id),
                     {"retry-after": str(rule.retry_after)},
                     resource="graphql" if "graphql" in names else "core",
@@ -571,6 +684,8 @@ class Emulator:
         """Read lag and another actor's edit/delete/minimize of what the request made."""
         if not ctx.created:
             return
+        if self.fidelity.replica_lag_ms:  # the database lags for every reader
+            self._lag(ctx.created, self.fidelity.replica_lag_ms)
         for rule in req.faults:
             if rule.kind == "read_lag":
                 self._lag(ctx.created, rule.lag_ms)
@@ -646,7 +761,7 @@ class Emulator:
         analysis = analyze(self.schema, operation, fragments, coerced.coerced)
         names = frozenset({"graphql", kind, *analysis.root_fields, *([name] if name else [])})
         budget = self._budget(req.token)
-        limit = int(req.token["rate_limit"])
+        limit = self._limit(req.token)
         refused = self._pre_faults(req, names, max(0, limit - budget.used))
         if refused is not None:
             return self._log_request(req, refused, name, kind, analysis.root_fields)
@@ -672,6 +787,8 @@ class Emulator:
                 token=req.token,
                 viewer=req.viewer,
                 server_url=self.server_url,
+                fidelity=self.fidelity,
+                next_ids=req.headers.get("x-github-next-global-id", "").strip() == "1",
                 rate=RateInfo(
                     limit=limit,
                     remaining=limit - budget.used,
@@ -852,7 +969,7 @@ class Emulator:
     def _rest_op(self, req: _Request, name: str, run: Any) -> Reply:
         names = frozenset({"rest", name})
         budget = self._budget(req.token, "core")
-        refused = self._pre_faults(req, names, max(0, int(req.token["rate_limit"]) - budget.used))
+        refused = self._pre_faults(req, names, max(0, self._limit(req.token) - budget.used))
         if refused is not None:
             if refused.status == 200:  # a primary limit on REST is a 403
                 refused = self._json(
@@ -870,11 +987,12 @@ class Emulator:
         if refused is not None:
             return self._log_request(req, refused, name, "rest")
         with self.state.lock:
-            if budget.used + 1 > int(req.token["rate_limit"]):
+            if budget.used + 1 > self._limit(req.token):
                 refused = self._json(
                     req,
                     403,
                     gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
+                    {"x-ratelimit-remaining": "0"},
                     resource="core",
                 )
                 return self._log_request(req, refused, name, "rest")
@@ -888,9 +1006,13 @@ class Emulator:
         owner = self.state.actor(int(repo["owner_id"]))
         assert owner is not None
         full = f"{owner['login']}/{repo['name']}"
+        legacy = bool(repo["legacy_node_id"]) and self.fidelity.legacy_node_ids
         return 200, {
             "id": repo["id"],
-            "node_id": node_id("Repository", int(repo["id"])),
+            # REST answers a pre-migration object's legacy node_id (the header is a
+            # GraphQL one; the stricter reading of GitHub's migration guide)
+            "node_id": (legacy_node_id("Repository", int(repo["id"])) if legacy
+                        else node_id("Repository", int(repo["id"]))),
             "name": repo["name"],
             "full_name": full,
             "private": bool(repo["private"]),
@@ -1043,6 +1165,9 @@ class Emulator:
             assert name is not None
             if self.state.ref(rid, name) is None:
                 return 422, json.loads(gh.rest_body("Reference does not exist", 422))
+            refused = self._ruleset_refusal(req, rid, name, "deletion")
+            if refused is not None:
+                return refused
             self.state.set_ref(rid, name, None)
             return 204, b""
         try:
@@ -1060,15 +1185,34 @@ class Emulator:
                 return 422, json.loads(gh.rest_body("Reference name must start with 'refs/'", 422))
             if self.state.ref(rid, ref) is not None:
                 return 422, json.loads(gh.rest_body("Reference already exists", 422))
+            refused = self._ruleset_refusal(req, rid, ref, "creation")
+            if refused is not None:
+                return refused
             self.state.set_ref(rid, ref, sha)
             return 201, self._ref_json(repo, ref, sha)
         current = self.state.ref(rid, name)
         if current is None:
             return 422, json.loads(gh.rest_body("Reference does not exist", 422))
-        if not data.get("force") and not self.state.is_ancestor(rid, str(current["oid"]), sha):
+        fast_forward = self.state.is_ancestor(rid, str(current["oid"]), sha)
+        if not data.get("force") and not fast_forward:
             return 422, json.loads(gh.rest_body("Update is not a fast forward", 422))
+        for rule in ("update", *(() if fast_forward else ("non_fast_forward",))):
+            refused = self._ruleset_refusal(req, rid, name, rule)
+            if refused is not None:
+                return refused
         self.state.set_ref(rid, name, sha)
         return 200, self._ref_json(repo, name, sha)
+
+    def _ruleset_refusal(self, req: _Request, repo_id: int, ref: str,
+                         rule: str) -> tuple[int, Any] | None:
+        """GitHub's 422 for a REST ref write a ruleset forbids; None when allowed."""
+        if not self.fidelity.rulesets:
+            return None
+        sentence = rulesets.broken_rule(self.state, repo_id, ref, rule, str(req.viewer["login"]))
+        if sentence is None:
+            return None
+        docs = "https://docs.github.com/rest/git/refs"
+        return 422, json.loads(gh.rest_body(rulesets.violation_message(sentence), 422, docs))
 
     # ------------------------------------------------------- apps and checks
     def add_workflow_run(self, repository: str, run_id: int, path: str, name: str,
@@ -1154,7 +1298,7 @@ class Emulator:
 
     def _rate_limit_rest(self, req: _Request) -> Reply:
         """``GET /rate_limit``: both windows; the request itself costs nothing."""
-        limit = int(req.token["rate_limit"])
+        limit = self._limit(req.token)
         resources = {}
         for resource in ("core", "graphql"):
             budget = self._budget(req.token, resource)
@@ -1217,6 +1361,32 @@ class Emulator:
             if route == "/_emulator/rename" and req.method == "POST":
                 self.rename_repository(str(data["repository"]), str(data["name"]))
                 return self._json(req, 200, {"ok": True})
+            if route == "/_emulator/transfer" and req.method == "POST":
+                self.transfer_repository(str(data["repository"]), str(data["owner"]))
+                return self._json(req, 200, {"ok": True})
+            if route == "/_emulator/fidelity":
+                if req.method == "POST":
+                    self.set_fidelity(dict(data))
+                return self._json(req, 200, {"fidelity": self.fidelity.as_dict()})
+            if route == "/_emulator/rulesets" and req.method == "POST":
+                ident = self.add_ruleset(str(data["repository"]), str(data["name"]),
+                                         list(data["include"]), list(data["rules"]),
+                                         list(data.get("bypass", [])))
+                return self._json(req, 201, {"id": ident})
+            if route == "/_emulator/discussion" and req.method == "POST":
+                action, node = str(data["action"]), str(data["node"])
+                if action == "delete":
+                    self.delete_discussion(node)
+                    return self._json(req, 200, {"ok": True})
+                if action == "move":
+                    self.move_discussion(node, str(data["category"]))
+                    return self._json(req, 200, {"ok": True})
+                if action == "transfer":
+                    number = self.transfer_discussion(node, str(data["repository"]),
+                                                      data.get("category"))
+                    return self._json(req, 200, {"ok": True, "number": number})
+                raise ValueError(f"unknown discussion action {action!r}; "
+                                 "use delete, move or transfer")
             if route == "/_emulator/tamper" and req.method == "POST":
                 self.tamper(
                     str(data["action"]),

@@ -26,9 +26,10 @@ from typing import Any, TypeAlias
 
 from graphql import GraphQLResolveInfo
 
-from . import git
+from . import git, rulesets
 from .errors import GitHubError, forbidden_integration, not_found_node
-from .ids import cursor, decode_cursor, decode_node_id, node_id
+from .fidelity import Fidelity
+from .ids import cursor, decode_cursor, decode_node_id, legacy_node_id, node_id
 from .state import ROLES, State, iso
 
 Info: TypeAlias = "GraphQLResolveInfo[Any]"
@@ -42,6 +43,7 @@ CLASSIFIER_REASON = {
     "SPAM": "spam",
 }
 ZERO_OID = "0" * 40
+LOCKED = "Unable to create comment because issue is locked."
 
 
 @dataclass
@@ -67,6 +69,30 @@ class Ctx:
     server_url: str
     rate: RateInfo
     created: list[tuple[str, int]] = field(default_factory=list)
+    fidelity: Fidelity = field(default_factory=Fidelity)
+    next_ids: bool = False  # the request carried X-Github-Next-Global-ID: 1
+
+    def object_id(self, typename: str, row: sqlite3.Row) -> str:
+        """The id of a repository or actor row as this request sees it: the legacy id
+        for an object made before the migration, unless the request asked for the new
+        format (GitHub docs, "Migrating GraphQL global node IDs")."""
+        ident = int(row["id"])
+        if row["legacy_node_id"] and self.fidelity.legacy_node_ids and not self.next_ids:
+            return legacy_node_id(typename, ident)
+        return node_id(typename, ident)
+
+    def refuse_by_ruleset(self, repo_id: int, ref: str, rule: str) -> None:
+        """Raise GitHub's ruleset refusal when a ruleset forbids ``rule`` on ``ref``."""
+        if not self.fidelity.rulesets:
+            return
+        sentence = rulesets.broken_rule(self.state, repo_id, ref, rule, str(self.viewer["login"]))
+        if sentence is not None:
+            raise GitHubError(rulesets.violation_message(sentence), "UNPROCESSABLE")
+
+    @property
+    def viewer_is_bot(self) -> bool:
+        """An App installation token or the Actions ``GITHUB_TOKEN``."""
+        return str(self.viewer["kind"]) == "Bot"
 
     def role_at_least(self, role: str) -> bool:
         return ROLES.index(str(self.token["role"])) >= ROLES.index(role)
@@ -200,7 +226,7 @@ class Actor:
         self.databaseId = int(row["id"])
         self.login = str(row["login"])
         self.name = row["name"]
-        self.id = node_id(kind, self.databaseId)  # a bot viewer keeps its BOT_ id
+        self.id = ctx.object_id(kind, row)  # a bot viewer keeps its BOT_ id
         if as_viewer and kind == "Bot":
             # Query.viewer is typed User: an installation token's viewer is the bot
             # account, whose login carries GitHub's "[bot]" suffix (observed with App
@@ -237,7 +263,7 @@ class Repository:
         self._ctx = ctx
         self._row = row
         self.databaseId = int(row["id"])
-        self.id = node_id("Repository", self.databaseId)
+        self.id = ctx.object_id("Repository", row)
         self.name = str(row["name"])
         owner = ctx.state.actor(int(row["owner_id"]))
         assert owner is not None
@@ -248,7 +274,11 @@ class Repository:
         self.isPrivate = bool(row["private"])
 
     def viewerPermission(self, info: Info) -> str | None:
-        role = str(self._ctx.token["role"])
+        # GitHub answers null for an App installation token and for GITHUB_TOKEN
+        ctx = self._ctx
+        if ctx.fidelity.viewer_permission and ctx.viewer_is_bot:
+            return None
+        role = str(ctx.token["role"])
         return None if role == "none" else role.upper()
 
     def discussion(self, info: Info, number: int) -> Discussion:
@@ -410,8 +440,10 @@ class Discussion:
         self._ctx = ctx
         self._row = row
         self._repo_id = int(row["repo_id"])
+        # the repository the node id was minted in (it stays when a discussion moves)
+        self._id_repo = int(row["id_repo"] if row["id_repo"] is not None else row["repo_id"])
         self.databaseId = int(row["id"])
-        self.id = node_id("Discussion", self._repo_id, self.databaseId)
+        self.id = node_id("Discussion", self._id_repo, self.databaseId)
         self.number = int(row["number"])
         self.title = row["title"]
         self.body = row["body"]
@@ -457,7 +489,7 @@ class Discussion:
             self._ctx.now,
         )
         return paginate(
-            [(int(r["id"]), DiscussionComment(self._ctx, r, self._repo_id)) for r in rows],
+            [(int(r["id"]), DiscussionComment(self._ctx, r, self._id_repo)) for r in rows],
             first,
             after,
             last,
@@ -684,7 +716,8 @@ def lookup_node(ctx: Ctx, ident: str) -> Any:
         return None
     if t == "Discussion":
         row = st.one(
-            "SELECT * FROM discussions WHERE id = ? AND repo_id = ? AND visible_at <= ?",
+            "SELECT * FROM discussions WHERE id = ? AND coalesce(id_repo, repo_id) = ? "
+            "AND visible_at <= ?",
             key,
             repo_id,
             ctx.now,
@@ -695,7 +728,7 @@ def lookup_node(ctx: Ctx, ident: str) -> Any:
     if t == "DiscussionComment":
         row = st.one(
             "SELECT c.* FROM comments c JOIN discussions d ON d.id = c.discussion_id "
-            "WHERE c.id = ? AND d.repo_id = ? AND c.visible_at <= ?",
+            "WHERE c.id = ? AND coalesce(d.id_repo, d.repo_id) = ? AND c.visible_at <= ?",
             key,
             repo_id,
             ctx.now,
@@ -887,8 +920,14 @@ class MutationRoot:
         ctx = _ctx(info)
         discussion = _node_of(ctx, input["discussionId"], Discussion)
         ctx.require_discussions("write")
-        if discussion.locked and not ctx.role_at_least("write"):
-            raise GitHubError("Unable to create comment because discussion is locked.", "FORBIDDEN")
+        if discussion.locked and (
+            not ctx.role_at_least("write")
+            or (ctx.fidelity.locked_conversations and ctx.viewer_is_bot)
+        ):
+            # GitHub refuses bots on locked conversations whatever their permissions
+            # (probot/stale#25, renovatebot/renovate#6215, open-telemetry/
+            # opentelemetry-dotnet#6554); people need write access
+            raise GitHubError(LOCKED, "FORBIDDEN")
         _check_body(input["body"])
         reply_to: int | None = None
         if input.get("replyToId") is not None:
@@ -923,7 +962,7 @@ class MutationRoot:
                 ),
             )
         ctx.created.append(("DiscussionComment", ident))
-        return _comment_payload(ctx, input, ident, discussion._repo_id)
+        return _comment_payload(ctx, input, ident, discussion._id_repo)
 
     def updateDiscussionComment(
         self,
@@ -989,6 +1028,7 @@ class MutationRoot:
             )
         if ctx.state.commit(repo.databaseId, input["oid"]) is None:
             raise GitHubError(f"Object '{input['oid']}' does not exist.", "UNPROCESSABLE")
+        ctx.refuse_by_ruleset(repo.databaseId, name, "creation")
         with ctx.state.transaction():
             if ctx.state.ref(repo.databaseId, name) is not None:
                 raise GitHubError(
@@ -1025,8 +1065,11 @@ class MutationRoot:
                 if after == ZERO_OID:
                     if current is None:
                         raise GitHubError(f"Could not delete {name}: it does not exist.")
+                    ctx.refuse_by_ruleset(repo.databaseId, name, "deletion")
                     plan.append((name, None))
                     continue
+                ctx.refuse_by_ruleset(repo.databaseId, name,
+                                      "creation" if current is None else "update")
                 if st.commit(repo.databaseId, after) is None:
                     raise GitHubError(f"Could not update {name}: object {after} does not exist.")
                 if (
@@ -1035,6 +1078,9 @@ class MutationRoot:
                     and not st.is_ancestor(repo.databaseId, current, after)
                 ):
                     raise GitHubError(f"Could not update {name}: update is not a fast forward.")
+                if (current is not None and upd.get("force")
+                        and not st.is_ancestor(repo.databaseId, current, after)):
+                    ctx.refuse_by_ruleset(repo.databaseId, name, "non_fast_forward")
                 plan.append((name, after))
             for name, target in plan:
                 st.set_ref(repo.databaseId, name, target)
@@ -1044,6 +1090,7 @@ class MutationRoot:
         ctx = _ctx(info)
         ref = _node_of(ctx, input["refId"], Ref)
         ctx.require_contents("write")
+        ctx.refuse_by_ruleset(ref._repo_id, ref._qualified, "deletion")
         ctx.state.set_ref(ref._repo_id, ref._qualified, None)
         return {"clientMutationId": input.get("clientMutationId")}
 
@@ -1076,6 +1123,7 @@ class MutationRoot:
             if head is None:
                 raise GitHubError(f"Branch {qualified} does not exist.", "NOT_FOUND")
             expected = input["expectedHeadOid"]
+            ctx.refuse_by_ruleset(repo_id, qualified, "update")
             if str(head["oid"]) != expected:
                 raise GitHubError(
                     f'Expected branch to point to "{expected}" but it did not. Pull and try again.'
