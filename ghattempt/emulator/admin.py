@@ -13,13 +13,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from . import rulesets
+from .discussions import delete_comment, edit_comment, minimize_comment
 from .exchange import Reply, Request
 from .ids import decode_node_id, node_id
-from .resolvers import (
-    delete_comment,
-    edit_comment,
-    minimize_comment,
-)
 from .state import iso
 
 if TYPE_CHECKING:

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING, Any
 from . import errors as gh
 from .exchange import Reply, Request
 from .faults import FaultRule
-from .resolvers import (
-    Ctx,
-)
+from .graph import Ctx
 
 if TYPE_CHECKING:
     from .app import Emulator

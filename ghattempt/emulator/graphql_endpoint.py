@@ -36,14 +36,10 @@ from graphql.execution.values import get_variable_values
 from . import errors as gh
 from .cost import analyze
 from .exchange import Reply, Request
+from .graph import Ctx, RateInfo
 from .graphql_errors import empty_selection, github_validation_errors, parse_error
 from .limits import CONTENT_CREATING
-from .resolvers import (
-    Ctx,
-    MutationRoot,
-    QueryRoot,
-    RateInfo,
-)
+from .resolvers import MutationRoot, QueryRoot
 
 if TYPE_CHECKING:
     from .app import Emulator
