@@ -49,9 +49,10 @@ logger = logging.getLogger(__name__)
 LOG_LIMIT = 100_000
 ROUTE_MODULES = (admin, graphql_endpoint, rest)
 """The route modules, tried in order: each has ``route(emulator, request, path)``
-answering a :class:`Reply`, or None when the path is not one of its routes.
-``Emulator(routes=...)`` takes another sequence (a module of webhook-delivery routes,
-say); docs/emulator.md lists the routes."""
+answering a :class:`Reply`, or None when the path is not one of its routes. REST comes
+last: it answers every path (404 for those it does not serve, as GitHub does).
+``Emulator(routes=...)`` takes another sequence, e.g. a module of further routes put
+before REST; docs/emulator.md lists the routes."""
 
 
 class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):

@@ -402,3 +402,18 @@ def test_fidelity_switches_are_checked() -> None:
     data["fidelity"] = {"replica_lag_ms": 250, "rulesets": False}
     seeded = Emulator(fixture=data)
     assert (seeded.fidelity.replica_lag_ms, seeded.fidelity.rulesets) == (250, False)
+
+
+def test_fidelity_switches_of_a_served_process() -> None:
+    from ghattempt.emulator import EmulatorProcess
+
+    with EmulatorProcess(fidelity={"replica_lag_ms": 1200, "rulesets": False}) as proc:
+        state = proc.admin("GET", "fidelity")["fidelity"]
+        assert (state["replica_lag_ms"], state["rulesets"]) == (1200, False)
+        assert state["locked_conversations"] is True  # the others keep GitHub's default
+        assert proc.set_fidelity({"replica_lag_ms": 0})["replica_lag_ms"] == 0
+        refused = httpx.post(f"{proc.url}/_emulator/fidelity", json={"no_such": True})
+        assert refused.status_code == 400 and "no_such" in refused.json()["message"]
+    from ghattempt.emulator.__main__ import main
+
+    assert main(["serve", "--port", "0", "--fidelity", "replica_lag_ms"]) == 2
