@@ -137,6 +137,16 @@ class Limits:
             resource=resource,
         )
 
+    def _rest_rate_limited(self: Emulator, req: Request) -> Reply:
+        """GitHub's primary-limit answer for REST: 403, ``x-ratelimit-remaining: 0``."""
+        return self._json(
+            req,
+            403,
+            gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
+            {"x-ratelimit-remaining": "0"},
+            resource="core",
+        )
+
     def _rate_limit_rest(self: Emulator, req: Request) -> Reply:
         """``GET /rate_limit``: both windows; the request itself costs nothing."""
         limit = self._limit(req.token)

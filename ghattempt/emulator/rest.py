@@ -139,13 +139,7 @@ class Rest:
         refused = self._pre_faults(req, names, max(0, self._limit(req.token) - budget.used))
         if refused is not None:
             if refused.status == 200:  # a primary limit on REST is a 403
-                refused = self._json(
-                    req,
-                    403,
-                    gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
-                    {"x-ratelimit-remaining": "0"},
-                    resource="core",
-                )
+                refused = self._rest_rate_limited(req)
             return self._log_request(req, refused, name, "rest")
         writing = req.method != "GET"
         refused = self._secondary_limit(
@@ -155,14 +149,7 @@ class Rest:
             return self._log_request(req, refused, name, "rest")
         with self.state.lock:
             if budget.used + 1 > self._limit(req.token):
-                refused = self._json(
-                    req,
-                    403,
-                    gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
-                    {"x-ratelimit-remaining": "0"},
-                    resource="core",
-                )
-                return self._log_request(req, refused, name, "rest")
+                return self._log_request(req, self._rest_rate_limited(req), name, "rest")
             budget.used += 1
             status, body = run()
         lost = self._post_faults(req)

@@ -70,13 +70,9 @@ class RestGit:
     def _create_commit(self: Emulator, req: Request, repo: Any) -> tuple[int, Any]:
         """``POST /repos/{o}/{r}/git/commits``: message, tree, parents (and optional
         author/committer); answers 201 with the commit, or 422/403 as GitHub does."""
-        if req.token["contents"] != "write" or req.token["role"] not in (
-            "write",
-            "maintain",
-            "admin",
-        ):
-            kind = "integration" if req.viewer["kind"] == "Bot" else "personal access token"
-            return 403, json.loads(gh.rest_body(f"Resource not accessible by {kind}", 403))
+        refused = _contents_write_refusal(req)
+        if refused is not None:
+            return refused
         try:
             data = json.loads(req.body or b"null")
         except (ValueError, UnicodeDecodeError):
@@ -152,13 +148,9 @@ class RestGit:
         """``POST .../git/refs`` (``ref``, ``sha``), ``PATCH .../git/refs/{ref}``
         (``sha``, ``force``: a non-fast-forward needs it) and ``DELETE``. REST has no
         compare-and-set; use GraphQL ``updateRefs`` with ``beforeOid`` for that."""
-        if req.token["contents"] != "write" or req.token["role"] not in (
-            "write",
-            "maintain",
-            "admin",
-        ):
-            kind = "integration" if req.viewer["kind"] == "Bot" else "personal access token"
-            return 403, json.loads(gh.rest_body(f"Resource not accessible by {kind}", 403))
+        refused = _contents_write_refusal(req)
+        if refused is not None:
+            return refused
         rid = int(repo["id"])
         if req.method == "DELETE":
             assert name is not None
@@ -213,3 +205,11 @@ class RestGit:
             return None
         docs = "https://docs.github.com/rest/git/refs"
         return 422, json.loads(gh.rest_body(rulesets.violation_message(sentence), 422, docs))
+
+
+def _contents_write_refusal(req: Request) -> tuple[int, Any] | None:
+    """GitHub's 403 when the token may not write contents; None when it may."""
+    if req.token["contents"] == "write" and req.token["role"] in ("write", "maintain", "admin"):
+        return None
+    kind = "integration" if req.viewer["kind"] == "Bot" else "personal access token"
+    return 403, json.loads(gh.rest_body(f"Resource not accessible by {kind}", 403))

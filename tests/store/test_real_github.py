@@ -163,12 +163,6 @@ plan = ["admission", "build", "publication"]
 [attempt]
 default_channel = "stable"
 
-[lease]
-length = 60
-request_timeout = 5
-clock_skew = 1
-acquire_timeout = 30
-
 [pacing]
 write_interval = 0.0
 """
