@@ -89,7 +89,7 @@ def test_secondary_content_creation_limit(emu: Emulator, actions: GQL) -> None:
     comment(actions, d["id"], "c")
 
 
-def test_rest_rate_limit_endpoint(http: httpx.Client, actions: GQL) -> None:
+def test_rest_rate_limit_endpoint(emu: Emulator, http: httpx.Client, actions: GQL) -> None:
     actions.data("{ viewer { login } }")
     r = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
     assert r.status_code == 200
@@ -97,6 +97,12 @@ def test_rest_rate_limit_endpoint(http: httpx.Client, actions: GQL) -> None:
     assert body["resources"]["graphql"]["used"] == 1
     assert body["resources"]["graphql"]["limit"] == 1000
     assert body["resources"]["core"]["used"] == 0
+    # it costs no primary budget, but counts against the secondary limit (GitHub docs)
+    emu.rest_points_per_minute = 2
+    again = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
+    assert again.json()["resources"]["core"]["used"] == 0
+    refused = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
+    assert refused.status_code == 403 and "retry-after" in refused.headers
 
 
 def _github(emu: Emulator, token: str = "ghs_actions") -> GitHub:
