@@ -40,7 +40,9 @@ CLASSIFIER_REASON = {
 }
 
 
-LOCKED = "Unable to create comment because issue is locked."
+LOCKED = "Unable to create comment because issue is locked"
+"""GitHub's GraphQL refusal of a comment on a locked conversation (``addComment``, as
+open-telemetry/opentelemetry-dotnet#6554 quotes it; the REST 403 ends with a period)."""
 
 
 class DiscussionCategory:

@@ -65,7 +65,7 @@ def test_a_locked_discussion_refuses_the_actions_bot_and_apps(emu: Emulator, htt
             assert body["data"] == {"addDiscussionComment": None}
             assert body["errors"][0]["type"] == "FORBIDDEN"
             assert body["errors"][0]["message"] == (
-                "Unable to create comment because issue is locked.")
+                "Unable to create comment because issue is locked")
     # a person with write access (here an admin) still may
     assert comment(alice, d["id"], "maintainer note")["author"] == {"login": "alice"}
     assert [c["body"] for c in roots(actions, d["number"])] == ["attempt", "maintainer note"]
