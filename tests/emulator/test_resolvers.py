@@ -202,6 +202,7 @@ def test_limit_precedence_argument_fixture_github(tmp_path: Path) -> None:
     assert Emulator(fixture=with_limits, content_per_minute=9).content_per_minute == 9
     plain = Emulator(fixture=DEFAULT_FIXTURE)
     assert (plain.content_per_minute, plain.points_per_minute) == (80, 2000)
+    assert (plain.content_per_hour, plain.rest_points_per_minute) == (500, 900)
     # the fixture's limits live in the database: a restart keeps them
     db = str(tmp_path / "db.sqlite")
     Emulator(db, with_limits)
