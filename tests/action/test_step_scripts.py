@@ -55,7 +55,9 @@ def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
     prep = step(ROOT / "action.yml", "Locate the ghattempt environment")
     action_path = tmp_path / "action-copy"
     shutil.copytree(ROOT / "ghattempt", action_path / "ghattempt", ignore=IGNORE)
-    shutil.copy(ROOT / "pyproject.toml", action_path)
+    (action_path / "readers").mkdir()
+    for name in ("business-attempt.pyz", "business-attempt.pyz.sha256"):
+        shutil.copy(ROOT / "readers" / name, action_path / "readers")
     (action_path / "action").mkdir()
     shutil.copy(ROOT / "action" / "requirements.txt", action_path / "action")
     runner_temp = tmp_path / "runner-temp"
@@ -100,6 +102,11 @@ def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
     assert changed["self-hash"] != first["self-hash"]
     (venv / ".ghattempt-self").write_text(changed["self-hash"])
     (action_path / "ghattempt" / "queries.graphql").write_text("query Q { x }\n")
+    assert prep_outputs()["self-ready"] == "false"
+
+    # another reader bundle is another copy too (install.sh self copies it)
+    (venv / ".ghattempt-self").write_text(prep_outputs()["self-hash"])
+    (action_path / "readers" / "business-attempt.pyz").write_bytes(b"another bundle")
     assert prep_outputs()["self-ready"] == "false"
 
     # a venv from another lock is rebuilt whole
