@@ -114,21 +114,6 @@ def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
     assert (prep_outputs()["ready"], prep_outputs()["self-ready"]) == ("false", "false")
 
 
-@pytest.mark.parametrize(
-    "recovery, phase",
-    [("continue:build", "build"), ("continue:next-development", "next-development")],
-)
-def test_example_release_finds_the_phase_in_progress(tmp_path, recovery, phase):
-    find = step(
-        ROOT / ".github" / "workflows" / "example-release.yml", "Find the phase in progress"
-    )
-    assert find["if"] == "failure() && startsWith(steps.failed.outputs.recovery, 'continue:')"
-    out = tmp_path / "out"
-    out.write_text("")
-    done = run_bash(find["run"], {"RECOVERY": recovery, "GITHUB_OUTPUT": str(out)}, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert outputs(out) == {"phase": phase}
-
 
 def test_example_release_work_steps_print_without_expressions(tmp_path):
     path = ROOT / ".github" / "workflows" / "example-release.yml"
