@@ -456,7 +456,10 @@ def _prepare(args: argparse.Namespace) -> None:
     from ghattempt.cli._context import load_settings
     from ghattempt.cli._writing import check_plan
 
-    required = args.command != "status"
+    # status reads without a file too; a file that is there is read as a writer reads it
+    # (its repository-relative path names it in an annotation)
+    present = os.path.lexists(os.path.join(args.config_root, args.config))
+    required = args.command != "status" or present
     cfg = load_settings(args.config, required=required, root=args.config_root)
     args.loaded_config = cfg
     if cfg is not None and args.command != "status":
