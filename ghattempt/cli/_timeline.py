@@ -236,19 +236,20 @@ def build_timeline(pages: Any, verdict: Verdict | None, *, writer: str,
             return f"a record by the writer, then {reason.removeprefix('it was ')}"
         return None
 
+    def read(comment: Any, expected: Any) -> tuple[Any, str | None, str | None]:
+        """(the record or None, why it does not count, why it is marked tampered)."""
+        why = refused(comment)
+        try:
+            return parse_body(comment.body, expected), why, tampering(comment, why)
+        except JournalInvalid as exc:
+            bad = f"not a valid record ({exc.code}: {exc.detail})" if why is None else None
+            return None, why, tampering(comment, why) or bad
+
     for comment in capture.comments:
         at = _ts(comment.created_at) or 0.0
         times.append(at)
-        why: str | None = refused(comment)
-        record: Attempt | None = None
-        parse_error = None
-        try:
-            found = parse_body(comment.body, "attempt")
-            record = found if isinstance(found, Attempt) else None
-        except JournalInvalid as exc:
-            parse_error = f"{exc.code}: {exc.detail}"
-        tampered = tampering(comment, why) or (
-            f"not a valid record ({parse_error})" if parse_error and why is None else None)
+        found, why, tampered = read(comment, "attempt")
+        record = found if isinstance(found, Attempt) else None
         if record is None:
             kind = "tampered" if tampered else "ignored"
             marks.append(Mark(comment.id, at, kind, tampered or why or "no record"))
@@ -258,16 +259,8 @@ def build_timeline(pages: Any, verdict: Verdict | None, *, writer: str,
         for reply in capture.replies.get(comment.id, ()):
             rat = _ts(reply.created_at) or at
             times.append(rat)
-            rwhy = refused(reply)
-            event: Event | None = None
-            rerror = None
-            try:
-                parsed = parse_body(reply.body, "event")
-                event = parsed if isinstance(parsed, Event) else None
-            except JournalInvalid as exc:
-                rerror = f"{exc.code}: {exc.detail}"
-            rtampered = tampering(reply, rwhy) or (
-                f"not a valid record ({rerror})" if rerror and rwhy is None else None)
+            parsed, rwhy, rtampered = read(reply, "event")
+            event = parsed if isinstance(parsed, Event) else None
             if event is not None and (record.digest, event.seq) in pairs:
                 rtampered = rtampered or f"the reader refused it: {problem}"
             row = event.phase if event is not None else None
