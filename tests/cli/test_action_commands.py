@@ -96,6 +96,7 @@ def test_a_step_groups_its_detail_and_debug_lines_name_documents_status_and_cost
     # the result line and annotations stay outside the group
     assert lines[end + 1:] and lines[-1].startswith("ghattempt admit: admitted attempt")
     assert TOKEN not in "\n".join(lines[1:]) + admitted.stderr
+    assert "HTTP 200" not in admitted.stderr  # debug lines once, as ::debug::, not as notes
 
     for variable, value in (("ACTIONS_STEP_DEBUG", "true"), ("ACTIONS_STEP_DEBUG", "TRUE")):
         st = run(world, tmp_path, "status", env_extra={variable: value})
