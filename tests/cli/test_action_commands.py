@@ -28,21 +28,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 
 class Step:
-    def __init__(self, proc: subprocess.CompletedProcess[str], out: Path, summary: Path,
-                 requests: int) -> None:
+    def __init__(self, proc: subprocess.CompletedProcess[str], out: Path,
+                 summary: Path) -> None:
         self.rc, self.stdout, self.stderr = proc.returncode, proc.stdout, proc.stderr
         self.outputs = dict(line.split("=", 1) for line in out.read_text().splitlines()
                             if "=" in line) if out.is_file() else {}
         self.summary = summary.read_text() if summary.is_file() else ""
-        self.requests = requests
 
 
 _n = [900]
-
-
-def requests_seen(world: World) -> int:
-    return int(world.emulator.snapshot().get("requests", 0)) if hasattr(
-        world.emulator, "snapshot") else 0
 
 
 def run(world: World, tmp: Path, command: str, *, env_extra: dict[str, str] | None = None,
@@ -63,17 +57,7 @@ def run(world: World, tmp: Path, command: str, *, env_extra: dict[str, str] | No
     env.update(env_extra or {})
     proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env, text=True,
                           capture_output=True, timeout=120, cwd=tmp)
-    return Step(proc, out, summary, 0)
-
-
-def emulator_requests(world: World) -> int:
-    """Requests the emulator has answered so far (its request log)."""
-    import urllib.request
-
-    with urllib.request.urlopen(world.api_url + "_emulator/state", timeout=10) as r:  # noqa: S310
-        state = json.loads(r.read())
-    return len(state.get("requests", [])) if isinstance(state.get("requests"), list) \
-        else int(state.get("request_count", -1))
+    return Step(proc, out, summary)
 
 
 def test_a_step_groups_its_detail_and_debug_lines_name_documents_status_and_cost(
@@ -138,7 +122,6 @@ def test_ignored_records_give_a_warning_and_the_ignored_output(world: World,
     before = run(world, tmp_path, "status")
     number = before.outputs["journal-url"].rsplit("/", 1)[1]
     # someone else writes into the journal: a comment by the pull request's author
-    world.cli("status")  # make sure the journal exists
     repo_disc = _discussion_id(world, int(number))
     _comment(world, repo_disc, "ghp_alice", "LGTM, ship it")
     after = run(world, tmp_path, "status")
