@@ -75,7 +75,10 @@ def event_rows(journal: JournalState) -> list[EventRow]:
 
 def _inert(text: str) -> str:
     """``text`` for a terminal: control characters (escapes, newlines) shown as ``\\xNN``,
-    so record text cannot move the cursor, retitle the window or add lines."""
+    so record text cannot move the cursor, retitle the window or add lines; a token of
+    the environment or a token-shaped string (a record written before such values were
+    refused) shown as ``[redacted]``."""
+    text = public(text)
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -127,8 +130,16 @@ def text_report(verdict: Verdict, url: str | None) -> str:
     return out
 
 
+def public(text: str) -> str:
+    """``text`` with the environment's tokens and token-shaped strings redacted."""
+    from ghattempt.cli._secrets import secret_values
+    from ghattempt.github._redact import redact
+
+    return redact(text, secret_values())
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    return public(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 _STYLE = {

@@ -318,7 +318,11 @@ _AXIS = 40
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Escaped for HTML, with tokens and token-shaped strings redacted (the page may be
+    uploaded as an artifact)."""
+    from ghattempt.cli._render import public
+
+    return html.escape(public(str(text)), quote=True)
 
 
 def _short(digest: str | None) -> str:

@@ -52,3 +52,14 @@ def test_brief_and_none() -> None:
     assert brief == ("**ghattempt record**: recorded build started: status `running`, "
                      "recovery `continue:build`, next phase `build` \u00b7 "
                      "[journal](https://x/d/1)\n")
+
+
+def test_token_shaped_record_text_is_never_shown() -> None:
+    """A record written before such values were refused (or by hand) may hold one: the
+    terminal table, the Markdown summary and the timeline page redact it."""
+    from ghattempt.cli._render import _inert, _md
+    from ghattempt.cli._timeline import _esc
+
+    secret = "ghp_" + "a1" * 18
+    for shown in (_inert(f"key {secret}"), _md(f"reason {secret}"), _esc(f"by {secret}")):
+        assert secret not in shown and "[redacted]" in shown
