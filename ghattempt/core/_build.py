@@ -144,7 +144,7 @@ def build_material(*, attempt: Attempt | AttemptState, id: str, kind: str, size:
 
 def _context(journal: JournalState) -> _Context:
     return _Context(journal.options, journal.intent,
-                    {s.id: s.attempt for s in journal.attempts})
+                    {s.id: s.attempt for s in journal.attempts}, journal.repository_name)
 
 
 def check_event(journal: JournalState, event: Event) -> Failure | None:

@@ -68,7 +68,8 @@ def test_library_agrees_with_case(case: Path) -> None:
                            writer_id=opts.writer_id, request_key=opts.request_key,
                            server_url=None if opts.server_url == "https://github.com"
                            else opts.server_url, max_records=opts.max_records,
-                           max_attempts=opts.max_attempts)
+                           max_attempts=opts.max_attempts,
+                           require_witness=opts.require_witness)
     got = verdict.to_json()
     unchecked = set(expected.get("unchecked", ()))
     assert verdict.exit_code == expected["exit"]

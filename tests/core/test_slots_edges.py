@@ -125,7 +125,8 @@ def test_every_core_value_survives_pickling_at_every_protocol(protocol: int) -> 
     for name, value in _core_values().items():
         back = pickle.loads(pickle.dumps(value, protocol))
         assert type(back) is type(value) and back == value, name
-        assert repr(back) == repr(value), name
+        if name not in ("Verdict", "JournalState"):  # a frozenset's repr follows its history
+            assert repr(back) == repr(value), name
 
 
 def test_every_core_value_survives_copy_and_deepcopy() -> None:
