@@ -115,3 +115,32 @@ NaN/Infinity (section 3). Integer range and object keys are ``allowed_problem``'
 whitespace around the value is left to the canonical-form check, which refuses it.
 
 Raises ``ValueError`` (not JSON, a float) or ``RecursionError`` (nesting too deep)."""
+
+
+def read_canonical(line: str) -> Any:
+    """The value a line of canonical JSON holds, checked in section 3's order: JSON
+    syntax (no floats, no NaN/Infinity), canonical form (the line is byte-equal to the
+    canonical form of what it parses to), a UTF-8 form (no lone surrogate), allowed
+    values. Records (``parse_line``) and lease records (``parse_lease``) are read so.
+
+    Raises:
+        ValueError: naming the first check that fails.
+    """
+    try:
+        value = decode_record(line)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"the line is not JSON ({str(exc)[:80]})") from None
+    try:
+        canonical = canonical_text(value)
+    except (ValueError, RecursionError):
+        canonical = None
+    if canonical != line:
+        raise ValueError("the line is not in canonical form (c14n v1)")
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the line holds a lone surrogate; it has no UTF-8 form") from None
+    problem = allowed_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value

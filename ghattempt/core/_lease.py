@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from hashlib import sha256
 
-from ._c14n import allowed_problem, canonical_text, decode_record
+from ._c14n import canonical_text, read_canonical
 from ._codes import JournalInvalid
 from ._records import (
     COUNT,
@@ -195,22 +195,9 @@ def parse_lease(message: object) -> Lease:
                    "and one line of JSON")
     line = lines[2]
     try:
-        obj = decode_record(line)
-    except (ValueError, RecursionError) as exc:
-        raise _bad(f"the lease record is not JSON: {str(exc)[:80]}") from None
-    try:
-        canonical = canonical_text(obj)
-    except (ValueError, RecursionError):
-        canonical = None
-    if canonical != line:
-        raise _bad("the lease record is not in canonical form")
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _bad("the lease record holds a lone surrogate; it has no UTF-8 form") from None
-    problem = allowed_problem(obj)
-    if problem is not None:
-        raise _bad(f"the lease record holds a value outside c14n v1: {problem}")
+        obj = read_canonical(line)
+    except ValueError as exc:
+        raise _bad(f"the lease record: {exc}") from None
     return _lease_from(obj)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._c14n import MAX_SAFE_INTEGER, allowed_problem, canonical_text, decode_record, digest_text
+from ._c14n import MAX_SAFE_INTEGER, canonical_text, digest_text, read_canonical
 from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
 
@@ -255,7 +255,8 @@ def _event_rules(r: dict[str, Any]) -> None:
         raise ShapeProblem(f"event.status {status[:40]!r} is not allowed for phase "
                            f"{str(phase)[:40]!r}")
     if status in REASON_REQUIRED and r["reason"] is None:
-        raise ShapeProblem(f"event.reason is null; status {status} needs one")
+        raise ShapeProblem(f"status {status} needs a reason of 1..1024 characters "
+                           "(event.reason is null)")
     if status not in REASON_REQUIRED and r["reason"] is not None:
         raise ShapeProblem(f"event.reason is given; status {status} takes null")
 
@@ -546,24 +547,11 @@ def parse_line(line: str) -> Record:
         JournalInvalid: ``bad_record``, ``unknown_version`` or ``digest_mismatch``.
     """
     try:
-        obj = decode_record(line)
-    except (ValueError, RecursionError) as exc:
-        raise _bad(f"the record line is not JSON ({str(exc)[:80]})") from None
+        obj = read_canonical(line)
+    except ValueError as exc:
+        raise _bad(f"the record line: {exc}") from None
     if type(obj) is not dict:
         raise _bad("the record is not a JSON object")
-    try:
-        canonical = canonical_text(obj)
-    except (ValueError, RecursionError):
-        canonical = None
-    if canonical != line:
-        raise _bad("the record line is not in canonical form (c14n v1)")
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _bad("the record holds a lone surrogate; it has no UTF-8 form") from None
-    problem = allowed_problem(obj)
-    if problem is not None:
-        raise _bad(problem)
     v = obj.get("v")
     if type(v) is not int:
         raise _bad("v is not the integer 1")
