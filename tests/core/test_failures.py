@@ -1,5 +1,5 @@
 """Every failure code of the spec, built with the builders, and the check order where
-one fault could read two ways (spec sections 2-9)."""
+one fault could read two ways (docs/journal-format.md sections 2-9)."""
 
 from __future__ import annotations
 
