@@ -20,9 +20,7 @@ Provider errors are translated: ``RefConflict`` -> ``RefConflict`` (nothing writ
 
 from __future__ import annotations
 
-import json
 import math
-from collections import deque
 
 from ..github import (
     EMPTY_TREE,
@@ -37,12 +35,9 @@ from ..github import RefConflict as ProviderRefConflict
 from ._errors import AmbiguousOutcome, BackendError, RefConflict
 from ._protocol import RefSnapshot, RefWrite
 
-__all__ = ["UNKNOWN", "GitHubRefBackend"]
+__all__ = ["GitHubRefBackend"]
 
 _HEADS = "refs/heads/"
-
-UNKNOWN = "unknown"
-"""``acquired_from`` answer when this backend made no confirmed write for that holder."""
 
 
 class GitHubRefBackend:
@@ -64,8 +59,6 @@ class GitHubRefBackend:
         self._owner = owner
         self._name = name
         self._repository_id = repository_id
-        # confirmed writes: (ref name, expected head or None for create, message)
-        self._writes: deque[tuple[str, str | None, str]] = deque(maxlen=64)
 
     def __repr__(self) -> str:
         return f"GitHubRefBackend({self._owner}/{self._name})"
@@ -85,20 +78,6 @@ class GitHubRefBackend:
             return AmbiguousOutcome(f"{what}: {exc}")
         retryable = isinstance(exc, RateLimited | GitHubUnavailable)
         return BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=retryable)
-
-    def acquired_from(self, name: str, holder: str) -> str | None:
-        """The head ``holder``'s first confirmed write on ``name`` expected (its
-        acquisition): an oid, None when it created the ref, or :data:`UNKNOWN` when this
-        backend confirmed no write of that holder (e.g. one adopted after a lost answer).
-
-        The store uses it to prove that the lease it holds was taken from the very head it
-        read together with the journal (then nobody wrote in between).
-        """
-        needle = '"holder":' + json.dumps(holder, ensure_ascii=False)
-        for ref, expected, message in self._writes:
-            if ref == name and needle in message:
-                return expected
-        return UNKNOWN
 
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
         """A :class:`RefSnapshot` from a ref read elsewhere (e.g. merged into a capture)."""
@@ -130,7 +109,6 @@ class GitHubRefBackend:
             self._provider.create_ref(self._repository_id, name, commit.oid)
         except GitHubError as exc:
             raise self._translate(exc, f"creating lease ref {name}") from None
-        self._writes.append((name, None, message))
         return RefWrite(commit.oid, self._now())
 
     def advance_ref(self, name: str, expected_oid: str, message: str) -> RefWrite:
@@ -145,5 +123,4 @@ class GitHubRefBackend:
                 expected_head_oid=expected_oid, headline=headline, body=body)
         except GitHubError as exc:
             raise self._translate(exc, f"advancing lease ref {name}") from None
-        self._writes.append((name, expected_oid, message))
         return RefWrite(commit.oid, self._now())
