@@ -2,9 +2,9 @@
 
 How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract):
 
-* ``read_ref``: GraphQL ``RefLookup`` (the ref, its target commit and message); the server
+* ``read_ref``: GraphQL ``LeaseRef`` (the ref, its target commit's message); the server
   time is the answer's ``Date`` header (``GitHubProvider.last_server_time``). The store
-  can merge this read into its capture (``JournalPageLease``) and hand the result to
+  reads the ref itself first (it names the journal) and hands the read to
   ``RefLease.hold(observed=...)`` through :meth:`GitHubRefBackend.snapshot`.
 * ``create_ref``: REST ``POST /repos/{o}/{r}/git/commits`` (an unreferenced commit with
   the empty tree carrying the lease message) then ``createRef`` on it: the ref never
@@ -14,7 +14,8 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
 
 Provider errors are translated: ``RefConflict`` -> ``RefConflict`` (nothing written);
 ``AmbiguousOutcome`` -> ``AmbiguousOutcome`` (may have landed); ``RateLimited`` and
-``GitHubUnavailable`` -> retryable ``BackendError``; other refusals -> non-retryable
+``GitHubUnavailable`` -> retryable ``BackendError``; other refusals (a repository ruleset
+on the lease refs among them, which is not a lost compare-and-set) -> non-retryable
 ``BackendError``. Messages never carry credentials (the provider redacts them).
 """
 
@@ -87,9 +88,9 @@ class GitHubRefBackend:
         return RefSnapshot(name, ref.target_oid, message, math.floor(server_time))
 
     def read_ref(self, name: str) -> RefSnapshot:
-        """``RefLookup`` plus the answer's ``Date``."""
+        """``LeaseRef`` (spec journal-v1 section 5) plus the answer's ``Date``."""
         try:
-            ref = self._provider.ref(self._owner, self._name, name)
+            ref, _ = self._provider.lease_ref(self._owner, self._name, name)
         except GitHubError as exc:
             raise self._translate(exc, f"reading lease ref {name}") from None
         return self.snapshot(name, ref, self._now())

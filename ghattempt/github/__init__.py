@@ -17,6 +17,7 @@ if _typing.TYPE_CHECKING:
     from .capture import PAGE_SIZE, CaptureResult, floor_requests
     from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
     from .documents import DOCUMENT_NAMES, Document, document
+    from .identity import Identity
     from .errors import (
         AmbiguousOutcome,
         AuthFailed,
@@ -52,6 +53,7 @@ _SUBMODULE = {
     "DOCUMENT_NAMES": "documents", "Document": "documents", "document": "documents",
     "AmbiguousOutcome": "errors", "AuthFailed": "errors", "GitHubError": "errors",
     "GitHubRefused": "errors", "GitHubUnavailable": "errors", "GraphQLRefused": "errors",
+    "Identity": "identity",
     "InputError": "errors", "NotFound": "errors", "RateLimited": "errors",
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
@@ -82,6 +84,7 @@ __all__ = [
     "GitHubRefused",
     "GitHubUnavailable",
     "GraphQLRefused",
+    "Identity",
     "InputError",
     "NotFound",
     "OperationUsage",

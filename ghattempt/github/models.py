@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .identity import Identity
+
 __all__ = [
     "EMPTY_TREE",
     "Comment",
@@ -37,7 +39,10 @@ class Repository:
     categories: tuple[DiscussionCategory, ...] = ()
     has_discussions: bool = True
     viewer_permission: str | None = None
-    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App)."""
+    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App or
+    the Actions bot)."""
+    viewer: Identity | None = None
+    """Who the token is on this host (``RepositoryLookup`` asks ``viewer``)."""
 
     @property
     def owner(self) -> str:
@@ -51,8 +56,8 @@ class Repository:
 @dataclass(frozen=True, slots=True)
 class Discussion:
     """A journal. ``author_login`` / ``author_database_id`` are the GraphQL author (as the
-    reader will see it: ``github-actions`` and 41898282 for the Actions bot, where REST
-    says ``github-actions[bot]``); the database id is None for non-bots."""
+    reader will see it: ``github-actions`` for the Actions bot, where REST says
+    ``github-actions[bot]``)."""
 
     id: str
     number: int
@@ -66,15 +71,14 @@ class Discussion:
 class DiscussionSummary:
     """One discussion of a category listing: enough to recognise a journal by its body.
 
-    ``author_login``/``author_id`` are None for a deleted account (``databaseId`` only
-    for bots); ``edited`` is True when ``lastEditedAt`` is set or ``includesCreatedEdit``.
+    ``author_login``/``author_id`` are None for a deleted account; ``edited`` is True
+    when ``lastEditedAt`` is set or ``includesCreatedEdit``.
     """
 
     id: str
     number: int
     title: str
     body: str
-    locked: bool
     edited: bool
     author_login: str | None
     author_id: int | None

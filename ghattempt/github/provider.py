@@ -7,7 +7,7 @@ Sync, one instance per thread. Methods take and return small frozen records
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
@@ -24,6 +24,7 @@ from .errors import (
     NotFound,
     UnexpectedAnswer,
 )
+from .identity import Identity
 from .models import (
     EMPTY_TREE,
     Comment,
@@ -167,7 +168,8 @@ class GitHubProvider:
     # -- repositories -----------------------------------------------------------------
 
     def repository(self, owner: str, name: str) -> Repository:
-        """The repository's node id, databaseId, name and discussion categories.
+        """The repository's node id, databaseId, name and discussion categories, and who
+        the token is on this host (``Repository.viewer``), in one request.
 
         Raises:
             NotFound: no such repository, or not visible to these credentials.
@@ -175,7 +177,8 @@ class GitHubProvider:
         variables = {"owner": check_segment(owner, "owner"),
                      "name": check_segment(name, "repository")}
         with self._answer("RepositoryLookup", variables):
-            repo = self._data("RepositoryLookup", variables).get("repository")
+            data = self._data("RepositoryLookup", variables)
+            repo = data.get("repository")
             if not isinstance(repo, dict):
                 raise NotFound(f"repository {owner}/{name} not found",
                                operation="RepositoryLookup")
@@ -184,9 +187,12 @@ class GitHubProvider:
                 for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
                 if isinstance(c, dict)
             )
+            viewer = data.get("viewer")
+            identity = (Identity(viewer["login"], int(viewer["databaseId"]))
+                        if isinstance(viewer, dict) else None)
             return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
                               bool(repo.get("hasDiscussionsEnabled", True)),
-                              repo.get("viewerPermission"))
+                              repo.get("viewerPermission"), identity)
 
     def repository_by_id(self, repository_id: str) -> Repository:
         """The repository with this node id (survives renames and transfers).
@@ -272,7 +278,6 @@ class GitHubProvider:
                     author = d.get("author") if isinstance(d.get("author"), dict) else None
                     page.append(DiscussionSummary(
                         d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
-                        bool(d.get("locked")),
                         d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
                         author.get("login") if author else None,
                         author.get("databaseId") if author else None))
@@ -283,43 +288,46 @@ class GitHubProvider:
                 return
             after = cursor
 
-    def capture_with_ref(self, owner: str, name: str, number: int, ref_name: str, *,
-                         expect_comment_ids: Iterable[str] = (),
-                         stop_if: Callable[[Ref | None, float | None], bool] | None = None,
-                         ) -> tuple[CaptureResult | None, Ref | None, float | None]:
-        """:meth:`capture` whose first page also reads ``ref_name`` (``JournalPageLease``).
+    def capture_with_lease(self, owner: str, name: str, number: int, lease: str, *,
+                           expect_comment_ids: Iterable[str] = ()) -> CaptureResult:
+        """:meth:`capture` whose first page also reads the lease ref ``lease`` and the
+        discussion's category (``JournalPageLease``): the ``lease`` member of spec
+        journal-v1 section 5, which the reader checks the journal against (the witness).
 
-        Returns the capture (its pages are plain ``JournalPage``/``RepliesPage`` responses:
-        the ``lease`` field is removed), the ref as read in the same snapshot as the final
-        capture's first page (None when absent), and GitHub's clock (POSIX seconds, from
-        ``Date``) at that answer. When ``stop_if(ref, server_time)`` is true after the
-        first page (e.g. another writer holds the lease, so the capture would be stale by
-        the time it is used), paging stops and the capture returned is None.
+        Raises:
+            NotFound: no such repository or discussion.
+            ReadLagExceeded: as for :meth:`capture`.
         """
-        seen: dict[str, Any] = {}
+        qualified = _qualified(lease)
 
         def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
-            if op != "JournalPage" or variables.get("after") is not None:
-                return self._query(op, variables)
-            page = self._query("JournalPageLease", {**variables, "lease": _qualified(ref_name)})
-            repo = (page.get("data") or {}).get("repository")
-            if isinstance(repo, dict):
-                seen["ref"] = _lease_ref(repo.pop("lease", None))
-                seen["time"] = self._transport.last_date
-                if stop_if is not None and stop_if(seen["ref"], seen["time"]):
-                    raise _StopCapture
-            return page
+            if op == "JournalPage" and variables.get("after") is None:
+                return self._query("JournalPageLease", {**variables, "lease": qualified})
+            return self._query(op, variables)
 
         check_segment(owner, "owner")
         check_segment(name, "repository")
         _positive(number, "number")
-        try:
-            result: CaptureResult | None = capture_pages(
-                send, owner, name, number, expect=frozenset(expect_comment_ids),
-                policy=self._config.retry, sleep=self._config.sleep)
-        except _StopCapture:
-            result = None
-        return result, seen.get("ref"), seen.get("time")
+        return capture_pages(send, owner, name, number, expect=frozenset(expect_comment_ids),
+                             policy=self._config.retry, sleep=self._config.sleep)
+
+    def lease_ref(self, owner: str, name: str, qualified_name: str) -> tuple[Ref | None,
+                                                                              dict[str, Any]]:
+        """The lease ref and its commit message (``LeaseRef``, spec journal-v1 section 5),
+        or None when absent; with the raw response (a capture may hold it).
+
+        Raises:
+            NotFound: no such repository.
+        """
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"),
+                     "lease": _qualified(qualified_name)}
+        with self._answer("LeaseRef", variables):
+            response = self._query("LeaseRef", variables)
+            repo = (response.get("data") or {}).get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found", operation="LeaseRef")
+            return _lease_ref(repo.get("lease")), response
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,
                           body: str) -> Discussion:
@@ -352,19 +360,6 @@ class GitHubProvider:
             data = self._data("AddDiscussionComment", variables)
             c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
             return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
-
-    def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
-        """``lockLockable``: only writers with repository write access may comment after.
-
-        ``reason`` is a GitHub ``LockReason`` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED) or None.
-        """
-        variables = {"lockableId": lockable_id, "lockReason": reason}
-        with self._answer("LockLockable", variables):
-            data = self._data("LockLockable", variables)
-            locked = _shape("LockLockable", data, "lockLockable", "lockedRecord", "locked")
-        if locked is not True:
-            raise GitHubRefused(f"LockLockable: {lockable_id} is still unlocked",
-                                operation="LockLockable")
 
     def capture_journal(self, owner: str, name: str, number: int, *,
                         expect_comment_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
@@ -700,10 +695,6 @@ def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
         return None, None
     db = author.get("databaseId")
     return author.get("login"), db if isinstance(db, int) else None
-
-
-class _StopCapture(Exception):
-    """Raised inside a capture to stop paging (``capture_with_ref(stop_if=...)``)."""
 
 
 def _lease_ref(raw: Any) -> Ref | None:

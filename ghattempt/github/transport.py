@@ -46,6 +46,9 @@ EXCHANGE = "POST /app/installations/{id}/access_tokens"
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
+NEXT_GLOBAL_ID = "X-Github-Next-Global-ID"
+"""The header asking GitHub for node ids in the new format; sent on every request."""
+
 
 class _Retry(Exception):
     def __init__(self, decision: Decision) -> None:
@@ -93,7 +96,7 @@ class Transport:
             # a cache of our own: the App JWT and installation token live here, not in
             # githubkit's process-wide default
             cache_strategy=MemCacheStrategy(),
-            event_hooks={"response": [self._remember]},
+            event_hooks={"request": [self._tag], "response": [self._remember]},
         )
         self._client_open = False
         try:
@@ -124,6 +127,14 @@ class Transport:
     def last_date(self) -> float | None:
         """GitHub's clock (POSIX seconds, from ``Date``) at the last answer; None before."""
         return self._last_date
+
+    @staticmethod
+    def _tag(request: httpx.Request) -> None:
+        # httpx request hook, on every request (the App token exchange too): GitHub then
+        # answers node ids in the new format also for objects made before its migration
+        # of global node ids (GitHub docs, "Migrating GraphQL global node IDs"); journals
+        # and scope keys name repositories by the id in the format captured.
+        request.headers[NEXT_GLOBAL_ID] = "1"
 
     def _remember(self, response: httpx.Response) -> None:
         # httpx response hook: keeps our own request's raw answer, in case githubkit's

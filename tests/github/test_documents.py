@@ -18,6 +18,7 @@ SPEC_QUERIES = pathlib.Path("/work/shared/spec/queries")
 SPEC_SHA256 = {
     "JournalPage": "1297313152291db06252061833eb16c0567a39e320900d65a7c42226f9f1a151",
     "RepliesPage": "cbd30d1235e0df10318ace11183e9b5e0870a8a5b65bfab82c24b044135b5605",
+    "LeaseRef": "149c1211d526008164d0fb0bc183b48ca6b5f778eadde79b4c60e15289bc17ff",
 }
 
 
@@ -56,7 +57,7 @@ def test_capture_queries_are_the_spec_bytes(name):
 def test_mutations_and_queries_are_told_apart():
     kinds = {n: document(n).kind for n in DOCUMENT_NAMES}
     assert {n for n, k in kinds.items() if k == "mutation"} == {
-        "CreateDiscussion", "AddDiscussionComment", "LockLockable", "CreateRef",
+        "CreateDiscussion", "AddDiscussionComment", "CreateRef",
         "UpdateRefs", "DeleteRef", "CreateCommitOnBranch"}
 
 
@@ -70,8 +71,8 @@ def test_public_namespace_is_curated():
     for name in gh.__all__:
         assert hasattr(gh, name), name
     public = {n for n in dir(gh) if not n.startswith("_")}
-    modules = {"capture", "config", "documents", "errors", "models", "provider", "retry",
-               "transport", "usage"}
+    modules = {"capture", "config", "documents", "errors", "identity", "models", "provider",
+               "retry", "transport", "usage"}
     assert public - modules == set(gh.__all__)
 
 
