@@ -5,8 +5,8 @@ Shape::
     read(argv: list[str]) -> int                 # the reader CLI, reporting the bundle digest
     capture(args) -> int                         # pages -> file or stdout
     status(args) -> int                          # table or --json verdict
-    fetch_pages(args) -> tuple[list[dict], Target]
-    verdict_for(pages, args, cfg, repository_id) -> Verdict
+    fetch_pages(args, cfg) -> tuple[list[dict], Target, Identity | None]
+    verdict_for(pages, args, cfg, repository_id, viewer) -> Verdict
 
 ``status`` reads exactly as the reader does (``ghattempt.core.read_journal``, spec
 journal-v1 sections 5-10), so its ``--json`` output is the line ``read`` would print for
@@ -36,6 +36,7 @@ from ghattempt.cli._errors import CliError
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import Verdict
+    from ghattempt.github import Identity
 
 __all__ = ["Target", "capture", "current_verdict", "fetch_pages", "read", "status",
            "verdict_for"]
@@ -102,40 +103,67 @@ def _print_verdict(verdict: Verdict) -> None:
     sys.stdout.buffer.flush()
 
 
-def _number(gh: Any, args: Any, repository: tuple[str, str], cfg: LoadedConfig | None) -> int:
-    if args.discussion is not None:
-        if args.discussion < 1:
-            raise CliError(2, "--discussion must be a number >= 1")
-        return int(args.discussion)
-    if args.pull_request is not None:
-        from ghattempt.cli._store import find_journal_number
+def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any]], Target,
+                                                            Identity | None]:
+    """Capture the journal ``args`` names with its lease ref (spec journal-v1 section 5:
+    the reader checks the journal against the lease's witness), with a progress ticker
+    on stderr; also who the token is (``viewer``).
 
-        found = find_journal_number(gh, args, repository, cfg)
-        if found is None:
-            raise NoJournal(f"no journal for pull request #{args.pull_request} in "
-                            f"{repository[0]}/{repository[1]} yet (admit opens it)")
-        return found
-    raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
-
-
-def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any]], Target]:
-    """Capture the journal ``args`` names, with a progress ticker on stderr.
+    ``--pull-request``: the journal is located as a writer finds it (the scope's lease
+    names it; else the category scan), then captured with the lease member.
+    ``--discussion N``: its first page names the intent, whose lease ref is then read
+    with the capture (one page more).
 
     Raises:
-        CliError: (2) no repository / journal named; GitHubError (exit 4).
+        CliError: (2) no repository / journal named; NoJournal (the pull request has none
+            yet); JournalMissing (exit 3: the lease names a journal that is gone or
+            moved); GitHubError (exit 4).
     """
+    from ghattempt.core import lease_ref_name
+
     owner, name = split_repository(args.repository)
     with connect(args) as gh:
-        number = _number(gh, args, (owner, name), cfg)
-        with Progress(gh, f"capturing {owner}/{name}#{number}"):
-            pages = gh.capture_journal(owner, name, number)
-    return pages, Target(owner, name, number)
+        repo = gh.repository(owner, name)
+        if args.discussion is not None:
+            if args.discussion < 1:
+                raise CliError(2, "--discussion must be a number >= 1")
+            number = int(args.discussion)
+            with Progress(gh, f"capturing {owner}/{name}#{number}"):
+                first = gh.capture_journal(owner, name, number)
+                intent = _intent_of(first)
+                pages = first if intent is None else list(gh.capture_with_lease(
+                    owner, name, number, lease_ref_name(intent, repo.id)).pages)
+        elif args.pull_request is not None:
+            from ghattempt.cli._store import locate_journal
+
+            journal, store = locate_journal(gh, args, (owner, name), cfg)
+            if journal is None:
+                raise NoJournal(f"no journal for pull request #{args.pull_request} in "
+                                f"{owner}/{name} yet (admit opens it)")
+            number = journal.number
+            with Progress(gh, f"capturing {owner}/{name}#{number}"):
+                pages = store.capture(journal)
+        else:
+            raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+    return pages, Target(owner, name, number), repo.viewer
+
+
+def _intent_of(pages: list[dict[str, Any]]) -> str | None:
+    """The intent id in the journal body of a first page, if it holds an intent record."""
+    from ghattempt.core import Intent, JournalInvalid, parse_body
+
+    try:
+        body = pages[0]["data"]["repository"]["discussion"]["body"]
+        record = parse_body(body, "intent")
+    except (LookupError, TypeError, JournalInvalid):
+        return None
+    return record.digest if isinstance(record, Intent) else None
 
 
 def capture(args: Any) -> int:
     """``ghattempt capture``: the pages as one JSON array (UTF-8, then a newline)."""
     cfg = load_settings(args.config, required=False)
-    pages, _target = fetch_pages(args, cfg)
+    pages, _target, _viewer = fetch_pages(args, cfg)
     text = json.dumps(pages, ensure_ascii=False, separators=(",", ":")) + "\n"
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -151,11 +179,13 @@ def capture(args: Any) -> int:
 
 
 def verdict_for(pages: object, args: Any, cfg: LoadedConfig | None,
-                repository_id: str) -> Verdict:
-    """The reader's verdict for ``pages`` with the reading options of ``args``."""
+                repository_id: str, viewer: Identity | None = None) -> Verdict:
+    """The reader's verdict for ``pages`` with the reading options of ``args``
+    (``viewer``: who the token is, whose databaseId stands in for a writer id nobody
+    gave when the token is that writer)."""
     from ghattempt.core import read_journal
 
-    writer, writer_id = reader_identity(args, cfg)
+    writer, writer_id = reader_identity(args, cfg, viewer)
     return read_journal(pages, writer=writer, repository_id=repository_id,
                         writer_id=writer_id, request_key=args.request_key,
                         server_url=args.server_url, max_records=args.max_records,
@@ -179,7 +209,9 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
         The reader's verdict and the journal's web URL (None when unknown).
     """
     cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
+    reader_identity(args, cfg)  # a --writer that is no GraphQL login: exit 2 before reading
     target: Target | None = None
+    viewer: Identity | None = None
     if getattr(args, "capture", None):
         raw = sys.stdin.buffer.read() if args.capture == "-" else Path(args.capture).read_bytes()
         try:
@@ -188,12 +220,12 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
             raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
     else:
         try:
-            pages, target = fetch_pages(args, cfg)
+            pages, target, viewer = fetch_pages(args, cfg)
         except NoJournal as missing:
             return _no_journal(args, missing.message), None
     repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
-    verdict = verdict_for(pages, args, cfg, repository_id)
+    verdict = verdict_for(pages, args, cfg, repository_id, viewer)
     url = None
     if target is not None:
         url = journal_url(args.server_url, target.repository, target.number)

@@ -8,12 +8,13 @@ Example::
                                  repository_id=repo_id, category="release-journal",
                                  writer_login="github-actions", writer=writer,
                                  reader=reader_digest())
-    store.initialise()
-    journal = store.open_journal(7, "main")
-    with store.session(journal) as s:
+    store.initialise()                           # who the token is; the category
+    with store.open(7, "main") as s:             # find or create the journal, hold it
         s.preflight("merge/pr-7@main")           # before consuming an authorization
         attempt = s.admit(request_key="merge/pr-7@main", generation=gen, plan=plan,
                           channel="stable", expires_at="2026-12-01T00:00:00Z")
+    journal = store.locate(7, "main")            # one LeaseRef read names the journal
+    with store.session(journal) as s:
         s.append(attempt.id, key="admission/started", phase="admission", status="started")
 
 Errors: see ``ghattempt.store._errors`` (``StoreError`` and its subclasses).
@@ -27,15 +28,18 @@ from ._errors import (
     GitHubAnomaly,
     IllegalTransition,
     JournalInvalidError,
+    JournalMissing,
     MaterialRefused,
     RefusedByRules,
     RepositoryMismatch,
     StoreError,
     StoreInputError,
     TerminalAttempt,
+    WitnessNotMet,
+    WrongWriter,
 )
+from ._protocol import MAX_SENDS
 from ._store import (
-    MAX_SENDS,
     AppendResult,
     BusinessAttemptStore,
     Journal,
@@ -57,6 +61,7 @@ __all__ = [
     "IllegalTransition",
     "Journal",
     "JournalInvalidError",
+    "JournalMissing",
     "MaterialCheck",
     "MaterialRefused",
     "RefusedByRules",
@@ -66,5 +71,7 @@ __all__ = [
     "StoreInputError",
     "Successor",
     "TerminalAttempt",
+    "WitnessNotMet",
+    "WrongWriter",
     "default_journal_title",
 ]
