@@ -36,7 +36,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ghattempt.cli._context import connect, journal_url, load_settings, split_repository
+from ghattempt.cli._context import (
+    connect,
+    journal_url,
+    load_settings,
+    notice_hook,
+    split_repository,
+)
 from ghattempt.cli._errors import CliError
 
 if TYPE_CHECKING:
@@ -99,7 +105,7 @@ def _holder_label(writer: Writer) -> str:
 
 
 def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
-           cfg: LoadedConfig, writer: Writer) -> Any:
+           cfg: LoadedConfig, writer: Writer, notice: Any) -> Any:
     from ghattempt.exclusive import LeaseSettings, RefLease
     from ghattempt.store import GitHubRefBackend
 
@@ -109,7 +115,8 @@ def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
                              clock_skew=float(lease.clock_skew),
                              acquire_timeout=float(lease.acquire_timeout),
                              holder_label=_holder_label(writer))
-    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings)
+    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings,
+                    notice=notice)
 
 
 @contextmanager
@@ -127,18 +134,22 @@ def _context(args: Any) -> Iterator[_Ctx]:
     writer = _writer(args)
     lease = cfg.settings.lease
     args.timeout = min(float(args.timeout or lease.request_timeout), lease.request_timeout)
+    notice = notice_hook(args)
     with connect(args, mutation_interval=cfg.settings.pacing.write_interval) as gh:
+        # who the token is on this host (viewer) and the repository, in one request
         repo = gh.repository(owner, name)
         base_ref = args.base_ref
         if not base_ref:
             base_ref = gh.pull_request(owner, name, args.pull_request).base_ref_name
         store = BusinessAttemptStore(
-            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer),
+            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer, notice),
             repository=repo.name_with_owner, repository_id=repo.id,
             category=cfg.settings.journal.category, writer_login=cfg.settings.writer.login,
             writer_id=cfg.settings.writer.database_id, writer=writer, reader=reader_digest(),
-            server_url=getattr(args, "server_url", None) or None,
+            server_url=getattr(args, "server_url", None) or None, notice=notice,
             journal_title=cfg.journal_title_of)
+        store.initialise(repo)
+        store.check_writer()  # a configured writer that is not this token: before any write
         yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref)
 
 
@@ -182,7 +193,7 @@ def _tip(session: Session, key: str) -> AttemptState:
 
 
 def _find(ctx: _Ctx) -> Journal:
-    journal = ctx.store.find_journal(ctx.store.intent(ctx.pull_request, ctx.base_ref))
+    journal = ctx.store.locate(ctx.pull_request, ctx.base_ref)
     if journal is None:
         raise CliError(1, f"no journal for pull request #{ctx.pull_request} into "
                           f"{ctx.base_ref} yet; admit opens it")
@@ -268,8 +279,9 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     channel = ctx.cfg.channel(ctx.args.channel)
     generation = _generation(ctx)
-    journal = ctx.store.open_journal(ctx.pull_request, ctx.base_ref)
-    with ctx.store.session(journal) as s:
+    # find or create the journal and hold its scope: one hold for both
+    with ctx.store.open(ctx.pull_request, ctx.base_ref) as s:
+        journal = s.journal
         blocking = s.find_blocking(key)
         if blocking is not None and blocking.generation_id == generation.id \
                 and blocking.attempt.authorization == ctx.args.authorization:
