@@ -35,7 +35,7 @@ from ghattempt.cli._errors import CliError
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import Verdict
+    from ghattempt.core import Intent, Verdict
     from ghattempt.github import Identity
 
 __all__ = ["Target", "capture", "current_verdict", "fetch_pages", "read", "status",
@@ -112,15 +112,14 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
     ``--pull-request``: the journal is located as a writer finds it (the scope's lease
     names it; else the category scan), then captured with the lease member.
     ``--discussion N``: its first page names the intent, whose lease ref is then read
-    with the capture (one page more).
+    with the capture (one page more). Pages holding fewer records than the lease's
+    witness are read again a few times (replicas lag) before they are handed over.
 
     Raises:
         CliError: (2) no repository / journal named; NoJournal (the pull request has none
             yet); JournalMissing (exit 3: the lease names a journal that is gone or
             moved); GitHubError (exit 4).
     """
-    from ghattempt.core import lease_ref_name
-
     owner, name = split_repository(args.repository)
     with connect(args) as gh:
         repo = gh.repository(owner, name)
@@ -131,8 +130,14 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
             with Progress(gh, f"capturing {owner}/{name}#{number}"):
                 first = gh.capture_journal(owner, name, number)
                 intent = _intent_of(first)
-                pages = first if intent is None else list(gh.capture_with_lease(
-                    owner, name, number, lease_ref_name(intent, repo.id)).pages)
+                if intent is None or intent.repository_id != repo.id:
+                    pages = first  # not a journal of this repository: the reader says so
+                else:
+                    from ghattempt.cli._store import reading_store
+                    from ghattempt.store import Journal
+
+                    store = reading_store(gh, args, repo, cfg)
+                    pages = store.capture_witnessed(Journal(intent, "", number))
         elif args.pull_request is not None:
             from ghattempt.cli._store import locate_journal
 
@@ -142,14 +147,14 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
                                 f"{owner}/{name} yet (admit opens it)")
             number = journal.number
             with Progress(gh, f"capturing {owner}/{name}#{number}"):
-                pages = store.capture(journal)
+                pages = store.capture_witnessed(journal)
         else:
             raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
     return pages, Target(owner, name, number), repo.viewer
 
 
-def _intent_of(pages: list[dict[str, Any]]) -> str | None:
-    """The intent id in the journal body of a first page, if it holds an intent record."""
+def _intent_of(pages: list[dict[str, Any]]) -> Intent | None:
+    """The intent record in the journal body of a first page, if it holds one."""
     from ghattempt.core import Intent, JournalInvalid, parse_body
 
     try:
@@ -157,7 +162,7 @@ def _intent_of(pages: list[dict[str, Any]]) -> str | None:
         record = parse_body(body, "intent")
     except (LookupError, TypeError, JournalInvalid):
         return None
-    return record.digest if isinstance(record, Intent) else None
+    return record if isinstance(record, Intent) else None
 
 
 def capture(args: Any) -> int:

@@ -17,7 +17,6 @@ if _typing.TYPE_CHECKING:
     from .capture import PAGE_SIZE, CaptureResult, floor_requests
     from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
     from .documents import DOCUMENT_NAMES, Document, document
-    from .identity import Identity
     from .errors import (
         AmbiguousOutcome,
         AuthFailed,
@@ -32,6 +31,7 @@ if _typing.TYPE_CHECKING:
         RefConflict,
         UnexpectedAnswer,
     )
+    from .identity import Identity
     from .models import (
         EMPTY_TREE,
         Comment,

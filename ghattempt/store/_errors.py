@@ -37,6 +37,8 @@ Errors from the layers below pass through unchanged: ``ghattempt.github`` errors
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AuthorizationReused",
     "Blocked",
@@ -114,11 +116,18 @@ class WitnessNotMet(JournalInvalidError):
 
     Attributes:
         reads: how many captures were read.
+        missing: the digest of the newest record the witness names (``head.last``), when
+            known.
     """
 
-    def __init__(self, detail: str | None, reads: int) -> None:
+    def __init__(self, detail: str | None, reads: int, witness: Any = None) -> None:
         self.reads = reads
-        super().__init__("rolled_back", f"{detail} (after {reads} reads)")
+        self.missing = getattr(witness, "last", None)
+        named = ""
+        if witness is not None and witness.last is not None:
+            named = (f"the lease's witness names {witness.records} records, the newest "
+                     f"{witness.last}; ")
+        super().__init__("rolled_back", f"{named}{detail} (after {reads} reads)")
 
 
 class JournalMissing(JournalInvalidError):

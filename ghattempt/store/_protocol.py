@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import Attempt, Event, JournalState, Verdict, read_back
+from ..core import Attempt, Event, JournalState, Verdict, Witness, read_back
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -119,10 +119,12 @@ class Limited:
 
 @dataclass(frozen=True, slots=True)
 class Captured:
-    """A capture was read: ``verdict`` is the core reader's, ``pages`` what was read."""
+    """A capture was read: ``verdict`` is the core reader's, ``pages`` what was read,
+    ``witness`` the lease's witness the pages carry (None: no lease member)."""
 
     verdict: Verdict
     pages: Any = None
+    witness: Witness | None = None
 
 
 # -- append -------------------------------------------------------------------------------
@@ -151,22 +153,30 @@ class Append:
        again, at most :data:`MAX_RATE_WAITS` times and only for waits of at most
        :data:`MAX_RATE_WAIT` seconds; else the rate limit is raised;
     3. a lost answer reads the journal back; the core's ``read_back`` decides:
-       ``landed`` ends it (reconciled), ``absent`` sends the same bytes again (at most
-       :data:`MAX_SENDS` sends, then ``GitHubAnomaly``), ``conflict`` is
-       ``ConflictingKey``, ``moved`` is refused (``head_moved``, or ``fork`` for a
-       root), ``vanished`` fails closed (``identity_drift``);
+       ``landed`` ends it (reconciled); ``absent`` reads back again, ``reads`` read-backs
+       in all, after waits of ``base`` doubling up to ``cap`` seconds (a comment GitHub
+       committed stays invisible while its replicas lag), and only when every one says
+       absent sends the same bytes again (at most :data:`MAX_SENDS` sends, then
+       ``GitHubAnomaly``); ``conflict`` is ``ConflictingKey``; ``moved`` is refused
+       (``head_moved``, or ``fork`` for a root); ``vanished`` fails closed
+       (``identity_drift``);
     4. a read-back of an invalid journal fails closed (``JournalInvalidError``).
 
     The caller proves it holds the writer scope before every send (``owner.mutation()``).
     """
 
-    def __init__(self, record: Attempt | Event, *, max_sends: int = MAX_SENDS) -> None:
+    def __init__(self, record: Attempt | Event, *, max_sends: int = MAX_SENDS,
+                 reads: int = 1, base: float = 0.0, cap: float = 0.0) -> None:
         self._record = record
         self._max = max_sends
         self._sends = 0
         self._waits = 0
+        self._reads = max(1, reads)
+        self._base = base
+        self._cap = cap
+        self._absent = 0  # read-backs in a row that found the record absent
+        self._after_sleep: Send | Read = Send()
         self._next: Send | Read | Sleep | Done | Refuse = Send()
-        self._after_sleep: Send | None = None
 
     @property
     def sends(self) -> int:
@@ -178,8 +188,9 @@ class Append:
         action = self._next
         if isinstance(action, Send):
             self._sends += 1
+            self._absent = 0
         elif isinstance(action, Sleep):
-            self._next = Send()
+            self._next = self._after_sleep
         return action
 
     def feed(self, result: Sent | Lost | Limited | Captured) -> None:
@@ -193,6 +204,7 @@ class Append:
             if self._waits > MAX_RATE_WAITS or wait > MAX_RATE_WAIT:
                 self._next = Refuse(result.error)
             else:
+                self._after_sleep = Send()
                 self._next = Sleep(wait, f"GitHub's rate limit refused the write "
                                          f"(retry-after {wait:g} s)")
         elif isinstance(result, Lost):
@@ -200,7 +212,7 @@ class Append:
         else:
             self._next = self._judge(result)
 
-    def _judge(self, captured: Captured) -> Done | Send | Refuse:
+    def _judge(self, captured: Captured) -> Done | Send | Read | Sleep | Refuse:
         state = captured.verdict.journal
         if state is None:
             return Refuse(JournalInvalidError(captured.verdict.reason or "invalid",
@@ -209,6 +221,12 @@ class Append:
         if back.outcome == "landed":
             return Done(Appended(None, self._sends, state, captured.pages, reconciled=True))
         if back.outcome == "absent":
+            self._absent += 1
+            if self._absent < self._reads:
+                self._after_sleep = Read()
+                return Sleep(min(self._cap, self._base * 2 ** (self._absent - 1)),
+                             "the write's answer was lost and the journal does not show "
+                             "it yet (replicas lag); reading back again")
             if self._sends >= self._max:
                 return Refuse(GitHubAnomaly(
                     f"the outcome of a write stayed unknown after {self._max} sends of the "
@@ -270,7 +288,7 @@ class Capture:
             self._next = Refuse(JournalInvalidError(verdict.reason or "invalid",
                                                     verdict.detail))
         elif self._reads >= self._attempts:
-            self._next = Refuse(WitnessNotMet(verdict.detail, self._reads))
+            self._next = Refuse(WitnessNotMet(verdict.detail, self._reads, result.witness))
         else:
             wait = min(self._cap, self._base * 2 ** (self._reads - 1))
             self._next = Sleep(wait, "the journal read holds fewer records than the lease's "

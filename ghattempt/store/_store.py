@@ -613,23 +613,41 @@ class BusinessAttemptStore:
             JournalInvalidError: the journal is invalid otherwise.
             JournalMissing: see :meth:`capture`.
         """
+        pages, error = self._capture_witnessed(journal)
+        if error is not None:
+            raise error
+        return pages, self._state_of(pages)
+
+    def capture_witnessed(self, journal: Journal) -> list[dict[str, Any]]:
+        """:meth:`capture`, read again (a few times, with backoff) while the pages hold
+        fewer records than the lease's witness names (spec journal-v1 section 5: a
+        capture tool reads lagging pages again before handing them over). Returns the
+        last pages whatever the reader says of them: for reading, not for writing.
+
+        Raises:
+            JournalMissing: see :meth:`capture`.
+        """
+        return self._capture_witnessed(journal)[0]
+
+    def _capture_witnessed(self, journal: Journal) -> tuple[list[dict[str, Any]],
+                                                             JournalInvalidError | None]:
         policy = self._provider.config.retry
         machine = Capture(attempts=policy.lag_attempts, base=policy.lag_base,
                           cap=policy.lag_cap)
+        pages: list[dict[str, Any]] = []
         while True:
             action = machine.next()
             if isinstance(action, Read):
                 pages = self.capture(journal)
-                machine.feed(Captured(self.read(pages), pages))
+                machine.feed(Captured(self.read(pages), pages, _witness_in(pages)))
             elif isinstance(action, Sleep):
                 self._sleep(action.seconds, action.why)
             elif isinstance(action, Done):
-                got: Captured = action.value
-                assert got.verdict.journal is not None
-                return got.pages, got.verdict.journal
+                return pages, None
             else:
                 assert isinstance(action, Refuse)
-                raise action.error
+                assert isinstance(action.error, JournalInvalidError)
+                return pages, action.error
 
     def verdict(self, journal: Journal, request_key: str | None = None) -> Verdict:
         """Capture and read the journal without entering the writer scope."""
@@ -860,7 +878,9 @@ class Session:
         number of sends; the session's pages and state include the record after it."""
         store = self._store
         provider = store._provider
-        machine = Append(record)
+        policy = provider.config.retry
+        machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
+                         cap=policy.lag_cap)
         lost_at: float | None = None
         while True:
             action = machine.next()
@@ -1108,6 +1128,15 @@ class Session:
         """Roll back a succeeded attempt: ``started``, then ``succeeded`` or ``failed``."""
         return self.append(attempt_id, key=key, phase="rollback", status=status,
                            reason=reason)
+
+
+def _witness_in(pages: list[dict[str, Any]]) -> Witness | None:
+    """The witness of the lease member the first page carries, if it is a lease record."""
+    try:
+        message = pages[0]["data"]["repository"]["lease"]["target"]["message"]
+        return parse_lease(message).head
+    except (LookupError, TypeError, JournalInvalid):
+        return None
 
 
 def _what(record: Attempt | Event) -> str:
