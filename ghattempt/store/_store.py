@@ -650,8 +650,9 @@ class BusinessAttemptStore:
                 return pages, action.error
 
     def verdict(self, journal: Journal, request_key: str | None = None) -> Verdict:
-        """Capture and read the journal without entering the writer scope."""
-        return self.read(self.capture(journal), request_key)
+        """Capture (:meth:`capture_witnessed`) and read the journal without entering the
+        writer scope."""
+        return self.read(self.capture_witnessed(journal), request_key)
 
     # -- sessions ---------------------------------------------------------------------
 

@@ -12,22 +12,20 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ghattempt.core import CliWriter
-from ghattempt.emulator import Emulator, EmulatorServer
+from ghattempt.emulator import Emulator
 from ghattempt.emulator.fixture import ghes_fixture
 from ghattempt.emulator.ids import node_id
 from ghattempt.exclusive import OwnershipLost, RefConflict, ScopeBusy
-from ghattempt.github import GitHubProvider
 from ghattempt.store import BusinessAttemptStore, Journal
 
 from . import harness as h
+from .conftest import Served
 
 pytestmark = pytest.mark.network
 
@@ -35,47 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "merge/pr-1@main"
 LEASE_RULESET = {"name": "leases", "include": ["refs/heads/ghattempt/lease/**"],
                  "rules": ["creation", "update", "deletion"], "bypass": []}
-
-
-@dataclass
-class Served:
-    emu: Emulator
-    server: EmulatorServer
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def provider(self, token: str = h.WRITER_TOKENS[0]) -> GitHubProvider:
-        return h.provider(url=self.url, token=token)
-
-    def store(self, token: str = h.WRITER_TOKENS[0], **kwargs: Any) -> BusinessAttemptStore:
-        gh = self.provider(token)
-        rid = h.repository_id(gh)
-        return h.store(gh, h.lease(gh, rid), repo_id=rid, **kwargs)
-
-    def discussions(self, repository: str = h.REPO) -> list[dict[str, Any]]:
-        repo = next(r for r in self.emu.snapshot()["repositories"]
-                    if r["nameWithOwner"] == repository)
-        found: list[dict[str, Any]] = repo["discussions"]
-        return found
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    servers: list[EmulatorServer] = []
-
-    def start(fidelity: dict[str, Any] | None = None,
-              fixture: dict[str, Any] | None = None) -> Served:
-        emu = Emulator(str(tmp_path / f"emu{len(servers)}.db"), fixture or h.fixture(),
-                       fidelity=fidelity)
-        server = EmulatorServer(emu).start()
-        servers.append(server)
-        return Served(emu, server)
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def admitted(store: BusinessAttemptStore) -> tuple[Journal, str]:
