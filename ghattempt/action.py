@@ -260,6 +260,10 @@ def run(env: Mapping[str, str]) -> int:
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
         return 2
+    from ghattempt.cli._known import memo_path, recall, remember
+
+    memo = memo_path(env)  # where earlier steps of this job found the journal
+    args.known = recall(memo, args.repository, args.pull_request, args.base_ref)
     try:
         if args.command == "status":
             from ghattempt.cli._reading import current_verdict
@@ -281,6 +285,7 @@ def run(env: Mapping[str, str]) -> int:
         _outputs_after_failure(env, args, code, exc)
         return code
     _publish(env, verdict, url)
+    remember(memo, args.repository, verdict)
     print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))
     if verdict.status == "invalid":
         annotate_error(scrub(f"journal invalid, failing closed: {verdict.reason}: "

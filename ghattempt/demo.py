@@ -176,6 +176,12 @@ class Demo:
         return str(data["createCommitOnBranch"]["commit"]["oid"])
 
     # ------------------------------------------------------------- action
+    def _runner_temp(self, job: str) -> Path:
+        """The job's ``RUNNER_TEMP``: shared by the steps of one job only."""
+        folder = self.work / f"runner-temp-{job}"
+        folder.mkdir(exist_ok=True)
+        return folder
+
     def action(self, title: str, command: str, *, job: str, expect_rc: int = 0,
                **inputs: str) -> Step:
         """Run ``python -m ghattempt.action`` as a runner would, for one step."""
@@ -194,6 +200,7 @@ class Demo:
             "GITHUB_EVENT_PATH": str(self.work / "event.json"),
             "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary),
             "GHATTEMPT_COMMAND": command, "GHATTEMPT_TOKEN": WRITER_TOKEN,
+            "RUNNER_TEMP": str(self._runner_temp(job)),
         })
         for name, value in inputs.items():
             env["GHATTEMPT_" + name.upper()] = value

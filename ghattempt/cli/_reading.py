@@ -122,8 +122,10 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
     """
     owner, name = split_repository(args.repository)
     with connect(args) as gh:
-        repo = gh.repository(owner, name)
+        known = getattr(args, "known", None)
+        repo = gh.repository(owner, name) if known is None or args.discussion else None
         if args.discussion is not None:
+            assert repo is not None
             if args.discussion < 1:
                 raise CliError(2, "--discussion must be a number >= 1")
             number = int(args.discussion)
@@ -138,6 +140,26 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
 
                     store = reading_store(gh, args, repo, cfg)
                     pages = store.capture_witnessed(Journal(intent, "", number))
+        elif args.pull_request is not None and known is not None:
+            # where an earlier step of the job found the journal: read in one request,
+            # every part checked (ghattempt.store.Known), else located afresh
+            from ghattempt.cli._store import locate_journal, reading_store
+            from ghattempt.core import lease_ref_name
+
+            start = gh.writer_read(owner, name, lease=lease_ref_name(
+                known.intent, known.repository_id), number=known.number)
+            repo = start.repository
+            store = reading_store(gh, args, repo, cfg)
+            journal = store.prime(start, known)
+            first_page = start.page
+            if journal is None or (args.base_ref and args.base_ref != known.base_ref):
+                journal, store = locate_journal(gh, args, (owner, name), cfg)
+                first_page = None
+            if journal is None:
+                raise NoJournal(f"no journal for pull request #{args.pull_request} in "
+                                f"{owner}/{name} yet (admit opens it)")
+            number = journal.number
+            pages = store.capture_witnessed(journal, first_page=first_page)
         elif args.pull_request is not None:
             from ghattempt.cli._store import locate_journal
 
@@ -150,6 +172,7 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
                 pages = store.capture_witnessed(journal)
         else:
             raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+    assert repo is not None
     return pages, Target(owner, name, number), repo.viewer
 
 

@@ -48,7 +48,7 @@ from ghattempt.cli._errors import CliError
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import AttemptState, Generation, Material, Verdict, Writer
-    from ghattempt.github import GitHubProvider
+    from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Session
 
 __all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor",
@@ -79,6 +79,7 @@ class _Ctx:
     store: BusinessAttemptStore
     pull_request: int
     base_ref: str
+    pull: PullRequest | None = None  # as read at start, when it was
 
     @property
     def repository(self) -> str:
@@ -121,6 +122,7 @@ def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
 
 @contextmanager
 def _context(args: Any) -> Iterator[_Ctx]:
+    from ghattempt.core import lease_ref_name
     from ghattempt.readers import reader_digest
     from ghattempt.store import BusinessAttemptStore
 
@@ -135,12 +137,21 @@ def _context(args: Any) -> Iterator[_Ctx]:
     lease = cfg.settings.lease
     args.timeout = min(float(args.timeout or lease.request_timeout), lease.request_timeout)
     notice = notice_hook(args)
+    known = getattr(args, "known", None)
     with connect(args, mutation_interval=cfg.settings.pacing.write_interval) as gh:
-        # who the token is on this host (viewer) and the repository, in one request
-        repo = gh.repository(owner, name)
+        # one request: who the token is on this host (viewer), the repository, the pull
+        # request's base when none was given, and the journal where an earlier step of
+        # the job found it (the store checks it: ghattempt.store.Known)
         base_ref = args.base_ref
+        start = gh.writer_read(
+            owner, name, pull_request=None if base_ref else args.pull_request,
+            lease=None if known is None else lease_ref_name(known.intent,
+                                                            known.repository_id),
+            number=None if known is None else known.number)
+        repo = start.repository
         if not base_ref:
-            base_ref = gh.pull_request(owner, name, args.pull_request).base_ref_name
+            assert start.pull_request is not None
+            base_ref = start.pull_request.base_ref_name
         store = BusinessAttemptStore(
             gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer, notice),
             repository=repo.name_with_owner, repository_id=repo.id,
@@ -150,7 +161,11 @@ def _context(args: Any) -> Iterator[_Ctx]:
             journal_title=cfg.journal_title_of)
         store.initialise(repo)
         store.check_writer()  # a configured writer that is not this token: before any write
-        yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref)
+        if known is not None and (known.pull_request, known.base_ref) == (args.pull_request,
+                                                                          base_ref):
+            store.prime(start, known)
+        yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref,
+                   start.pull_request)
 
 
 def _request_key(ctx: _Ctx) -> str:
@@ -164,7 +179,7 @@ def _generation(ctx: _Ctx) -> Generation:
     """The pull request's current generation (ADR 0006: source, tree, config, base)."""
     from ghattempt.core import build_generation
 
-    pr = ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+    pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
     if pr.base_ref_name != ctx.base_ref:
         raise CliError(2, f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
                           f"not {ctx.base_ref}")

@@ -163,14 +163,17 @@ Result = Snapshot | Wrote | Conflict | Lost | Failed
 class Acquired:
     """What :class:`Acquire` ends with: the record now on the ref, its commit ``oid``,
     GitHub's time of the answer that proved it and the local time that request was sent
-    (the anchor of the holder's clock arithmetic), and whether a lost answer was
-    reconciled (``reconciled``: the record was recognised on a read-back)."""
+    (the anchor of the holder's clock arithmetic), whether a lost answer was
+    reconciled (``reconciled``: the record was recognised on a read-back), and the head
+    the acquiring compare-and-set moved the ref from (``taken_from``; None: it created
+    the ref)."""
 
     record: Lease
     oid: str
     server_time: int
     sent: float
     reconciled: bool = False
+    taken_from: str | None = None
 
 
 def expiry(settings: LeaseSettings, server_time: int, sent: float, now: float) -> int:
@@ -308,9 +311,10 @@ class Acquire:
             except LeaseCorrupt as exc:
                 self._end = Refuse(exc)
                 return self._end
-            if any(record == current for _, record in self._pending):
+            landed = [e for e, record in self._pending if record == current]
+            if landed:
                 self._end = Done(Acquired(current, snap.oid, snap.server_time, read.sent,
-                                          reconciled=True))
+                                          reconciled=True, taken_from=landed[0]))
                 return self._end
         self._current = current
         # A write that expected another head can never land now (heads never return to
@@ -350,7 +354,8 @@ class Acquire:
             return
         if isinstance(result, Wrote):
             self._end = Done(Acquired(sending.record, result.write.oid,
-                                      result.write.server_time, result.sent))
+                                      result.write.server_time, result.sent,
+                                      taken_from=sending.expected))
             return
         if isinstance(result, Conflict | Lost):
             if isinstance(result, Lost):

@@ -243,7 +243,9 @@ class RefLease:
                        f"the lease ref back showed it landed (fencing token {record.token})")
         _log.info("acquired writer scope %s (token %d, expires %s)", scope.key, record.token,
                   record.expires_at)
-        return RefOwner(self, scope, name, record, got.oid, got.server_time, got.sent)
+        owner = RefOwner(self, scope, name, record, got.oid, got.server_time, got.sent)
+        owner._taken_from = got.taken_from
+        return owner
 
 
 class RefOwner:
@@ -267,6 +269,7 @@ class RefOwner:
         "_scope",
         "_status",
         "_taken",
+        "_taken_from",
         "_unsettled",
     )
 
@@ -287,6 +290,7 @@ class RefOwner:
         self._unsettled: float | None = None  # latest gate whose window may be open
         self._head: Witness = record.head
         self._journal: int | None = record.journal
+        self._taken_from: str | None = None
 
     # -- read-only facts -------------------------------------------------------------
 
@@ -325,6 +329,12 @@ class RefOwner:
         """The record as acquired: its ``journal`` and witness ``head`` were carried
         over from the previous holder's last record (journal-v1 section 4)."""
         return self._taken
+
+    @property
+    def taken_from(self) -> str | None:
+        """The head the acquiring compare-and-set moved the ref from (None: it created
+        the ref). Equal to a head read before: nobody held the scope in between."""
+        return self._taken_from
 
     @property
     def journal(self) -> int | None:

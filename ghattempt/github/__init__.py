@@ -42,6 +42,7 @@ if _typing.TYPE_CHECKING:
         PullRequest,
         Ref,
         Repository,
+        WriterStart,
     )
     from .provider import BODY_LIMIT, GitHubProvider
     from .usage import OperationUsage, RateLimitState, Usage
@@ -58,7 +59,7 @@ _SUBMODULE = {
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
-    "Ref": "models", "Repository": "models",
+    "Ref": "models", "Repository": "models", "WriterStart": "models",
     "BODY_LIMIT": "provider", "GitHubProvider": "provider",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
 }
@@ -100,6 +101,7 @@ __all__ = [
     "TokenAuth",
     "UnexpectedAnswer",
     "Usage",
+    "WriterStart",
     "document",
     "floor_requests",
     "graphql_endpoint",

@@ -20,6 +20,7 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPageLease",
     "CategoryDiscussions",
     "RepositoryLookup",
+    "WriterRead",
     "RepositoryById",
     "PullRequestLookup",
     "RefLookup",

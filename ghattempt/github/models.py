@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .identity import Identity
 
@@ -16,6 +17,7 @@ __all__ = [
     "PullRequest",
     "Ref",
     "Repository",
+    "WriterStart",
 ]
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -125,3 +127,20 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriterStart:
+    """What ``GitHubProvider.writer_read`` read in one request.
+
+    ``repository`` (with ``viewer``); ``pull_request`` when asked; ``lease`` the lease ref
+    when the journal was asked (None: not asked, or no such ref); ``page`` the raw answer
+    when it holds the journal's first page (a JournalPage with the lease member), else
+    None; ``server_time`` GitHub's clock at the answer (POSIX seconds).
+    """
+
+    repository: Repository
+    pull_request: PullRequest | None = None
+    lease: Ref | None = None
+    page: dict[str, Any] | None = None
+    server_time: float | None = None

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-from .capture import CaptureResult, capture_pages
+from .capture import PAGE_SIZE, CaptureResult, capture_pages
 from .config import ProviderConfig
 from .documents import document
 from .errors import (
@@ -35,6 +35,7 @@ from .models import (
     PullRequest,
     Ref,
     Repository,
+    WriterStart,
 )
 from .transport import Transport, check_segment
 from .usage import Usage
@@ -177,22 +178,47 @@ class GitHubProvider:
         variables = {"owner": check_segment(owner, "owner"),
                      "name": check_segment(name, "repository")}
         with self._answer("RepositoryLookup", variables):
-            data = self._data("RepositoryLookup", variables)
-            repo = data.get("repository")
-            if not isinstance(repo, dict):
-                raise NotFound(f"repository {owner}/{name} not found",
-                               operation="RepositoryLookup")
-            cats = tuple(
-                DiscussionCategory(c["id"], c["name"], c["slug"])
-                for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
-                if isinstance(c, dict)
-            )
-            viewer = data.get("viewer")
-            identity = (Identity(viewer["login"], int(viewer["databaseId"]))
-                        if isinstance(viewer, dict) else None)
-            return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
-                              bool(repo.get("hasDiscussionsEnabled", True)),
-                              repo.get("viewerPermission"), identity)
+            return _repository_of(self._data("RepositoryLookup", variables), owner, name,
+                                  "RepositoryLookup")
+
+    def writer_read(self, owner: str, name: str, *, pull_request: int | None = None,
+                    lease: str | None = None, number: int | None = None) -> WriterStart:
+        """What a writer reads at start, in one ``WriterRead`` request: the repository and
+        who the token is (as :meth:`repository`), the pull request when ``pull_request``
+        is given, and, when ``lease`` and ``number`` say where the journal is, the lease
+        ref and the journal's first page with the lease member (a JournalPage of spec
+        journal-v1 section 5, to hand to :meth:`capture_with_lease` as ``first_page``).
+
+        Raises:
+            NotFound: no such repository, or no such pull request.
+        """
+        variables: dict[str, Any] = {
+            "owner": check_segment(owner, "owner"), "name": check_segment(name, "repository")}
+        if pull_request is not None:
+            variables.update(pullRequest=_positive(pull_request, "pull_request"),
+                             withPullRequest=True)
+        if lease is not None and number is not None:
+            variables.update(lease=_qualified(lease), number=_positive(number, "number"),
+                             withJournal=True, roots=PAGE_SIZE, replies=PAGE_SIZE)
+        with self._answer("WriterRead", variables):
+            response = self._query("WriterRead", variables)
+            data = response.get("data")
+            if not isinstance(data, dict):
+                raise KeyError("WriterRead answer has no data")
+            repository = _repository_of(data, owner, name, "WriterRead")
+            repo = data["repository"]
+            pull = None
+            if pull_request is not None:
+                pr = repo.get("pullRequest")
+                if not isinstance(pr, dict):
+                    raise NotFound(f"{owner}/{name} has no pull request #{pull_request}",
+                                   operation="WriterRead")
+                pull = PullRequest(id=pr["id"], number=pr["number"], state=pr["state"],
+                                   head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
+                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"])
+            ref = _lease_ref(repo.get("lease")) if "lease" in repo else None
+            page = response if isinstance(repo.get("discussion"), dict) else None
+            return WriterStart(repository, pull, ref, page, self._transport.last_date)
 
     def repository_by_id(self, repository_id: str) -> Repository:
         """The repository with this node id (survives renames and transfers).
@@ -289,19 +315,27 @@ class GitHubProvider:
             after = cursor
 
     def capture_with_lease(self, owner: str, name: str, number: int, lease: str, *,
-                           expect_comment_ids: Iterable[str] = ()) -> CaptureResult:
+                           expect_comment_ids: Iterable[str] = (),
+                           first_page: dict[str, Any] | None = None) -> CaptureResult:
         """:meth:`capture` whose first page also reads the lease ref ``lease`` and the
         discussion's category (``JournalPageLease``): the ``lease`` member of spec
         journal-v1 section 5, which the reader checks the journal against (the witness).
+
+        Args:
+            first_page: that first page, already read (:meth:`writer_read`): the capture
+                starts from it, and reads the first page itself only for a re-read.
 
         Raises:
             NotFound: no such repository or discussion.
             ReadLagExceeded: as for :meth:`capture`.
         """
         qualified = _qualified(lease)
+        given = [first_page] if first_page is not None else []
 
         def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
             if op == "JournalPage" and variables.get("after") is None:
+                if given:
+                    return given.pop()
                 return self._query("JournalPageLease", {**variables, "lease": qualified})
             return self._query(op, variables)
 
@@ -687,6 +721,25 @@ class GitHubProvider:
         if not isinstance(run_id, int):
             raise GitHubRefused(f"{route}: GitHub's answer has no id", operation=route)
         return run_id
+
+
+def _repository_of(data: Mapping[str, Any], owner: str, name: str, op: str) -> Repository:
+    """The :class:`Repository` (with ``viewer``) of a ``RepositoryLookup`` or
+    ``WriterRead`` answer's ``data``."""
+    repo = data.get("repository")
+    if not isinstance(repo, dict):
+        raise NotFound(f"repository {owner}/{name} not found", operation=op)
+    cats = tuple(
+        DiscussionCategory(c["id"], c["name"], c["slug"])
+        for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
+        if isinstance(c, dict)
+    )
+    viewer = data.get("viewer")
+    identity = (Identity(viewer["login"], int(viewer["databaseId"]))
+                if isinstance(viewer, dict) else None)
+    return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
+                      bool(repo.get("hasDiscussionsEnabled", True)),
+                      repo.get("viewerPermission"), identity)
 
 
 def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:

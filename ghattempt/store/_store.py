@@ -83,6 +83,7 @@ from ..github import (
     NotFound,
     RateLimited,
     Repository,
+    WriterStart,
 )
 from ..github.identity import login_problem, writer_mismatch
 from ._errors import (
@@ -122,6 +123,7 @@ __all__ = [
     "AppendResult",
     "BusinessAttemptStore",
     "Journal",
+    "Known",
     "MaterialCheck",
     "Session",
     "Successor",
@@ -176,14 +178,15 @@ class Journal:
     """Where the journal of one intent is: its intent record and its Discussion.
 
     ``number`` is the Discussion number in the repository, ``discussion_id`` its node id
-    ("" when it was found through the lease ref and not read yet). ``intent`` is the
+    ("" when it was found through the lease ref and not read yet; a journal is the intent
+    and the number, so it takes no part in equality). ``intent`` is the
     record the journal holds (after a rename, the one made under the old name).
     ``observed`` is the read of the scope's lease ref that found it, if any: the lease's
     first read when the scope is entered.
     """
 
     intent: Intent
-    discussion_id: str
+    discussion_id: str = field(compare=False)
     number: int
     observed: RefSnapshot | None = field(default=None, compare=False, repr=False)
 
@@ -219,6 +222,36 @@ class Successor:
 
     attempt: AttemptState
     materials: tuple[Material, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """Where a writer already knows the journal of one intent is, from an earlier step
+    of the same job (the Action keeps it for the job; docs/store.md, "Known journals").
+    Nothing here is believed: :meth:`BusinessAttemptStore.prime` checks every part
+    against what GitHub answered, and a part that does not hold is read as if nothing
+    were known.
+
+    Attributes:
+        repository_id: the repository's node id.
+        pull_request, base_ref: the intent's pull request and base branch.
+        intent: the intent id (the journal's intent record's digest).
+        number: the journal's Discussion number.
+    """
+
+    repository_id: str
+    pull_request: int
+    base_ref: str
+    intent: str
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Primed:
+    """A journal read at start (``WriterRead``) before its scope was entered."""
+
+    journal: Journal
+    page: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +345,7 @@ class BusinessAttemptStore:
         self._observer = observer
         self._notice = notice
         self._journal_title = journal_title or default_journal_title
+        self._primed: _Primed | None = None
 
     def __repr__(self) -> str:
         return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
@@ -527,6 +561,10 @@ class BusinessAttemptStore:
         return None
 
     def _find(self, pull_request: int, base_ref: str) -> _Found:
+        primed = self._primed
+        if primed is not None and (primed.journal.intent.pull_request,
+                                   primed.journal.intent.base_ref) == (pull_request, base_ref):
+            return _Found(primed.journal.intent, primed.journal.observed, primed.journal)
         intent = self.intent(pull_request, base_ref)
         observed, number = self._read_lease(intent)
         if number is not None:
@@ -541,6 +579,51 @@ class BusinessAttemptStore:
         return _Found(intent, observed, Journal(
             found.intent, "" if number not in (None, found.number) else found.discussion_id,
             found.number if number is None else number, theirs))
+
+    def known_lease(self, known: Known) -> str:
+        """The lease ref to read with a :class:`Known` journal (``WriterRead``)."""
+        return lease_ref_name(known.intent, known.repository_id)
+
+    def prime(self, start: WriterStart, known: Known) -> Journal | None:
+        """Take a journal read at start with what was :class:`Known`
+        (``GitHubProvider.writer_read``), when every part holds: the repository's node
+        id, the lease ref at the known intent's scope naming the known journal, and the
+        journal's body holding that intent record of this pull request and base branch.
+        Then :meth:`locate` answers it without a request, and :meth:`session` starts from
+        the page read (re-read under the scope unless the lease was taken straight from
+        the head read with it, a released one: then nobody can have written since).
+
+        Returns:
+            The journal, or None when something did not hold (nothing is primed).
+        """
+        self._primed = None
+        page = start.page
+        if page is None or start.repository.id != self._repository_id:
+            return None
+        if known.repository_id != self._repository_id:
+            return None
+        lease = start.lease
+        message = lease.commit.message if lease is not None and lease.commit else None
+        try:
+            record = parse_lease(message) if message is not None else None
+        except JournalInvalid:
+            record = None
+        if record is None or record.journal != known.number or record.intent != known.intent:
+            return None
+        try:
+            body = page["data"]["repository"]["discussion"]
+            intent = parse_body(body["body"], "intent")
+        except (LookupError, TypeError, JournalInvalid):
+            return None
+        if (not isinstance(intent, Intent) or intent.digest != known.intent
+                or not self._same_intent(intent, known.pull_request, known.base_ref)):
+            return None
+        assert lease is not None
+        observed = RefSnapshot(self._lease_name(intent), lease.target_oid, message,
+                               math.floor(start.server_time or 0))
+        journal = Journal(intent, str(body.get("id", "")), known.number, observed)
+        self._primed = _Primed(journal, page)
+        return journal
 
     def locate(self, pull_request: int, base_ref: str) -> Journal | None:
         """Where the journal of (this repository, ``pull_request``, ``base_ref``) is, or
@@ -575,9 +658,10 @@ class BusinessAttemptStore:
 
     # -- captures ---------------------------------------------------------------------
 
-    def capture(self, journal: Journal) -> list[dict[str, Any]]:
+    def capture(self, journal: Journal, *,
+                first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Capture the journal with its lease member (spec section 5): the reader's stdin
-        as a list of pages.
+        as a list of pages (``first_page``: that page, already read).
 
         Raises:
             JournalMissing: the Discussion is gone (deleted or transferred) or was moved
@@ -586,7 +670,8 @@ class BusinessAttemptStore:
         name = self._lease_name(journal.intent)
         try:
             pages = list(self._provider.capture_with_lease(
-                self._owner_name, self._repo_name, journal.number, name).pages)
+                self._owner_name, self._repo_name, journal.number, name,
+                first_page=first_page).pages)
         except NotFound:
             raise JournalMissing(journal.number, "gone", self._missing(journal, "gone")) from None
         category = ((pages[0].get("data") or {}).get("repository") or {}).get(
@@ -604,21 +689,24 @@ class BusinessAttemptStore:
                 f"{journal.intent.base_ref} names journal #{journal.number} of {where}, "
                 f"which is {what}")
 
-    def settled(self, journal: Journal) -> tuple[list[dict[str, Any]], JournalState]:
+    def settled(self, journal: Journal, *, first_page: dict[str, Any] | None = None
+                ) -> tuple[list[dict[str, Any]], JournalState]:
         """Capture until the journal holds every record its lease's witness names
-        (:class:`~ghattempt.store._protocol.Capture`), and replay it.
+        (:class:`~ghattempt.store._protocol.Capture`), and replay it (``first_page``:
+        the first read's first page, already read).
 
         Raises:
             WitnessNotMet: still short of the witness after the re-reads.
             JournalInvalidError: the journal is invalid otherwise.
             JournalMissing: see :meth:`capture`.
         """
-        pages, error = self._capture_witnessed(journal)
+        pages, error = self._capture_witnessed(journal, first_page)
         if error is not None:
             raise error
         return pages, self._state_of(pages)
 
-    def capture_witnessed(self, journal: Journal) -> list[dict[str, Any]]:
+    def capture_witnessed(self, journal: Journal, *,
+                          first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """:meth:`capture`, read again (a few times, with backoff) while the pages hold
         fewer records than the lease's witness names (spec journal-v1 section 5: a
         capture tool reads lagging pages again before handing them over). Returns the
@@ -627,10 +715,10 @@ class BusinessAttemptStore:
         Raises:
             JournalMissing: see :meth:`capture`.
         """
-        return self._capture_witnessed(journal)[0]
+        return self._capture_witnessed(journal, first_page)[0]
 
-    def _capture_witnessed(self, journal: Journal) -> tuple[list[dict[str, Any]],
-                                                             JournalInvalidError | None]:
+    def _capture_witnessed(self, journal: Journal, first_page: dict[str, Any] | None = None
+                           ) -> tuple[list[dict[str, Any]], JournalInvalidError | None]:
         policy = self._provider.config.retry
         machine = Capture(attempts=policy.lag_attempts, base=policy.lag_base,
                           cap=policy.lag_cap)
@@ -638,7 +726,8 @@ class BusinessAttemptStore:
         while True:
             action = machine.next()
             if isinstance(action, Read):
-                pages = self.capture(journal)
+                pages = self.capture(journal, first_page=first_page)
+                first_page = None
                 machine.feed(Captured(self.read(pages), pages, _witness_in(pages)))
             elif isinstance(action, Sleep):
                 self._sleep(action.seconds, action.why)
@@ -715,7 +804,8 @@ class BusinessAttemptStore:
             else:
                 where = Journal(intent, "" if journal is None else journal.discussion_id,
                                 number)
-                pages, state = self.settled(where)
+                pages, state = self.settled(where, first_page=self._read_before(
+                    journal, owner))
             if state.intent.digest != intent.digest:
                 raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
                                           f"intent {state.intent.digest}, not {intent.digest}")
@@ -729,11 +819,40 @@ class BusinessAttemptStore:
                                         state.discussion_number), owner, pages, state)
         self._step("released")
 
+    def _read_before(self, journal: Journal | None, owner: Owner) -> dict[str, Any] | None:
+        """The page read at start (:meth:`prime`), when it may be built on: the lease
+        was taken by a compare-and-set straight from the head read with the page, and
+        that head was a released lease whose quiet period was over. Nobody can have
+        written since (the compare-and-set proves nobody held the scope in between), and
+        the previous holder's confirmed writes are all in the witness the page is
+        checked against. Otherwise the journal is read again under the scope."""
+        primed, self._primed = self._primed, None
+        if primed is None or journal is None or primed.journal != journal:
+            return None
+        observed = primed.journal.observed
+        if observed is None or observed.message is None:
+            return None
+        if getattr(owner, "taken_from", None) != observed.oid:
+            return None
+        try:
+            lease = parse_lease(observed.message)
+        except JournalInvalid:
+            return None
+        if lease.state != "released" or utc(observed.server_time) < lease.expires_at:
+            return None
+        return primed.page
+
     def _opened(self, intent: Intent, owner: Owner,
                 create: bool) -> tuple[list[dict[str, Any]], JournalState]:
-        """The journal of a scope whose lease names none: found by the scan (under the
-        scope now), else created when ``create``."""
-        found = self._scan(intent.pull_request, intent.base_ref)
+        """The journal of a scope whose lease names none: found by the scan (again,
+        under the scope now), else created when ``create``. When the acquisition created
+        the lease ref, nobody ever held the scope, so nobody made its journal since the
+        scan that led here: that scan's answer (none) stands."""
+        found = None
+        created = isinstance(self._exclusive, RefLease) and getattr(
+            owner, "taken_from", "") is None
+        if not created:
+            found = self._scan(intent.pull_request, intent.base_ref)
         if found is not None:
             if found.intent != intent:
                 raise JournalInvalidError("identity_drift", f"discussion #{found.number} "

@@ -168,7 +168,7 @@ def test_a_success_ends_with_the_record_and_the_answers_anchor():
     m.feed(Wrote(RefWrite("d" * 40, T0 + 1), sent=11.0))
     done = m.next(11.0)
     assert isinstance(done, Done)
-    assert done.value == Acquired(sent.record, "d" * 40, T0 + 1, 11.0)
+    assert done.value == Acquired(sent.record, "d" * 40, T0 + 1, 11.0, taken_from=None)
 
 
 def test_a_permanent_failure_is_refused_at_once_a_retryable_one_is_retried():

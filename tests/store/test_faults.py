@@ -83,7 +83,9 @@ def test_no_default_lock(world: World):
 
 
 def test_missing_category_and_read_only_token_are_refused(world: World):
-    ro = h.provider(emu=world.emu, token="ghs_readonly")
+    # GitHub tells a person's token its permission (a bot's viewerPermission is null:
+    # its write access shows at the first write)
+    ro = h.provider(emu=world.emu, token="ghp_mallory")
     from ghattempt.store import GitHubAnomaly
     with pytest.raises(GitHubAnomaly, match="READ access"):
         h.store(ro, InMemoryExclusive(), repo_id=world.repo_id)
