@@ -135,11 +135,7 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
                 if intent is None or intent.repository_id != repo.id:
                     pages = first  # not a journal of this repository: the reader says so
                 else:
-                    from ghattempt.cli._store import reading_store
-                    from ghattempt.store import Journal
-
-                    store = reading_store(gh, args, repo, cfg)
-                    pages = store.capture_witnessed(Journal(intent, "", number))
+                    pages = _witnessed(gh, args, cfg, repo, number, intent)
         elif args.pull_request is not None and known is not None:
             # where an earlier step of the job found the journal: read in one request,
             # every part checked (ghattempt.store.Known), else located afresh
@@ -174,6 +170,35 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
             raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
     assert repo is not None
     return pages, Target(owner, name, number), repo.viewer
+
+
+def _witnessed(gh: Any, args: Any, cfg: LoadedConfig | None, repo: Any, number: int,
+               intent: Intent) -> list[dict[str, Any]]:
+    """The journal with its lease member, read again (a few times, with backoff) while
+    the pages hold fewer records than the witness names (replicas lag): the rule of
+    ``ghattempt.store._protocol.Capture``, without loading the store's writer side."""
+    from ghattempt.cli._context import notice_hook
+    from ghattempt.core import lease_ref_name
+    from ghattempt.store._protocol import Captured, capture_until_witnessed, witness_in
+
+    lease = lease_ref_name(intent.digest, repo.id)
+    notice = notice_hook(args)
+
+    def read() -> Captured:
+        pages = list(gh.capture_with_lease(repo.owner, repo.name, number, lease).pages)
+        return Captured(verdict_for(pages, args, cfg, repo.id, repo.viewer), pages,
+                        witness_in(pages))
+
+    def sleep(seconds: float, why: str) -> None:
+        if seconds > 2:
+            notice(f"waiting {seconds:.0f} s: {why}")
+        gh.config.sleep(seconds)
+
+    policy = gh.config.retry
+    got, _ = capture_until_witnessed(read, sleep, attempts=policy.lag_attempts,
+                                     base=policy.lag_base, cap=policy.lag_cap)
+    pages: list[dict[str, Any]] = got.pages
+    return pages
 
 
 def _intent_of(pages: list[dict[str, Any]]) -> Intent | None:
@@ -214,10 +239,13 @@ def verdict_for(pages: object, args: Any, cfg: LoadedConfig | None,
     from ghattempt.core import read_journal
 
     writer, writer_id = reader_identity(args, cfg, viewer)
+    # `capture` has no reading options: the reader's defaults
     return read_journal(pages, writer=writer, repository_id=repository_id,
-                        writer_id=writer_id, request_key=args.request_key,
-                        server_url=args.server_url, max_records=args.max_records,
-                        max_attempts=args.max_attempts, reader=_reader_digest())
+                        writer_id=writer_id, request_key=getattr(args, "request_key", None),
+                        server_url=getattr(args, "server_url", None),
+                        max_records=getattr(args, "max_records", 1000),
+                        max_attempts=getattr(args, "max_attempts", 100),
+                        reader=_reader_digest())
 
 
 def _captured_repository_id(pages: object) -> str | None:

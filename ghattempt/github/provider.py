@@ -189,6 +189,9 @@ class GitHubProvider:
         ref and the journal's first page with the lease member (a JournalPage of spec
         journal-v1 section 5, to hand to :meth:`capture_with_lease` as ``first_page``).
 
+        A journal that is not there (no such discussion) is read as not asked for: the
+        request is made again without it.
+
         Raises:
             NotFound: no such repository, or no such pull request.
         """
@@ -201,7 +204,14 @@ class GitHubProvider:
             variables.update(lease=_qualified(lease), number=_positive(number, "number"),
                              withJournal=True, roots=PAGE_SIZE, replies=PAGE_SIZE)
         with self._answer("WriterRead", variables):
-            response = self._query("WriterRead", variables)
+            try:
+                response = self._query("WriterRead", variables)
+            except NotFound:
+                if not variables.get("withJournal"):
+                    raise
+                # no such discussion (any more): what was known was wrong; read the rest
+                variables["withJournal"] = False
+                response = self._query("WriterRead", variables)
             data = response.get("data")
             if not isinstance(data, dict):
                 raise KeyError("WriterRead answer has no data")

@@ -20,35 +20,70 @@ Example::
 Errors: see ``ghattempt.store._errors`` (``StoreError`` and its subclasses).
 """
 
-from ..exclusive._github import GitHubRefBackend
-from ._errors import (
-    AuthorizationReused,
-    Blocked,
-    ConflictingKey,
-    GitHubAnomaly,
-    IllegalTransition,
-    JournalInvalidError,
-    JournalMissing,
-    MaterialRefused,
-    RefusedByRules,
-    RepositoryMismatch,
-    StoreError,
-    StoreInputError,
-    TerminalAttempt,
-    WitnessNotMet,
-    WrongWriter,
-)
-from ._protocol import MAX_SENDS
-from ._store import (
-    AppendResult,
-    BusinessAttemptStore,
-    Journal,
-    Known,
-    MaterialCheck,
-    Session,
-    Successor,
-    default_journal_title,
-)
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from ..exclusive._github import GitHubRefBackend
+    from ._errors import (
+        AuthorizationReused,
+        Blocked,
+        ConflictingKey,
+        GitHubAnomaly,
+        IllegalTransition,
+        JournalInvalidError,
+        JournalMissing,
+        MaterialRefused,
+        RefusedByRules,
+        RepositoryMismatch,
+        StoreError,
+        StoreInputError,
+        TerminalAttempt,
+        WitnessNotMet,
+        WrongWriter,
+    )
+    from ._protocol import MAX_SENDS
+    from ._store import (
+        AppendResult,
+        BusinessAttemptStore,
+        Journal,
+        Known,
+        MaterialCheck,
+        Session,
+        Successor,
+        default_journal_title,
+    )
+
+_ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
+           "IllegalTransition", "JournalInvalidError", "JournalMissing", "MaterialRefused",
+           "RefusedByRules", "RepositoryMismatch", "StoreError", "StoreInputError",
+           "TerminalAttempt", "WitnessNotMet", "WrongWriter")
+_SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"), "MAX_SENDS": "._protocol",
+              "GitHubRefBackend": "..exclusive._github",
+              **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
+                               "MaterialCheck", "Session", "Successor",
+                               "default_journal_title"), "._store")}
+"""Exported name -> the module defining it (imported on first use, PEP 562: a reader
+that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """Import the module defining ``name`` (one of ``__all__``) and return the name.
+
+    Raises:
+        AttributeError: ``name`` is not exported here.
+    """
+    module = _SUBMODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "MAX_SENDS",

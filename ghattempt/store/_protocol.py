@@ -18,10 +18,20 @@ No I/O, no clock. Each rule is a row of the tables in ``tests/store/test_protoco
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import Attempt, Event, JournalState, Verdict, Witness, read_back
+from ..core import (
+    Attempt,
+    Event,
+    JournalInvalid,
+    JournalState,
+    Verdict,
+    Witness,
+    parse_lease,
+    read_back,
+)
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -38,6 +48,8 @@ __all__ = [
     "Appended",
     "Capture",
     "Captured",
+    "capture_until_witnessed",
+    "witness_in",
     "Done",
     "Limited",
     "Lost",
@@ -293,3 +305,36 @@ class Capture:
             wait = min(self._cap, self._base * 2 ** (self._reads - 1))
             self._next = Sleep(wait, "the journal read holds fewer records than the lease's "
                                      "witness names (comments lag refs); reading again")
+
+
+def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[float, str], None],
+                            *, attempts: int, base: float,
+                            cap: float) -> tuple[Captured, JournalInvalidError | None]:
+    """Drive :class:`Capture` with ``read`` (one capture, read by the core) and ``sleep``
+    (a wait and why): the last capture read, and the error when it is short of its
+    witness or invalid (for a writer to raise; a reader hands the pages over anyway)."""
+    machine = Capture(attempts=attempts, base=base, cap=cap)
+    got: Captured | None = None
+    while True:
+        action = machine.next()
+        if isinstance(action, Read):
+            got = read()
+            machine.feed(got)
+        elif isinstance(action, Sleep):
+            sleep(action.seconds, action.why)
+        else:
+            assert got is not None
+            if isinstance(action, Done):
+                return got, None
+            assert isinstance(action, Refuse) and isinstance(action.error, JournalInvalidError)
+            return got, action.error
+
+
+def witness_in(pages: list[dict[str, Any]]) -> Witness | None:
+    """The witness of the lease member a capture's first page carries, if it holds a
+    lease record (journal-v1 section 4)."""
+    try:
+        message = pages[0]["data"]["repository"]["lease"]["target"]["message"]
+        return parse_lease(message).head
+    except (LookupError, TypeError, JournalInvalid):
+        return None

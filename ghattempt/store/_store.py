@@ -107,7 +107,6 @@ from ._protocol import (
     MAX_SENDS,
     Append,
     Appended,
-    Capture,
     Captured,
     Done,
     Limited,
@@ -117,6 +116,8 @@ from ._protocol import (
     Send,
     Sent,
     Sleep,
+    capture_until_witnessed,
+    witness_in,
 )
 
 __all__ = [
@@ -720,23 +721,15 @@ class BusinessAttemptStore:
     def _capture_witnessed(self, journal: Journal, first_page: dict[str, Any] | None = None
                            ) -> tuple[list[dict[str, Any]], JournalInvalidError | None]:
         policy = self._provider.config.retry
-        machine = Capture(attempts=policy.lag_attempts, base=policy.lag_base,
-                          cap=policy.lag_cap)
-        pages: list[dict[str, Any]] = []
-        while True:
-            action = machine.next()
-            if isinstance(action, Read):
-                pages = self.capture(journal, first_page=first_page)
-                first_page = None
-                machine.feed(Captured(self.read(pages), pages, _witness_in(pages)))
-            elif isinstance(action, Sleep):
-                self._sleep(action.seconds, action.why)
-            elif isinstance(action, Done):
-                return pages, None
-            else:
-                assert isinstance(action, Refuse)
-                assert isinstance(action.error, JournalInvalidError)
-                return pages, action.error
+        first = [first_page] if first_page is not None else []
+
+        def read() -> Captured:
+            pages = self.capture(journal, first_page=first.pop() if first else None)
+            return Captured(self.read(pages), pages, witness_in(pages))
+
+        got, error = capture_until_witnessed(read, self._sleep, attempts=policy.lag_attempts,
+                                             base=policy.lag_base, cap=policy.lag_cap)
+        return got.pages, error
 
     def verdict(self, journal: Journal, request_key: str | None = None) -> Verdict:
         """Capture (:meth:`capture_witnessed`) and read the journal without entering the
@@ -1248,15 +1241,6 @@ class Session:
         """Roll back a succeeded attempt: ``started``, then ``succeeded`` or ``failed``."""
         return self.append(attempt_id, key=key, phase="rollback", status=status,
                            reason=reason)
-
-
-def _witness_in(pages: list[dict[str, Any]]) -> Witness | None:
-    """The witness of the lease member the first page carries, if it is a lease record."""
-    try:
-        message = pages[0]["data"]["repository"]["lease"]["target"]["message"]
-        return parse_lease(message).head
-    except (LookupError, TypeError, JournalInvalid):
-        return None
 
 
 def _what(record: Attempt | Event) -> str:

@@ -6,6 +6,7 @@ GitHub's fidelity defaults."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,111 @@ def test_a_wait_for_a_busy_scope_is_told_in_one_line(serve: Any, tmp_path: Path)
     waits = [n for n in _notices(record.stderr) if n.startswith("ghattempt: notice: waiting")]
     assert len(waits) == 1, record.stderr
     assert "writer scope" in waits[0] and "holds it until" in waits[0]
+
+
+# ------------------------------------------------------------------- known journals
+def _action(world: Any, ws: Path, temp: Path, command: str, **inputs: str) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GITHUB_", "GHATTEMPT_", "INPUT_", "RUNNER_"))}
+    out = temp / "output"
+    out.write_text("")
+    env.update({"GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "1",
+                "GITHUB_JOB": "release", "GITHUB_WORKFLOW": "release",
+                "GITHUB_REPOSITORY": h.REPO, "GITHUB_API_URL": world.url + "/api/v3",
+                "GITHUB_SERVER_URL": world.url, "GITHUB_WORKSPACE": str(ws),
+                "GITHUB_OUTPUT": str(out), "RUNNER_TEMP": str(temp),
+                "GHATTEMPT_TOKEN": "ghs_actions", "GHATTEMPT_COMMAND": command,
+                "GHATTEMPT_PULL_REQUEST": "1"})
+    env.update({f"GHATTEMPT_{k.upper()}": v for k, v in inputs.items()})
+    return subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env, text=True,
+                          capture_output=True, timeout=120, cwd=ws)
+
+
+def test_a_step_that_knows_the_journal_reads_once_and_writes_three_times(
+        serve: Any, tmp_path: Path) -> None:
+    world = serve()
+    ws = workspace(tmp_path, CLI_CONFIG)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    admit = _action(world, ws, temp, "admit")
+    assert admit.returncode == 0, admit.stdout + admit.stderr
+    world.emu.clear_request_log()
+    record = _action(world, ws, temp, "record", phase="admission", status="started")
+    assert record.returncode == 0, record.stdout + record.stderr
+    ops = [e["operation"] for e in world.emu.request_log()]
+    assert ops == ["WriterRead", "CreateCommitOnBranch", "AddDiscussionComment",
+                   "CreateCommitOnBranch"], ops
+
+
+def test_what_a_step_knows_is_checked_and_a_wrong_memory_costs_only_reads(
+        serve: Any, tmp_path: Path) -> None:
+    import json
+
+    world = serve()
+    ws = workspace(tmp_path, CLI_CONFIG)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    assert _action(world, ws, temp, "admit").returncode == 0
+    memo = temp / "ghattempt-journals.json"
+    entry = json.loads(memo.read_text())
+    (key,) = entry
+    for wrong in ({"number": entry[key]["number"] + 40}, {"intent": "sha256:" + "0" * 64},
+                  {"repository_id": "R_kgDOelsewhere"}, {"base_ref": "release"}):
+        memo.write_text(json.dumps({key: {**entry[key], **wrong}}))
+        record = _action(world, ws, temp, "record", phase="admission", status="started",
+                         key=f"k-{sorted(wrong)[0]}")
+        assert record.returncode in (0, 1), record.stdout + record.stderr
+    verdict = world.store().verdict(world.store().locate(1, "main"))
+    assert verdict.valid and verdict.journal is not None, verdict.detail
+    assert len(world.discussions()) == 1  # never a second journal
+
+
+def test_a_page_read_before_a_busy_lease_is_read_again_under_it(serve: Any,
+                                                                tmp_path: Path) -> None:
+    # the page read at start came with a lease still held: another writer's records may
+    # land after it, so the journal is captured again once the scope is held
+    world = serve()
+    ws = workspace(tmp_path, CLI_CONFIG)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    assert _action(world, ws, temp, "admit").returncode == 0
+    store = world.store(h.WRITER_TOKENS[1])
+    journal = store.locate(1, "main")
+    assert journal is not None
+    holding, done = threading.Event(), threading.Event()
+
+    def other_writer() -> None:
+        with store.session(journal) as s:
+            holding.set()
+            done.wait(30)
+            tip = s.state.tip("pr-1:main:stable") or s.state.attempts[0]
+            s.append(tip.id, key="other-writer", phase="admission", status="started")
+
+    thread = threading.Thread(target=other_writer)
+    thread.start()
+    assert holding.wait(30)
+    world.emu.clear_request_log()
+
+    def release_after_the_read() -> None:  # once the step has read the page, not before
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                e["operation"] == "WriterRead" for e in world.emu.request_log()):
+            time.sleep(0.02)
+        done.set()
+
+    watcher = threading.Thread(target=release_after_the_read)
+    watcher.start()
+    record = _action(world, ws, temp, "record", phase="admission", status="succeeded")
+    thread.join(30)
+    watcher.join(30)
+    assert record.returncode == 0, record.stdout + record.stderr
+    ops = [e["operation"] for e in world.emu.request_log() if e.get("actor")]
+    assert "JournalPageLease" in ops  # captured again under the lease
+    verdict = world.store().verdict(journal)
+    assert verdict.valid, verdict.detail
+    keys = [e.key for e in verdict.journal.attempts[0].events]
+    assert keys[0] == "other-writer" and len(keys) == 2
