@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ACTIONS_LOGIN", "BOT_SUFFIX", "Identity", "login_problem", "writer_mismatch"]
+__all__ = ["ACTIONS_LOGIN", "BOT_SUFFIX", "LOGIN", "Identity", "login_problem",
+           "writer_mismatch"]
 
 BOT_SUFFIX = "[bot]"
 """What REST and ``viewer`` add to a bot's login; GraphQL authors never carry it."""
@@ -27,8 +28,8 @@ BOT_SUFFIX = "[bot]"
 ACTIONS_LOGIN = "github-actions"
 """The GraphQL author login of the Actions bot (``GITHUB_TOKEN``) on every host."""
 
-# GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
-_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\Z")
+LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\Z")
+"""GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters."""
 
 
 def _q(value: str) -> str:
@@ -47,7 +48,7 @@ def login_problem(login: str) -> tuple[str, str] | None:
         bare = login[: -len(BOT_SUFFIX)]
         return (f"{_q(login)} carries the REST suffix {BOT_SUFFIX}",
                 f"use the bare GraphQL login {_q(bare)}")
-    if not _LOGIN.match(login):
+    if not LOGIN.match(login):
         return (f"{_q(login)} is not a GitHub login",
                 "use letters, digits and single hyphens (at most 39 characters)")
     return None
