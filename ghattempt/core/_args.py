@@ -1,12 +1,13 @@
-"""The reader's arguments (spec journal-v1, section 6): one parser for CLI and library."""
+"""The reader's arguments (docs/journal-format.md section 6): one parser for CLI and
+library."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ._codes import JournalInvalid
 from ._records import is_key
-from ._slots import frozen
 
 DEFAULT_SERVER = "https://github.com"
 DEFAULT_MAX_RECORDS = 1000
@@ -25,7 +26,7 @@ SWITCHES = ("--require-witness",)
 REQUIRED = ("--writer", "--repository-id")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Options:
     """Checked reader options (section 6). ``server_url`` has its trailing ``/`` dropped."""
 

@@ -1,7 +1,9 @@
-"""Reconstruction of a journal from captured GraphQL responses (spec journal-v1, section 5).
+"""Reconstruction of a journal from captured GraphQL responses (docs/journal-format.md
+section 5).
 
-Stdin is one JSON value: a response object or an array of them, in any order. Two
-response shapes are read, ``JournalPage`` and ``RepliesPage`` (``spec/queries``).
+Stdin is one JSON value: a response object or an array of them, in any order. Three
+response shapes are read, ``JournalPage``, ``RepliesPage`` and ``LeaseRef`` (the
+queries in ``ghattempt/github/graphql``); a JournalPage may carry a ``lease`` member.
 Top-level comments are the union of every JournalPage's ``comments.nodes`` by ``id``;
 the replies of comment X are the union of X's nested replies and of every RepliesPage
 whose ``node.id`` is X. Anything that cannot come from one consistent capture is
@@ -11,23 +13,23 @@ and is left to the caller (``Capture.missing``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import attrgetter
 
 from ._args import shown
 from ._codes import JournalInvalid
-from ._slots import frozen, mutable
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-@mutable
+@dataclass(frozen=True, slots=True)
 class Comment:
-    """One captured comment node (fragment ``RecordComment``); read-only by convention.
+    """One captured comment node (fragment ``RecordComment``), or the discussion body.
 
     ``login``/``database_id`` are None for a deleted account (``author: null``);
-    ``database_id`` is None when the author is not a Bot.
+    ``database_id`` is None when the author object has none.
     """
 
     id: str
@@ -39,21 +41,6 @@ class Comment:
     deleted_at: str | None
     login: str | None
     database_id: int | None
-
-    def __init__(self, id: str, body: str, created_at: str, last_edited_at: str | None,
-                 includes_created_edit: bool, is_minimized: bool, deleted_at: str | None,
-                 login: str | None, database_id: int | None) -> None:
-        # Written out: one comment per captured node, so this is on the reader's hot path
-        # (plain slot stores cost half of the generic ``__init__`` of ``@mutable``).
-        self.id = id
-        self.body = body
-        self.created_at = created_at
-        self.last_edited_at = last_edited_at
-        self.includes_created_edit = includes_created_edit
-        self.is_minimized = is_minimized
-        self.deleted_at = deleted_at
-        self.login = login
-        self.database_id = database_id
 
     def contributes(self, writer: str, writer_id: int | None) -> bool:
         """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
@@ -78,7 +65,7 @@ class Comment:
         return None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Capture:
     """A reconstructed journal: the discussion and its comments in node order.
 
@@ -99,7 +86,7 @@ class Capture:
     lease: LeaseRef | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LeaseRef:
     """The captured lease ref (section 5, ``lease``): its ``name`` and ``prefix``, and
     its target's ``oid`` and commit ``message``. ``oid`` is None when the target is
@@ -172,33 +159,12 @@ def _author(obj: Any, where: str) -> tuple[str | None, int | None]:
 
 
 def _comment(obj: Any, where: str) -> Comment:
-    try:  # the common case in one step; any surprise takes the explaining path below
-        author = obj["author"]
-        comment = Comment(obj["id"], obj["body"], obj["createdAt"], obj["lastEditedAt"],
-                          obj["includesCreatedEdit"], obj["isMinimized"], obj.get("deletedAt"),
-                          None if author is None else author["login"],
-                          None if author is None else author.get("databaseId"))
-    except (KeyError, TypeError, AttributeError):
-        comment = None
-    if (comment is not None and type(comment.id) is str and type(comment.body) is str
-            and type(comment.created_at) is str
-            and (comment.last_edited_at is None or type(comment.last_edited_at) is str)
-            and type(comment.includes_created_edit) is bool
-            and type(comment.is_minimized) is bool
-            and (comment.deleted_at is None or type(comment.deleted_at) is str)
-            and (author is None or (type(comment.login) is str
-                                    and (comment.database_id is None
-                                         or type(comment.database_id) is int)))):
-        return comment
-    return _explain_comment(obj, where)
-
-
-def _explain_comment(obj: Any, where: str) -> Comment:
-    """Check a node field by field; raises ``capture_mismatch`` naming the first problem."""
+    """Check a node field by field (fragment ``RecordComment``); raises
+    ``capture_mismatch`` naming the first problem."""
     if type(obj) is not dict:
         raise _mismatch(f"{where}: a node is not an object")
     where = f"{where} node {str(obj.get('id'))[:40]}"
-    deleted = obj.get("deletedAt")
+    deleted = obj.get("deletedAt")  # absent counts as null (section 6)
     if deleted is not None and type(deleted) is not str:
         raise _mismatch(f"{where}: deletedAt is not a string or null")
     login, dbid = _author(obj, where)
@@ -231,13 +197,8 @@ def _lease(obj: Any, where: str) -> LeaseRef | None:
 
 
 def _connection(obj: Any, key: str, where: str) -> tuple[int, list[Any]]:
-    conn = obj.get(key) if type(obj) is dict else None
-    if type(conn) is dict:  # the common case in one step; else the explaining path below
-        total, info, nodes = conn.get("totalCount"), conn.get("pageInfo"), conn.get("nodes")
-        if (type(total) is int and type(nodes) is list and type(info) is dict
-                and type(info.get("hasNextPage")) is bool and "endCursor" in info
-                and (info["endCursor"] is None or type(info["endCursor"]) is str)):
-            return total, nodes
+    """A connection ``{totalCount, pageInfo{hasNextPage, endCursor}, nodes}``: its
+    ``totalCount`` and ``nodes``."""
     conn = _get(obj, key, dict, where)
     total = _get(conn, "totalCount", int, f"{where} {key}")
     info = _get(conn, "pageInfo", dict, f"{where} {key}")

@@ -1,12 +1,15 @@
-"""Reading a journal: validation in the spec's order, verdict and writer state.
+"""Reading a journal: validation in the contract's order, verdict and writer state.
 
-``read_journal`` runs spec journal-v1 section 7 top to bottom (capture, trust, records,
-each attempt's chain and replay, then the rules across attempts of section 9) and
-returns a ``Verdict`` (section 10). When the journal is valid, the verdict also holds a
-``JournalState``: what a writer needs to append the next record or admit an attempt.
+``read_journal`` runs docs/journal-format.md section 7 top to bottom (capture, trust,
+records, each attempt's chain and replay, the rules across attempts of section 9, then
+the witness) and returns a ``Verdict`` (section 10). When the journal is valid, the
+verdict also holds a ``JournalState``: what a writer needs to append the next record or
+admit an attempt.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from ._args import Options, make_options, shown
 from ._capture import Capture, Comment, LeaseRef, check_input, node_order, reconstruct
@@ -22,18 +25,17 @@ from ._rules import (
     recovery_for,
     refusal,
 )
-from ._slots import field, frozen, slot_setters
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from ._codes import Failure
     from ._rules import AttemptStatus
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PhaseState:
     """The last status of one plan phase, with that record's reason."""
 
@@ -41,7 +43,7 @@ class PhaseState:
     reason: str | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class AttemptState:
     """One valid attempt after replay (sections 7.5, 8, 10).
 
@@ -109,7 +111,7 @@ class AttemptState:
 
     @property
     def blocks(self) -> bool:
-        """Whether this attempt blocks a fresh attempt at its key (ADR-038, section 9)."""
+        """Whether this attempt blocks a fresh attempt at its key (section 9)."""
         return blocks_fresh_attempt(self.status)
 
     @property
@@ -131,7 +133,7 @@ class AttemptState:
                 "status": self.status}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class JournalState:
     """A valid journal: the intent, its attempts in node order, and reading context.
 
@@ -186,7 +188,7 @@ class JournalState:
         return tips[-1] if tips else None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The reader's verdict (section 10) and, when valid, the journal state.
 
@@ -402,43 +404,11 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
     return ordered, state
 
 
-def _attempt_state_maker() -> Callable[..., AttemptState]:
-    """``AttemptState(...)`` for the reader (one per attempt of every read): the same
-    frozen object, built with one slot setter per field instead of the generic
-    ``__init__``. Arguments in field order."""
-    new = object.__new__
-    (s_attempt, s_root_ids, s_status, s_reason, s_recovery, s_missing, s_last, s_events,
-     s_replies) = slot_setters(AttemptState, (
-         "attempt", "root_ids", "status", "reason", "recovery", "missing_phases", "last",
-         "events", "event_replies"))
-
-    def make(attempt: Attempt, root_ids: tuple[str, ...], status: AttemptStatus,
-             reason: str | None, recovery: str, missing: tuple[str, ...],
-             last: Mapping[str, tuple[str, str | None]], events: tuple[Event, ...],
-             event_replies: tuple[tuple[str, str], ...]) -> AttemptState:
-        made: AttemptState = new(AttemptState)
-        s_attempt(made, attempt)
-        s_root_ids(made, root_ids)
-        s_status(made, status)
-        s_reason(made, reason)
-        s_recovery(made, recovery)
-        s_missing(made, missing)
-        s_last(made, last)
-        s_events(made, events)
-        s_replies(made, event_replies)
-        return made
-
-    return make
-
-
-_make_attempt_state = _attempt_state_maker()
-
-
 def _attempt_state(attempt: Attempt, root_ids: tuple[str, ...], events: tuple[Event, ...],
                    held: Iterable[tuple[str, str]], state: ReplayState) -> AttemptState:
     status, reason, phase = derive_status(state)
-    return _make_attempt_state(attempt, root_ids, status, reason, recovery_for(status, phase),
-                               missing_phases(state), state.last, events, tuple(held))
+    return AttemptState(attempt, root_ids, status, reason, recovery_for(status, phase),
+                        missing_phases(state), state.last, events, tuple(held))
 
 
 def _across(states: tuple[AttemptState, ...]) -> None:
@@ -597,7 +567,7 @@ def read_journal(pages: object, *, writer: str, repository_id: str,
                  server_url: str | None = None, max_records: int = 1000,
                  max_attempts: int = 100, reader: str | None = None,
                  require_witness: bool = False) -> Verdict:
-    """Read a captured journal and return the verdict (spec journal-v1, sections 5-10).
+    """Read a captured journal and return the verdict (docs/journal-format.md sections 5-10).
 
     Args:
         pages: the parsed stdin value: a GraphQL response dict or a list of them
@@ -675,7 +645,7 @@ def _with_journal(verdict: Verdict, journal: JournalState,
 
 
 def find_blocking(journal: JournalState, request_key: str) -> AttemptState | None:
-    """The attempt of ``request_key`` that blocks a fresh attempt, if any (ADR-038).
+    """The attempt of ``request_key`` that blocks a fresh attempt, if any (section 9).
 
     The preflight before admission: the attempt whose status blocks
     (``blocks_fresh_attempt``); in a valid journal only a chain tip can.
@@ -684,7 +654,7 @@ def find_blocking(journal: JournalState, request_key: str) -> AttemptState | Non
 
 
 def find_history(journal: JournalState, request_key: str) -> tuple[AttemptState, ...]:
-    """Every attempt of ``request_key``, blocking or not, in node order (ADR-038).
+    """Every attempt of ``request_key``, blocking or not, in node order (section 9).
 
     For audit and for comparing a presented authorization with every past attempt.
     """

@@ -25,8 +25,9 @@ holds the writer scope before resending. Pure: no I/O, stdlib only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ._records import Attempt, Event
-from ._slots import frozen
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ READ_BACK_OUTCOMES = (LANDED, ABSENT, CONFLICT, MOVED, VANISHED)
 """Every outcome :func:`read_back` gives, in the order of the module table."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReadBack:
     """The meaning of a capture for one record whose write's answer was lost.
 

@@ -1,4 +1,4 @@
-"""The reader CLI (spec journal-v1, sections 6 and 10).
+"""The reader CLI (docs/journal-format.md sections 6 and 10).
 
 ``python3 business-attempt.pyz --writer LOGIN --repository-id ID [...] < capture.json``
 prints one JSON verdict and a newline on stdout; exit 0 valid, 3 invalid, 2

@@ -162,7 +162,7 @@ class JournalFixture:
     def pages(self, *, roots_per_page: int = 50, replies_per_page: int = 50,
               more_replies_per_page: int = 100, shuffle: random.Random | None = None
               ) -> list[dict[str, Any]]:
-        """Capture the journal as the spec queries would, page by page.
+        """Capture the journal as the capture queries would, page by page.
 
         Each JournalPage holds ``roots_per_page`` top-level comments with their first
         ``replies_per_page`` replies; the rest of each root's replies come in

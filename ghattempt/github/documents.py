@@ -17,6 +17,7 @@ __all__ = ["DOCUMENT_NAMES", "Document", "document"]
 DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPage",
     "RepliesPage",
+    "LeaseRef",
     "JournalPageLease",
     "CategoryDiscussions",
     "RepositoryLookup",
@@ -24,7 +25,6 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "RepositoryById",
     "PullRequestLookup",
     "RefLookup",
-    "LeaseRef",
     "CreateDiscussion",
     "AddDiscussionComment",
     "CreateRef",
