@@ -191,10 +191,10 @@ def _witnessed(gh: Any, args: Any, cfg: LoadedConfig | None, repo: Any, number: 
         return Captured(verdict_for(pages, args, cfg, repo.id, repo.viewer), pages,
                         witness_in(pages))
 
-    def sleep(seconds: float, why: str) -> None:
-        if seconds > 2:
-            notice(f"waiting {seconds:.0f} s: {why}")
-        gh.config.sleep(seconds)
+    def sleep(action: Any) -> None:
+        if action.notice is not None:
+            notice(action.notice)
+        gh.config.sleep(action.seconds)
 
     policy = gh.config.retry
     got, _ = capture_until_witnessed(read, sleep, attempts=policy.lag_attempts,

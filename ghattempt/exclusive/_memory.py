@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from ..core import NO_WITNESS, Witness
 from ._errors import ExclusionError, OwnershipLost, ScopeBusy
-from ._scope import Scope
+from ._scope import Scope, carried
 
 __all__ = ["InMemoryExclusive", "InMemoryOwner"]
 
@@ -52,12 +52,7 @@ class InMemoryOwner:
 
     def carry(self, head: Witness, journal: int | None = None) -> None:
         """Keep ``head`` and ``journal`` for this hold (there is no lease record)."""
-        if head.records < self._head.records:
-            raise ValueError(f"the witness never goes back: {head.records} records after "
-                             f"{self._head.records}")
-        self._head = head
-        if journal is not None:
-            self._journal = journal
+        self._head, self._journal = carried(self._head, self._journal, head, journal)
 
     @property
     def scope(self) -> Scope:

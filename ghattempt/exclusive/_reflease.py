@@ -85,7 +85,7 @@ from ._machine import (
     release_record,
 )
 from ._protocol import Clock, RefBackend, RefSnapshot, SystemClock
-from ._scope import Scope, expiry_of, renewed
+from ._scope import Scope, carried, expiry_of, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = ["RefLease", "RefOwner"]
@@ -354,15 +354,7 @@ class RefOwner:
             ValueError: ``head`` lowers ``records`` (a writer never lowers it), or
                 ``journal`` differs from the journal already carried.
         """
-        if head.records < self._head.records:
-            raise ValueError(f"the witness never goes back: {head.records} records after "
-                             f"{self._head.records}")
-        if journal is not None and self._journal is not None and journal != self._journal:
-            raise ValueError(f"writer scope {self._scope.key} carries journal "
-                             f"#{self._journal}, not #{journal}")
-        self._head = head
-        if journal is not None:
-            self._journal = journal
+        self._head, self._journal = carried(self._head, self._journal, head, journal)
 
     def _upper_now(self, mono: float) -> float:
         """Upper bound of GitHub's current time (epoch seconds) at local ``mono``."""

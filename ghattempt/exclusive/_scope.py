@@ -23,6 +23,7 @@ __all__ = [
     "Scope",
     "format_time",
     "parse_time",
+    "carried",
     "read_lease",
     "renewed",
 ]
@@ -148,3 +149,20 @@ def renewed(lease: Lease, **changes: object) -> Lease:
               "head": lease.head}
     fields.update(changes)
     return Scope(lease.repository, lease.intent).lease(**fields)  # type: ignore[arg-type]
+
+
+def carried(now: Witness, journal_now: int | None, head: Witness,
+            journal: int | None) -> tuple[Witness, int | None]:
+    """The witness and journal number a holder carries after a confirmed write
+    (journal-v1 section 4: a writer never lowers ``records``; a scope has one journal).
+
+    Raises:
+        ValueError: ``head`` lowers ``records``, or ``journal`` differs from the one
+            carried already.
+    """
+    if head.records < now.records:
+        raise ValueError(f"the witness never goes back: {head.records} records after "
+                         f"{now.records}")
+    if journal is not None and journal_now is not None and journal != journal_now:
+        raise ValueError(f"the writer scope carries journal #{journal_now}, not #{journal}")
+    return head, journal if journal is not None else journal_now

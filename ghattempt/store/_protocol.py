@@ -32,6 +32,7 @@ from ..core import (
     parse_lease,
     read_back,
 )
+from ..exclusive._machine import NOTICE_AFTER, Done, Refuse, Sleep
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -49,6 +50,7 @@ __all__ = [
     "Capture",
     "Captured",
     "capture_until_witnessed",
+    "wait",
     "witness_in",
     "Done",
     "Limited",
@@ -84,26 +86,12 @@ class Read:
     """Capture the journal and replay it. Feed :class:`Captured`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    """Wait ``seconds``, then ask again; ``why`` says what for (one line)."""
-
-    seconds: float
-    why: str
-
-
-@dataclass(frozen=True, slots=True)
-class Done:
-    """The protocol ended; ``value`` is its result."""
-
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Refuse:
-    """The protocol ended with ``error`` (raise it)."""
-
-    error: Exception
+def wait(seconds: float, why: str) -> Sleep:
+    """A :class:`Sleep` of ``seconds`` (:class:`Sleep`, :class:`Done` and
+    :class:`Refuse` are the lease machines' own). One that lasts more than
+    :data:`~ghattempt.exclusive._machine.NOTICE_AFTER` seconds is told: what, how long."""
+    return Sleep(seconds, f"waiting {seconds:.0f} s: {why}" if seconds > NOTICE_AFTER
+                 else None)
 
 
 # -- results ----------------------------------------------------------------------------
@@ -212,13 +200,13 @@ class Append:
         elif isinstance(result, Limited):
             self._sends -= 1  # not executed: it does not count as a send
             self._waits += 1
-            wait = float(result.error.retry_after)
-            if self._waits > MAX_RATE_WAITS or wait > MAX_RATE_WAIT:
+            seconds = float(result.error.retry_after)
+            if self._waits > MAX_RATE_WAITS or seconds > MAX_RATE_WAIT:
                 self._next = Refuse(result.error)
             else:
                 self._after_sleep = Send()
-                self._next = Sleep(wait, f"GitHub's rate limit refused the write "
-                                         f"(retry-after {wait:g} s)")
+                self._next = wait(seconds, f"GitHub's rate limit refused the write "
+                                           f"(retry-after {seconds:g} s)")
         elif isinstance(result, Lost):
             self._next = Read()
         else:
@@ -236,9 +224,9 @@ class Append:
             self._absent += 1
             if self._absent < self._reads:
                 self._after_sleep = Read()
-                return Sleep(min(self._cap, self._base * 2 ** (self._absent - 1)),
-                             "the write's answer was lost and the journal does not show "
-                             "it yet (replicas lag); reading back again")
+                return wait(min(self._cap, self._base * 2 ** (self._absent - 1)),
+                            "the write's answer was lost and the journal does not show it "
+                            "yet (replicas lag); reading back again")
             if self._sends >= self._max:
                 return Refuse(GitHubAnomaly(
                     f"the outcome of a write stayed unknown after {self._max} sends of the "
@@ -302,17 +290,18 @@ class Capture:
         elif self._reads >= self._attempts:
             self._next = Refuse(WitnessNotMet(verdict.detail, self._reads, result.witness))
         else:
-            wait = min(self._cap, self._base * 2 ** (self._reads - 1))
-            self._next = Sleep(wait, "the journal read holds fewer records than the lease's "
+            seconds = min(self._cap, self._base * 2 ** (self._reads - 1))
+            self._next = wait(seconds, "the journal read holds fewer records than the lease's "
                                      "witness names (comments lag refs); reading again")
 
 
-def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[float, str], None],
+def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[Sleep], None],
                             *, attempts: int, base: float,
                             cap: float) -> tuple[Captured, JournalInvalidError | None]:
     """Drive :class:`Capture` with ``read`` (one capture, read by the core) and ``sleep``
-    (a wait and why): the last capture read, and the error when it is short of its
-    witness or invalid (for a writer to raise; a reader hands the pages over anyway)."""
+    (a :class:`Sleep` to take, and tell when it says so): the last capture read, and the
+    error when it is short of its witness or invalid (for a writer to raise; a reader
+    hands the pages over anyway)."""
     machine = Capture(attempts=attempts, base=base, cap=cap)
     got: Captured | None = None
     while True:
@@ -321,7 +310,7 @@ def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[float
             got = read()
             machine.feed(got)
         elif isinstance(action, Sleep):
-            sleep(action.seconds, action.why)
+            sleep(action)
         else:
             assert got is not None
             if isinstance(action, Done):

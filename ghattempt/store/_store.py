@@ -117,6 +117,7 @@ from ._protocol import (
     Sent,
     Sleep,
     capture_until_witnessed,
+    wait,
     witness_in,
 )
 
@@ -132,9 +133,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("ghattempt.store")
-
-NOTICE_AFTER = 2.0
-"""A wait longer than this (seconds) is told to the notice hook."""
 
 _WRITE_PERMISSIONS = frozenset({"WRITE", "MAINTAIN", "ADMIN"})
 
@@ -386,10 +384,11 @@ class BusinessAttemptStore:
         else:
             log.warning("%s", line)
 
-    def _sleep(self, seconds: float, why: str) -> None:
-        if seconds > NOTICE_AFTER:
-            self.tell(f"waiting {seconds:.0f} s: {why}")
-        self._provider.config.sleep(seconds)
+    def _sleep(self, action: Sleep) -> None:
+        """Take a protocol's :class:`Sleep`, telling it when it says so."""
+        if action.notice is not None:
+            self.tell(action.notice)
+        self._provider.config.sleep(action.seconds)
 
     def _now(self) -> str:
         """GitHub's clock at the last answer (a lower bound of its time now)."""
@@ -879,8 +878,8 @@ class BusinessAttemptStore:
                                   f"again showed it was made (#{found.number})")
                         owner.carry(owner.head, found.number)
                         return self.settled(found)
-                    self._sleep(min(policy.lag_cap, policy.lag_base * 2 ** n),
-                                "the journal may not be listed yet (read lag)")
+                    self._sleep(wait(min(policy.lag_cap, policy.lag_base * 2 ** n),
+                                     "the journal may not be listed yet (read lag)"))
                 continue
             owner.carry(owner.head, created.number)
             # Nothing is in a journal made a moment ago: its pages are known without a
@@ -1020,7 +1019,7 @@ class Session:
                 self._pages, self._state = pages, state
                 machine.feed(Captured(store.read(pages), pages))
             elif isinstance(action, Sleep):
-                store._sleep(action.seconds, action.why)
+                store._sleep(action)
             elif isinstance(action, Done):
                 done: Appended = action.value
                 break

@@ -58,7 +58,8 @@ def test_a_rate_limited_send_waits_and_sends_the_same_bytes_uncounted():
     m.next()
     m.feed(limit(5))
     wait = m.next()
-    assert isinstance(wait, Sleep) and wait.seconds == 5 and "retry-after" in wait.why
+    assert isinstance(wait, Sleep) and wait.seconds == 5 and "retry-after" in wait.notice
+    assert wait.notice.startswith("waiting 5 s: ")  # longer than 2 s: told
     assert isinstance(m.next(), Send)
     m.feed(Sent("c"))
     assert m.next().value.sends == 1  # the refused send was not executed
@@ -206,7 +207,7 @@ def test_a_capture_short_of_its_witness_is_read_again_then_refused_naming_the_re
         assert isinstance(m.next(), Read)
         m.feed(Captured(s.read(pages=pages), pages, witness))
         sleep = m.next()
-        assert isinstance(sleep, Sleep) and "witness" in sleep.why
+        assert isinstance(sleep, Sleep) and sleep.notice is None  # short waits go untold
         sleeps.append(sleep.seconds)
     assert sleeps == [0.5, 0.75]
     assert isinstance(m.next(), Read)

@@ -77,9 +77,6 @@ def test_replica_lag_never_makes_a_writer_build_on_a_stale_head(serve: Any) -> N
 
 
 # ---------------------------------------------------------------------------- authors
-@pytest.mark.xfail(strict=True, reason="the capture queries ask databaseId of Bot authors "
-                   "only, so a personal-access-token writer (a User) never matches its "
-                   "writer id and its own journal is untrusted")
 def test_a_personal_token_writer_is_a_user_whose_records_count(serve: Any) -> None:
     world = serve()
     alice = world.emu.state.actor_by_login("alice")
