@@ -123,13 +123,15 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
             moved); GitHubError (exit 4).
     """
     owner, name = split_repository(args.repository)
+    if args.discussion is None and args.pull_request is None:
+        raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+    if args.discussion is not None and args.discussion < 1:
+        raise CliError(2, "--discussion must be a number >= 1")
     with connect(args) as gh:
         known = getattr(args, "known", None)
         repo = gh.repository(owner, name) if known is None or args.discussion else None
         if args.discussion is not None:
             assert repo is not None
-            if args.discussion < 1:
-                raise CliError(2, "--discussion must be a number >= 1")
             number = int(args.discussion)
             with Progress(gh, f"capturing {owner}/{name}#{number}"):
                 first = gh.capture_journal(owner, name, number)
