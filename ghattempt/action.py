@@ -478,6 +478,10 @@ def run(env: Mapping[str, str]) -> int:
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
         return 2
+    from ghattempt.cli._known import memo_path, recall, remember
+
+    memo = memo_path(env)  # where earlier steps of this job found the journal
+    args.known = recall(memo, args.repository, args.pull_request, args.base_ref)
     pages: Any = None
     group = False
     try:
@@ -524,6 +528,7 @@ def run(env: Mapping[str, str]) -> int:
         return code
     _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV))
     _warn_ignored(verdict)
+    remember(memo, args.repository, verdict)
     print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))
     if verdict.status == "invalid":
         annotate_error(scrub(f"journal invalid, failing closed: {verdict.reason}: "

@@ -54,6 +54,10 @@ from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION
 from ghattempt.exclusive import LeaseSettings as _LeaseRule
 from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
+# The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
+# store and the command line.
+from ghattempt.github.identity import ACTIONS_LOGIN, BOT_SUFFIX, LOGIN, login_problem
+
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "GITHUB_SERVER_BOUND",
@@ -95,8 +99,6 @@ DEFAULT_CONFIG_PATH: Final = ".github/ghattempt.toml"
 # journal-v1 section 3, *key*: the shape ghattempt.core checks records with (its is_key
 # is private; tests/config checks that both agree).
 _CHANNEL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
-# GitHub logins and App slugs: alphanumerics and single hyphens, at most 39 characters.
-_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\Z")
 _WORKFLOW_FILE = re.compile(r"[A-Za-z0-9._-]+\.ya?ml\Z")
 
 _MAX_FILE_BYTES: Final = 1 << 20
@@ -163,7 +165,7 @@ KEYS: Final[tuple[Key, ...]] = (
     Key("journal.title", "template", "title of a new journal Discussion (informational)",
         fields=_TITLE_FIELDS),
     Key("writer.login", "string", "GraphQL login of the one writer whose records count "
-        "(no [bot] suffix)", pattern=_LOGIN.pattern.removesuffix("\\Z")),
+        "(no [bot] suffix)", pattern=LOGIN.pattern.removesuffix("\\Z")),
     Key("writer.database_id", "integer", "that account's databaseId; required for any "
         "login but github-actions", minimum=1),
     Key("attempt.request_key", "template", "template of the request key; renders to a "
@@ -291,13 +293,15 @@ class WriterSettings:
     Attributes:
         login: GraphQL login of the writer: ``github-actions`` for the Actions bot, an
             App's bare slug (without ``[bot]``), or a user login.
-        database_id: that account's ``databaseId`` (REST ``id``); always set for the
-            default login, required for any other (architecture.md: match writers by
-            login and databaseId).
+        database_id: that account's ``databaseId`` (REST ``id``); required for any login
+            but ``github-actions`` (match writers by login and databaseId). For
+            ``github-actions`` it may be left out: the bot's id differs per host
+            (41898282 on github.com, another one on each GitHub Enterprise Server), so
+            it is learned from the configured host at start (``viewer``), never assumed.
     """
 
-    login: str = "github-actions"
-    database_id: int = 41898282
+    login: str = ACTIONS_LOGIN
+    database_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -810,18 +814,16 @@ def build_writer(t: Mapping[str, object], *, path: str) -> WriterSettings:
     d = WriterSettings()
     r.known(t, "writer", SCHEMA["writer"])
     login = t.get("writer.login".rsplit(".", 1)[1], d.login)
-    if isinstance(login, str) and login.endswith("[bot]"):
-        r.fail(
-            "writer.login",
-            f"{_q(login)} carries the REST suffix [bot]",
-            f"use the bare GraphQL login {_q(login.removesuffix('[bot]'))}",
-        )
+    if isinstance(login, str) and login.endswith(BOT_SUFFIX):
+        problem = login_problem(login)
+        assert problem is not None
+        r.fail("writer.login", *problem)  # the one rule (github.identity)
     login = r.string(t, "writer.login", d.login, _key("writer.login"))
+    database_id: int | None
     if "database_id" in t:
-        database_id = r.integer(t, "writer.database_id", d.database_id,
-                                _key("writer.database_id"))
-    elif login == d.login:
-        database_id = d.database_id
+        database_id = r.integer(t, "writer.database_id", 1, _key("writer.database_id"))
+    elif login == ACTIONS_LOGIN:
+        database_id = None  # learned from the configured host at start
     else:
         r.fail(
             "writer.database_id",

@@ -3,7 +3,12 @@
 ``scripts/demo`` (or ``ghattempt demo``) runs, with no network beyond 127.0.0.1:
 
 1. the emulator over HTTP (``ghattempt emulator serve``, a subprocess on a free port,
-   a temporary SQLite database);
+   a temporary SQLite database) with every fidelity behaviour of GitHub on: locked
+   conversations refuse bots, ``viewerPermission`` is null for bot tokens, the
+   repository predates GitHub's node-id migration (legacy ids unless asked for the new
+   format), rulesets are enforced (one protects the default branch), comments lag refs
+   by :data:`REPLICA_LAG_MS` on every read, and the Actions bot's ``GITHUB_TOKEN``
+   spends the repository's 1,000 points an hour;
 2. pull request #1 of ``octo-org/widgets``: a push adds the configuration, the Action
    admits attempt 1; a second push makes a new generation, so attempt 1 is recorded
    ``superseded`` and its successor is admitted for the new head;
@@ -55,8 +60,12 @@ HEAD_BRANCH = "feature"
 WRITER_TOKEN = "ghs_actions"  # noqa: S105 -- the fixture's Actions bot
 PUSHER_TOKEN = "ghp_alice"  # noqa: S105 -- the fixture's pull request author
 WRITER_LOGIN = "github-actions"
-WRITER_ID = 41898282
+WRITER_ID = 41898282  # the Actions bot's databaseId in the emulator's fixture (github.com's)
 SERVER_URL = "https://github.com"
+REPLICA_LAG_MS = 1500
+"""How long the demo's comments stay invisible to every read (GitHub's replicas lag)."""
+FIDELITY = {"replica_lag_ms": REPLICA_LAG_MS, "actions_budget": True}
+"""Fidelity switches beyond GitHub's defaults (which are all on): every behaviour on."""
 
 CONFIG = """\
 # .github/ghattempt.toml of the demo repository
@@ -64,8 +73,8 @@ CONFIG = """\
 category = "release-journal"
 
 [writer]
+# the Actions bot; its databaseId is learned from the host at start (it differs per host)
 login = "github-actions"
-database_id = 41898282
 
 [attempt]
 request_key = "pr-{pull_request}:{base_ref}:{channel}"
@@ -168,6 +177,12 @@ class Demo:
         return str(data["createCommitOnBranch"]["commit"]["oid"])
 
     # ------------------------------------------------------------- action
+    def _runner_temp(self, job: str) -> Path:
+        """The job's ``RUNNER_TEMP``: shared by the steps of one job only."""
+        folder = self.work / f"runner-temp-{job}"
+        folder.mkdir(exist_ok=True)
+        return folder
+
     def action(self, title: str, command: str, *, job: str, expect_rc: int = 0,
                **inputs: str) -> Step:
         """Run ``python -m ghattempt.action`` as a runner would, for one step."""
@@ -186,6 +201,7 @@ class Demo:
             "GITHUB_EVENT_PATH": str(self.work / "event.json"),
             "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary),
             "GHATTEMPT_COMMAND": command, "GHATTEMPT_TOKEN": WRITER_TOKEN,
+            "RUNNER_TEMP": str(self._runner_temp(job)),
         })
         for name, value in inputs.items():
             env["GHATTEMPT_" + name.upper()] = value
@@ -233,12 +249,37 @@ def _read_outputs(path: Path) -> dict[str, str]:
     return out
 
 
+def demo_fixture() -> dict[str, Any]:
+    """The emulator's built-in fixture, made as GitHub is for a long-lived repository:
+    ``octo-org/widgets`` predates the node-id migration and protects its default branch
+    with a ruleset; ``ghs_actions`` is that repository's ``GITHUB_TOKEN``; every fidelity
+    switch is on (:data:`FIDELITY`)."""
+    import copy
+
+    from ghattempt.emulator import DEFAULT_FIXTURE
+
+    data = copy.deepcopy(DEFAULT_FIXTURE)
+    data["fidelity"] = dict(FIDELITY)
+    for repo in data["repositories"]:
+        if f"{repo['owner']}/{repo['name']}" == REPOSITORY:
+            repo["legacy_node_id"] = True
+            repo["rulesets"] = [{"name": "main", "include": ["~DEFAULT_BRANCH"],
+                                 "rules": ["deletion", "non_fast_forward"], "bypass": []}]
+    for token in data["tokens"]:
+        if token["token"] == WRITER_TOKEN:
+            token["repository"] = REPOSITORY
+    return data
+
+
 @contextmanager
 def emulator(work: Path) -> Iterator[str]:
-    """``ghattempt emulator serve`` on a free loopback port; yields its API base URL."""
+    """``ghattempt emulator serve`` on a free loopback port, with :func:`demo_fixture`;
+    yields its API base URL."""
+    fixture = work / "fixture.json"
+    fixture.write_text(json.dumps(demo_fixture()), encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ghattempt.cli", "emulator", "serve", "--port", "0",
-         "--db", str(work / "emulator.sqlite3")],
+         "--db", str(work / "emulator.sqlite3"), "--fixture", str(fixture)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_clean_env())
     try:
         assert proc.stdout is not None

@@ -25,8 +25,21 @@ event / action                           plan
 ``discussion_comment`` edited, deleted   :class:`~ghattempt.app.sink.TamperingReport`
                                          when the comment holds a record of a journal
 ``discussion`` edited                    the same, when the Discussion is a journal
+``discussion`` deleted, transferred,     the same (``journal_deleted``,
+category_changed                         ``journal_transferred``, ``journal_moved``):
+                                         a journal that left its repository or its
+                                         category is tampering too (writers fail closed
+                                         on it; the check run tells people)
+a delivery sent by the App itself        nothing: its own writes are no news
+                                         (``bot_login``)
 anything else                            nothing (acknowledged and ignored)
 =======================================  ==============================================
+
+The App's own writes (a journal Discussion and its comments created, lease commits
+pushed, check runs) cause ``discussion`` created, ``discussion_comment`` created,
+``create``, ``push``, ``check_run`` and ``check_suite`` deliveries, none of which is
+routed; a delivery whose ``sender`` is the App's own bot account (``bot_login``,
+``<slug>[bot]``) is ignored whatever it is.
 
 Idempotency keys (journal-v1 *key*: ``[A-Za-z0-9._:/@+=-]{1,128}``) are derived from
 the event identity: for workflow results ``run:<run id>:<run attempt>[:job:<job id>]:
@@ -81,6 +94,9 @@ ROUTED: frozenset[tuple[str, str]] = frozenset(
         ("discussion_comment", "edited"),
         ("discussion_comment", "deleted"),
         ("discussion", "edited"),
+        ("discussion", "deleted"),
+        ("discussion", "transferred"),
+        ("discussion", "category_changed"),
     }
 )
 """(event, action) pairs the server records in its inbox; every other delivery is
@@ -227,6 +243,7 @@ def plan_delivery(
     app_id: int,
     phase_map: PhaseMap,
     lookup: HeadLookup,
+    bot_login: str | None = None,
 ) -> Plan:
     """Decide what one delivery means (see the module table).
 
@@ -237,6 +254,8 @@ def plan_delivery(
         app_id: this App's id, for the records' writer.
         phase_map: the workflow/job -> phase mapping.
         lookup: the head index, for runs and jobs whose payload names no pull request.
+        bot_login: the App's own bot account as webhook payloads name it
+            (``<slug>[bot]``); its deliveries are its own writes and plan nothing.
 
     Raises:
         PayloadError: a routed payload lacks a field routing needs.
@@ -244,6 +263,8 @@ def plan_delivery(
     action = payload.get("action")
     if not isinstance(action, str) or not is_routed(event, action):
         return Plan(note=f"event {event}/{action} is not handled")
+    if bot_login is not None and _opt_str(payload, "sender", "login") == bot_login:
+        return Plan(note=f"event {event}/{action} was sent by this App itself")
     writer = AppWriter(app_id=app_id, delivery=delivery)
     installation = _installation(payload)
     if event == "pull_request":
@@ -448,10 +469,16 @@ def _discussion(
     journal_now = has_record_marker(_opt_str(payload, "discussion", "body"))
     marker_before = has_record_marker(_opt_str(payload, "changes", "body", "from"))
     comment_id: str | None = None
+    previous = _opt_str(payload, "changes", "body", "from")
     if event == "discussion":
         if not (journal_now or marker_before):
-            return Plan(note="the edited Discussion is not a journal")
-        change = "journal_edited"
+            return Plan(note=f"the {action} Discussion is not a journal")
+        change = _DISCUSSION_CHANGES[action]
+        if action != "edited":
+            # the journal's body as it was when it left: the sink reads the intent (its
+            # pull request) from it, the Discussion being gone from the repository or
+            # from its category
+            previous = _opt_str(payload, "discussion", "body")
     else:
         if not journal_now:
             return Plan(note="the comment's Discussion is not a journal")
@@ -472,6 +499,12 @@ def _discussion(
         comment_id=comment_id,
         change=change,  # type: ignore[arg-type]
         actor=_opt_str(payload, "sender", "login") or "unknown",
-        previous_body=_opt_str(payload, "changes", "body", "from"),
+        previous_body=previous,
     )
     return Plan(requests=(request,))
+
+
+_DISCUSSION_CHANGES = {"edited": "journal_edited", "deleted": "journal_deleted",
+                       "transferred": "journal_transferred",
+                       "category_changed": "journal_moved"}
+"""``discussion`` actions on a journal, and the change each one reports."""

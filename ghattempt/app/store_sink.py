@@ -240,13 +240,18 @@ class StoreSink:
             lease_seconds=int(lease.length), request_timeout=float(lease.request_timeout),
             clock_skew=float(lease.clock_skew), acquire_timeout=float(lease.acquire_timeout),
             holder_label=f"app-{self._settings.app_id}")
-        exclusive = RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings)
+        exclusive = RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings,
+                             notice=_notice)
         store = BusinessAttemptStore(
             gh, exclusive=exclusive, repository=f"{owner}/{name}",
             repository_id=repository_id, category=cfg.settings.journal.category,
             writer_login=cfg.settings.writer.login, writer_id=cfg.settings.writer.database_id,
-            writer=writer, reader=self._reader, journal_title=cfg.journal_title_of)
+            writer=writer, reader=self._reader, notice=_notice,
+            journal_title=cfg.journal_title_of)
+        # who the installation token is (the App's bot, learned from the configured
+        # host): a configured writer that is not it is refused before any write
         store.initialise()
+        store.check_writer()
         return _Ctx(gh, owner, name, repository_id, cfg, store)
 
     @staticmethod
@@ -313,8 +318,7 @@ class StoreSink:
                                 self._writer(request))
             gen = self._generation(ctx, request.generation)
             key = ctx.request_key(intent.base_ref, intent.pull_request)
-            journal = ctx.store.open_journal(intent.pull_request, intent.base_ref)
-            with ctx.store.session(journal) as s:
+            with ctx.store.open(intent.pull_request, intent.base_ref) as s:
                 return self._admit(ctx, s, key, gen)
 
         return self._run(f"admit #{intent.pull_request} into {intent.base_ref}", body)
@@ -338,8 +342,7 @@ class StoreSink:
             gen = self._generation(ctx, request.generation)
             key = ctx.request_key(new.base_ref, new.pull_request)
             if old == new:
-                journal = ctx.store.open_journal(new.pull_request, new.base_ref)
-                with ctx.store.session(journal) as s:
+                with ctx.store.open(new.pull_request, new.base_ref) as s:
                     tip = s.state.tip(key)
                     if tip is not None and tip.generation_id == gen.id and tip.blocks:
                         return SinkResult(Outcome.ALREADY_APPLIED,
@@ -353,8 +356,7 @@ class StoreSink:
                     return SinkResult(Outcome.APPLIED,
                                       f"superseded {tip.id}; admitted attempt {state.id}")
             notes = self._supersede_only(ctx, old, request.key, request.reason)
-            journal = ctx.store.open_journal(new.pull_request, new.base_ref)
-            with ctx.store.session(journal) as s:
+            with ctx.store.open(new.pull_request, new.base_ref) as s:
                 result = self._admit(ctx, s, key, gen)
             return SinkResult(result.outcome, f"{notes}; {result.detail}")
 
@@ -362,7 +364,7 @@ class StoreSink:
                          body)
 
     def _supersede_only(self, ctx: _Ctx, intent: IntentRef, key: str, reason: str) -> str:
-        journal = ctx.store.find_journal(ctx.store.intent(intent.pull_request, intent.base_ref))
+        journal = ctx.store.locate(intent.pull_request, intent.base_ref)
         if journal is None:
             return f"no journal for #{intent.pull_request} into {intent.base_ref}"
         request_key = ctx.request_key(intent.base_ref, intent.pull_request)
@@ -398,8 +400,7 @@ class StoreSink:
     def _current(self, ctx: _Ctx, intent: IntentRef, head_sha: str) -> Iterator[Any]:
         """The session and tip attempt of ``intent``; refuses when there is none or its
         generation is not at ``head_sha`` (a result for an old head)."""
-        journal: Journal | None = ctx.store.find_journal(
-            ctx.store.intent(intent.pull_request, intent.base_ref))
+        journal: Journal | None = ctx.store.locate(intent.pull_request, intent.base_ref)
         if journal is None:
             raise _Refused(f"no journal for #{intent.pull_request} into {intent.base_ref}")
         key = ctx.request_key(intent.base_ref, intent.pull_request)
@@ -463,26 +464,36 @@ class StoreSink:
         the Discussion's body (or, for an edited journal, in the body before the edit).
         An edited or deleted record stops contributing: the journal may still read valid
         (the last record simply vanished) or fail closed (a gap, a broken link); both
-        are reported as failing.
+        are reported as failing. A journal deleted, transferred to another repository or
+        moved to another category is reported as failing too (its writers fail closed
+        on it); a deleted or transferred one is not read (it is gone from the
+        repository): its pull request comes from the body the delivery carried.
         """
 
         def body() -> SinkResult:
             owner, name = _split(request.repository_name)
             probe = self._provider(request.installation_id,
                                    timeout=self._settings.http_timeout, interval=1.0)
-            pages = list(probe.capture(owner, name, request.discussion_number).pages)
+            change: str = request.change
+            # a deleted or transferred journal is no longer in this repository
+            gone = change in ("journal_deleted", "journal_transferred")
+            pages = [] if gone else list(
+                probe.capture(owner, name, request.discussion_number).pages)
             pull = _pull_request(pages, request.previous_body)
             head = probe.pull_request(owner, name, pull).head_oid if pull is not None else None
             ctx = self._context(request.installation_id, request.repository_name,
                                 request.repository_id, head, self._writer(request))
-            verdict = ctx.store.read(pages)
             if head is None:
                 return SinkResult(Outcome.REFUSED, f"discussion #{request.discussion_number} "
                                   "holds no intent record naming a pull request")
-            what = {"comment_edited": "a record was edited",
-                    "comment_deleted": "a record was deleted",
-                    "journal_edited": "the journal was edited"}[request.change]
-            if verdict.exit_code == 3:
+            what = _CHANGES[change]
+            verdict = None if gone else ctx.store.read(pages)
+            if verdict is None or change == "journal_moved":
+                title = what
+                read = ("Writers of this pull request now fail closed (journal_missing): "
+                        "its writer scope names this journal, and a new journal is never "
+                        "opened in its place (its history would be lost).")
+            elif verdict.exit_code == 3:
                 title = f"journal invalid: {verdict.reason}"
                 read = (f"The reader fails closed: {verdict.reason}: "
                         f"{verdict.detail or ''}")
@@ -505,6 +516,20 @@ class StoreSink:
             return SinkResult(Outcome.APPLIED, f"check run {run_id} on {head}: {title}")
 
         return self._run(f"tampering in #{request.discussion_number}", body)
+
+
+_CHANGES = {"comment_edited": "a record was edited",
+            "comment_deleted": "a record was deleted",
+            "journal_edited": "the journal was edited",
+            "journal_deleted": "the journal was deleted",
+            "journal_transferred": "the journal was transferred to another repository",
+            "journal_moved": "the journal was moved to another category"}
+"""What each ``TamperingReport.change`` says happened."""
+
+
+def _notice(line: str) -> None:
+    """The App's notice hook: reconciled lost answers and long waits, in its log."""
+    log.warning("%s", line)
 
 
 def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int | None:

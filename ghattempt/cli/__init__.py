@@ -383,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "docs/emulator.md)")
     e.add_argument("--server-url", default="https://github.com",
                    help="web URL the emulated objects' url fields start with")
+    e.add_argument("--fidelity", action="append", default=[], metavar="SWITCH=VALUE",
+                   help="set a fidelity switch, e.g. replica_lag_ms=2000 or "
+                   "locked_conversations=false (repeatable; docs/emulator.md)")
 
     p = _sub(subs, "app", "the GitHub App webhook server", "The GitHub App webhook server.")
     asubs = p.add_subparsers(dest="app_command", metavar="SUBCOMMAND", required=True)

@@ -5,7 +5,8 @@ Shape::
     split_repository(text: str | None) -> tuple[str, str]          # raises CliError(2)
     load_settings(path: str, *, required: bool) -> LoadedConfig | None
     connect(args) -> GitHubProvider                                # token from the env
-    reader_identity(args, cfg) -> tuple[str, int | None]           # --writer, --writer-id
+    notice_hook(args) -> Callable[[str], None]                     # one line per notice
+    reader_identity(args, cfg, viewer) -> tuple[str, int | None]   # --writer, --writer-id
     journal_url(server_url, repository, number) -> str
     Progress(provider, what)                                        # stderr ticker
 
@@ -28,8 +29,10 @@ from typing import TYPE_CHECKING, Any
 from ghattempt.cli._errors import CliError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ghattempt.config import LoadedConfig
-    from ghattempt.github import GitHubProvider
+    from ghattempt.github import GitHubProvider, Identity
 
 __all__ = [
     "DEFAULT_SERVER_URL",
@@ -37,6 +40,7 @@ __all__ = [
     "connect",
     "journal_url",
     "load_settings",
+    "notice_hook",
     "reader_identity",
     "split_repository",
 ]
@@ -79,8 +83,21 @@ def load_settings(path: str, *, required: bool, root: str | None = None) -> Load
     return load_config(path, root=root)
 
 
+def notice_hook(args: Any) -> Callable[[str], None]:
+    """The command's notice hook: ``args.notice`` when the caller set one (the Action
+    entry does), else a printer of ``ghattempt: notice:`` lines on stderr."""
+    hook = getattr(args, "notice", None)
+    if callable(hook):
+        return hook  # type: ignore[no-any-return]
+    from ghattempt.cli._errors import notice_printer
+
+    printer: Callable[[str], None] = notice_printer(getattr(args, "token_env", None))
+    return printer
+
+
 def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvider:
-    """A provider for ``--api-url`` with the token from ``--token-env``.
+    """A provider for ``--api-url`` with the token from ``--token-env``; its waits of
+    more than 2 s are told to the command's notice hook (:func:`notice_hook`).
 
     Raises:
         CliError: (2) the token variable is unset.
@@ -103,22 +120,39 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
 
     return GitHubProvider(ProviderConfig(auth=TokenAuth(token), base_url=api, timeout=timeout,
                                          connect_timeout=min(10.0, timeout),
-                                         mutation_interval=interval))
+                                         mutation_interval=interval,
+                                         notice=notice_hook(args)))
 
 
-def reader_identity(args: Any, cfg: LoadedConfig | None) -> tuple[str, int | None]:
+def reader_identity(args: Any, cfg: LoadedConfig | None,
+                    viewer: Identity | None = None) -> tuple[str, int | None]:
     """``(--writer, --writer-id)``: the options, else the config's ``[writer]``, else
-    ``github-actions`` with its databaseId 41898282 (the config's own defaults)."""
+    ``github-actions`` (the config's own defaults). Without a databaseId, the token's
+    own (``viewer``, learned from the configured host) when the token is that writer:
+    the Actions bot's id differs per host, so none is assumed.
+
+    Raises:
+        CliError: (2) ``--writer`` is not a GraphQL login (REST's ``[bot]`` suffix, for
+            one), with the configuration's own message.
+    """
     writer = getattr(args, "writer", None)
     writer_id = getattr(args, "writer_id", None)
     if writer:
-        return writer, writer_id
-    if cfg is not None:
-        return cfg.settings.writer.login, cfg.settings.writer.database_id
-    from ghattempt.config import WriterSettings
+        from ghattempt.github.identity import login_problem
 
-    default = WriterSettings()
-    return default.login, default.database_id
+        problem = login_problem(writer)
+        if problem is not None:
+            raise CliError(2, f"--writer: {problem[0]}; {problem[1]}")
+    elif cfg is not None:
+        writer, writer_id = cfg.settings.writer.login, cfg.settings.writer.database_id
+    else:
+        from ghattempt.config import WriterSettings
+
+        default = WriterSettings()
+        writer, writer_id = default.login, default.database_id
+    if writer_id is None and viewer is not None and viewer.author_login == writer:
+        writer_id = viewer.database_id
+    return writer, writer_id
 
 
 def journal_url(server_url: str | None, repository: str, number: int) -> str:

@@ -18,7 +18,8 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "install_notes", "scrub"]
+__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "install_notes", "notice_printer",
+           "scrub"]
 
 EXIT_INTERNAL = 70
 """An unexpected exception: a defect of ghattempt (BSD sysexits ``EX_SOFTWARE``)."""
@@ -93,6 +94,17 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
                        "permissions")
         return 2, str(exc)
     return None
+
+
+def notice_printer(token_env: str | None = None):  # type: ignore[no-untyped-def]
+    """The one notice hook of a command: each line (a reconciled lost answer, a wait of
+    more than 2 s: what and how long) as ``ghattempt: notice: <line>`` on stderr,
+    scrubbed like errors. The Action entry maps the same lines to its own output."""
+
+    def notice(line: str) -> None:
+        print(f"ghattempt: notice: {scrub(line, token_env)}", file=sys.stderr, flush=True)
+
+    return notice
 
 
 class _Scrubbed:

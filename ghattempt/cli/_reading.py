@@ -7,8 +7,8 @@ Shape::
     status(args) -> int                          # table or --json verdict
     show(args) -> int                            # the timeline page, --html FILE
     current_reading(args) -> Reading             # verdict, URL, pages, configuration
-    fetch_pages(args) -> tuple[list[dict], Target]
-    verdict_for(pages, args, cfg, repository_id) -> Verdict
+    fetch_pages(args, cfg) -> tuple[list[dict], Target, Identity | None]
+    verdict_for(pages, args, cfg, repository_id, viewer) -> Verdict
 
 ``status`` reads exactly as the reader does (``ghattempt.core.read_journal``, spec
 journal-v1 sections 5-10), so its ``--json`` output is the line ``read`` would print for
@@ -37,7 +37,8 @@ from ghattempt.cli._errors import CliError
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import Verdict
+    from ghattempt.core import Intent, Verdict
+    from ghattempt.github import Identity
 
 __all__ = ["Reading", "Target", "capture", "current_reading", "current_verdict", "fetch_pages",
            "read", "show", "status", "timeline_page", "verdict_for", "write_page"]
@@ -104,40 +105,122 @@ def _print_verdict(verdict: Verdict) -> None:
     sys.stdout.buffer.flush()
 
 
-def _number(gh: Any, args: Any, repository: tuple[str, str], cfg: LoadedConfig | None) -> int:
-    if args.discussion is not None:
-        if args.discussion < 1:
-            raise CliError(2, "--discussion must be a number >= 1")
-        return int(args.discussion)
-    if args.pull_request is not None:
-        from ghattempt.cli._store import find_journal_number
+def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any]], Target,
+                                                            Identity | None]:
+    """Capture the journal ``args`` names with its lease ref (spec journal-v1 section 5:
+    the reader checks the journal against the lease's witness), with a progress ticker
+    on stderr; also who the token is (``viewer``).
 
-        found = find_journal_number(gh, args, repository, cfg)
-        if found is None:
-            raise NoJournal(f"no journal for pull request #{args.pull_request} in "
-                            f"{repository[0]}/{repository[1]} yet (admit opens it)")
-        return found
-    raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
-
-
-def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any]], Target]:
-    """Capture the journal ``args`` names, with a progress ticker on stderr.
+    ``--pull-request``: the journal is located as a writer finds it (the scope's lease
+    names it; else the category scan), then captured with the lease member.
+    ``--discussion N``: its first page names the intent, whose lease ref is then read
+    with the capture (one page more). Pages holding fewer records than the lease's
+    witness are read again a few times (replicas lag) before they are handed over.
 
     Raises:
-        CliError: (2) no repository / journal named; GitHubError (exit 4).
+        CliError: (2) no repository / journal named; NoJournal (the pull request has none
+            yet); JournalMissing (exit 3: the lease names a journal that is gone or
+            moved); GitHubError (exit 4).
     """
     owner, name = split_repository(args.repository)
+    if args.discussion is None and args.pull_request is None:
+        raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+    if args.discussion is not None and args.discussion < 1:
+        raise CliError(2, "--discussion must be a number >= 1")
     with connect(args) as gh:
-        number = _number(gh, args, (owner, name), cfg)
-        with Progress(gh, f"capturing {owner}/{name}#{number}"):
-            pages = gh.capture_journal(owner, name, number)
-    return pages, Target(owner, name, number)
+        known = getattr(args, "known", None)
+        repo = gh.repository(owner, name) if known is None or args.discussion else None
+        if args.discussion is not None:
+            assert repo is not None
+            number = int(args.discussion)
+            with Progress(gh, f"capturing {owner}/{name}#{number}"):
+                first = gh.capture_journal(owner, name, number)
+                intent = _intent_of(first)
+                if intent is None or intent.repository_id != repo.id:
+                    pages = first  # not a journal of this repository: the reader says so
+                else:
+                    pages = _witnessed(gh, args, cfg, repo, number, intent)
+        elif args.pull_request is not None and known is not None:
+            # where an earlier step of the job found the journal: read in one request,
+            # every part checked (ghattempt.store.Known), else located afresh
+            from ghattempt.cli._store import locate_journal, reading_store
+            from ghattempt.core import lease_ref_name
+
+            start = gh.writer_read(owner, name, lease=lease_ref_name(
+                known.intent, known.repository_id), number=known.number)
+            repo = start.repository
+            store = reading_store(gh, args, repo, cfg)
+            journal = store.prime(start, known)
+            first_page = start.page
+            if journal is None or (args.base_ref and args.base_ref != known.base_ref):
+                journal, store = locate_journal(gh, args, (owner, name), cfg)
+                first_page = None
+            if journal is None:
+                raise NoJournal(f"no journal for pull request #{args.pull_request} in "
+                                f"{owner}/{name} yet (admit opens it)")
+            number = journal.number
+            pages = store.capture_witnessed(journal, first_page=first_page)
+        elif args.pull_request is not None:
+            from ghattempt.cli._store import locate_journal
+
+            journal, store = locate_journal(gh, args, (owner, name), cfg)
+            if journal is None:
+                raise NoJournal(f"no journal for pull request #{args.pull_request} in "
+                                f"{owner}/{name} yet (admit opens it)")
+            number = journal.number
+            with Progress(gh, f"capturing {owner}/{name}#{number}"):
+                pages = store.capture_witnessed(journal)
+        else:
+            raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+    assert repo is not None
+    return pages, Target(owner, name, number), repo.viewer
+
+
+def _witnessed(gh: Any, args: Any, cfg: LoadedConfig | None, repo: Any, number: int,
+               intent: Intent) -> list[dict[str, Any]]:
+    """The journal with its lease member, read again (a few times, with backoff) while
+    the pages hold fewer records than the witness names (replicas lag): the rule of
+    ``ghattempt.store._protocol.Capture``, without loading the store's writer side."""
+    from ghattempt.cli._context import notice_hook
+    from ghattempt.core import lease_ref_name
+    from ghattempt.store._protocol import Captured, capture_until_witnessed, witness_in
+
+    lease = lease_ref_name(intent.digest, repo.id)
+    notice = notice_hook(args)
+
+    def read() -> Captured:
+        pages = list(gh.capture_with_lease(repo.owner, repo.name, number, lease).pages)
+        return Captured(verdict_for(pages, args, cfg, repo.id, repo.viewer), pages,
+                        witness_in(pages))
+
+    def sleep(action: Any) -> None:
+        if action.notice is not None:
+            notice(action.notice)
+        gh.config.sleep(action.seconds)
+
+    policy = gh.config.retry
+    got, _ = capture_until_witnessed(read, sleep, attempts=policy.lag_attempts,
+                                     base=policy.lag_base, cap=policy.lag_cap)
+    pages: list[dict[str, Any]] = got.pages
+    return pages
+
+
+def _intent_of(pages: list[dict[str, Any]]) -> Intent | None:
+    """The intent record in the journal body of a first page, if it holds one."""
+    from ghattempt.core import Intent, JournalInvalid, parse_body
+
+    try:
+        body = pages[0]["data"]["repository"]["discussion"]["body"]
+        record = parse_body(body, "intent")
+    except (LookupError, TypeError, JournalInvalid):
+        return None
+    return record if isinstance(record, Intent) else None
 
 
 def capture(args: Any) -> int:
     """``ghattempt capture``: the pages as one JSON array (UTF-8, then a newline)."""
     cfg = load_settings(args.config, required=False)
-    pages, _target = fetch_pages(args, cfg)
+    pages, _target, _viewer = fetch_pages(args, cfg)
     text = json.dumps(pages, ensure_ascii=False, separators=(",", ":")) + "\n"
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -153,15 +236,20 @@ def capture(args: Any) -> int:
 
 
 def verdict_for(pages: object, args: Any, cfg: LoadedConfig | None,
-                repository_id: str) -> Verdict:
-    """The reader's verdict for ``pages`` with the reading options of ``args``."""
+                repository_id: str, viewer: Identity | None = None) -> Verdict:
+    """The reader's verdict for ``pages`` with the reading options of ``args``
+    (``viewer``: who the token is, whose databaseId stands in for a writer id nobody
+    gave when the token is that writer)."""
     from ghattempt.core import read_journal
 
-    writer, writer_id = reader_identity(args, cfg)
+    writer, writer_id = reader_identity(args, cfg, viewer)
+    # `capture` has no reading options: the reader's defaults
     return read_journal(pages, writer=writer, repository_id=repository_id,
-                        writer_id=writer_id, request_key=args.request_key,
-                        server_url=args.server_url, max_records=args.max_records,
-                        max_attempts=args.max_attempts, reader=_reader_digest())
+                        writer_id=writer_id, request_key=getattr(args, "request_key", None),
+                        server_url=getattr(args, "server_url", None),
+                        max_records=getattr(args, "max_records", 1000),
+                        max_attempts=getattr(args, "max_attempts", 100),
+                        reader=_reader_digest())
 
 
 def _captured_repository_id(pages: object) -> str | None:
@@ -189,7 +277,9 @@ class Reading:
 def current_reading(args: Any) -> Reading:
     """Capture the journal ``args`` names (or read ``--capture``) and judge it."""
     cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
+    reader_identity(args, cfg)  # a --writer that is no GraphQL login: exit 2 before reading
     target: Target | None = None
+    viewer: Identity | None = None
     if getattr(args, "capture", None):
         raw = sys.stdin.buffer.read() if args.capture == "-" else Path(args.capture).read_bytes()
         try:
@@ -198,12 +288,12 @@ def current_reading(args: Any) -> Reading:
             raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
     else:
         try:
-            pages, target = fetch_pages(args, cfg)
+            pages, target, viewer = fetch_pages(args, cfg)
         except NoJournal as missing:
             return Reading(_no_journal(args, missing.message), None, None, cfg)
     repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
-    verdict = verdict_for(pages, args, cfg, repository_id)
+    verdict = verdict_for(pages, args, cfg, repository_id, viewer)
     url = None
     if target is not None:
         url = journal_url(args.server_url, target.repository, target.number)

@@ -15,6 +15,8 @@ def emulator_serve(args: Any) -> int:
             "--server-url", args.server_url]
     if args.fixture:
         argv += ["--fixture", args.fixture]
+    for switch in getattr(args, "fidelity", None) or ():
+        argv += ["--fidelity", switch]
     return main(argv)
 
 

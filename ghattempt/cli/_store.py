@@ -1,16 +1,16 @@
 """The seam between the command line and the business attempt store for reading.
 
 ``classify_store_error`` maps the store's errors (docs/store.md) to exit statuses;
-``find_journal_number`` finds an intent's journal the way the store does (the oldest
-discussion of the configured category whose unedited body by the writer holds exactly
-the intent record; never search).
+``locate_journal`` finds an intent's journal the way the store does (the scope's lease
+names it; else the category scan by repository node id, pull request and base branch;
+never search).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["classify_store_error", "find_journal_number"]
+__all__ = ["classify_store_error", "locate_journal", "reading_store"]
 
 
 def classify_store_error(exc: BaseException) -> tuple[int, str] | None:
@@ -51,9 +51,9 @@ def _with_hint(exc: BaseException) -> str:
     return message
 
 
-def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
-                        cfg: Any) -> int | None:
-    """The Discussion number of the journal of ``--pull-request``/``--base-ref``."""
+def reading_store(gh: Any, args: Any, repo: Any, cfg: Any) -> Any:
+    """A store for reading (never entering the writer scope) with the reading options."""
+    from ghattempt.cli._context import notice_hook, reader_identity
     from ghattempt.config import Settings
     from ghattempt.core import CliWriter
     from ghattempt.exclusive import LeaseSettings, RefLease
@@ -61,19 +61,27 @@ def find_journal_number(gh: Any, args: Any, repository: tuple[str, str],
 
     settings = cfg.settings if cfg is not None else Settings()
     # `capture` has no reading options: the configuration's [writer] finds the journal.
-    writer = getattr(args, "writer", None)
-    owner, name = repository
-    repo = gh.repository(owner, name)
-    base_ref = args.base_ref or gh.pull_request(owner, name, args.pull_request).base_ref_name
+    writer, writer_id = reader_identity(args, cfg, repo.viewer)
+    owner, name = repo.owner, repo.name
     # Reading only: the store never enters the writer scope here; the lease is never taken.
     lease = RefLease(GitHubRefBackend(gh, owner, name, repo.id),
                      LeaseSettings(request_timeout=max(gh.config.timeout, 20.0)))
     store = BusinessAttemptStore(
-        gh, exclusive=lease, repository=repo.name_with_owner,
-        repository_id=repo.id, category=settings.journal.category,
-        writer_login=writer or settings.writer.login,
-        writer_id=getattr(args, "writer_id", None) if writer else settings.writer.database_id,
-        writer=CliWriter("reader"), reader="sha256:" + "0" * 64,
+        gh, exclusive=lease, repository=repo.name_with_owner, repository_id=repo.id,
+        category=settings.journal.category, writer_login=writer, writer_id=writer_id,
+        writer=CliWriter("reader"), reader="sha256:" + "0" * 64, notice=notice_hook(args),
         journal_title=None if cfg is None else cfg.journal_title_of)
-    journal = store.find_journal(store.intent(args.pull_request, base_ref))
-    return None if journal is None else journal.number
+    store.initialise(repo)
+    return store
+
+
+def locate_journal(gh: Any, args: Any, repository: tuple[str, str],
+                   cfg: Any) -> tuple[Any, Any]:
+    """The journal of ``--pull-request``/``--base-ref`` (``ghattempt.store.Journal``, or
+    None when there is none yet) and the store that found it: one ``LeaseRef`` read when
+    the scope's lease names it, else the category scan (docs/store.md)."""
+    owner, name = repository
+    repo = gh.repository(owner, name)
+    base_ref = args.base_ref or gh.pull_request(owner, name, args.pull_request).base_ref_name
+    store = reading_store(gh, args, repo, cfg)
+    return store.locate(args.pull_request, base_ref), store

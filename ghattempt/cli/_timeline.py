@@ -232,8 +232,8 @@ def build_timeline(pages: Any, verdict: Verdict | None, *, writer: str,
         named by the reader's failure."""
         if comment.id in nodes:
             return f"the reader refused it: {problem}"
-        if reason in ("it was edited", "it was deleted") and comment.login == writer:
-            return f"a record by the writer, then {reason.removeprefix('it was ')}"
+        if reason in ("edited", "deleted") and comment.login == writer:
+            return f"a record by the writer, then {reason}"  # the core's words
         return None
 
     def read(comment: Any, expected: Any) -> tuple[Any, str | None, str | None]:

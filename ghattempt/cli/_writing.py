@@ -37,13 +37,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ghattempt.cli._context import connect, journal_url, load_settings, split_repository
+from ghattempt.cli._context import (
+    connect,
+    journal_url,
+    load_settings,
+    notice_hook,
+    split_repository,
+)
 from ghattempt.cli._errors import CliError
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import AttemptState, Generation, Material, Verdict, Writer
-    from ghattempt.github import GitHubProvider
+    from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Session
 
 __all__ = ["WriteOutcome", "admit", "check_plan", "expire", "perform", "record", "rollback",
@@ -76,6 +82,7 @@ class _Ctx:
     store: BusinessAttemptStore
     pull_request: int
     base_ref: str
+    pull: PullRequest | None = None  # as read at start, when it was
 
     @property
     def repository(self) -> str:
@@ -102,7 +109,7 @@ def _holder_label(writer: Writer) -> str:
 
 
 def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
-           cfg: LoadedConfig, writer: Writer) -> Any:
+           cfg: LoadedConfig, writer: Writer, notice: Any) -> Any:
     from ghattempt.exclusive import LeaseSettings, RefLease
     from ghattempt.store import GitHubRefBackend
 
@@ -112,7 +119,8 @@ def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
                              clock_skew=float(lease.clock_skew),
                              acquire_timeout=float(lease.acquire_timeout),
                              holder_label=_holder_label(writer))
-    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings)
+    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings,
+                    notice=notice)
 
 
 # Options whose values are written verbatim (records, the lease holder): never a token.
@@ -141,6 +149,7 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
 @contextmanager
 def _context(args: Any) -> Iterator[_Ctx]:
     from ghattempt.cli._secrets import refuse_secrets
+    from ghattempt.core import lease_ref_name
     from ghattempt.readers import reader_digest
     from ghattempt.store import BusinessAttemptStore
 
@@ -157,19 +166,36 @@ def _context(args: Any) -> Iterator[_Ctx]:
     writer = _writer(args)
     lease = cfg.settings.lease
     args.timeout = min(float(args.timeout or lease.request_timeout), lease.request_timeout)
+    notice = notice_hook(args)
+    known = getattr(args, "known", None)
     with connect(args, mutation_interval=cfg.settings.pacing.write_interval) as gh:
-        repo = gh.repository(owner, name)
+        # one request: who the token is on this host (viewer), the repository, the pull
+        # request's base when none was given, and the journal where an earlier step of
+        # the job found it (the store checks it: ghattempt.store.Known)
         base_ref = args.base_ref
+        start = gh.writer_read(
+            owner, name, pull_request=None if base_ref else args.pull_request,
+            lease=None if known is None else lease_ref_name(known.intent,
+                                                            known.repository_id),
+            number=None if known is None else known.number)
+        repo = start.repository
         if not base_ref:
-            base_ref = gh.pull_request(owner, name, args.pull_request).base_ref_name
+            assert start.pull_request is not None
+            base_ref = start.pull_request.base_ref_name
         store = BusinessAttemptStore(
-            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer),
+            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer, notice),
             repository=repo.name_with_owner, repository_id=repo.id,
             category=cfg.settings.journal.category, writer_login=cfg.settings.writer.login,
             writer_id=cfg.settings.writer.database_id, writer=writer, reader=reader_digest(),
-            server_url=getattr(args, "server_url", None) or None,
+            server_url=getattr(args, "server_url", None) or None, notice=notice,
             journal_title=cfg.journal_title_of)
-        yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref)
+        store.initialise(repo)
+        store.check_writer()  # a configured writer that is not this token: before any write
+        if known is not None and (known.pull_request, known.base_ref) == (args.pull_request,
+                                                                          base_ref):
+            store.prime(start, known)
+        yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref,
+                   start.pull_request)
 
 
 def _request_key(ctx: _Ctx) -> str:
@@ -183,7 +209,7 @@ def _generation(ctx: _Ctx) -> Generation:
     """The pull request's current generation (ADR 0006: source, tree, config, base)."""
     from ghattempt.core import build_generation
 
-    pr = ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+    pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
     if pr.base_ref_name != ctx.base_ref:
         raise CliError(2, f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
                           f"not {ctx.base_ref}")
@@ -212,7 +238,7 @@ def _tip(session: Session, key: str) -> AttemptState:
 
 
 def _find(ctx: _Ctx) -> Journal:
-    journal = ctx.store.find_journal(ctx.store.intent(ctx.pull_request, ctx.base_ref))
+    journal = ctx.store.locate(ctx.pull_request, ctx.base_ref)
     if journal is None:
         raise CliError(1, f"no journal for pull request #{ctx.pull_request} into "
                           f"{ctx.base_ref} yet; admit opens it")
@@ -304,8 +330,9 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     channel = ctx.cfg.channel(ctx.args.channel)
     generation = _generation(ctx)
-    journal = ctx.store.open_journal(ctx.pull_request, ctx.base_ref)
-    with ctx.store.session(journal) as s:
+    # find or create the journal and hold its scope: one hold for both
+    with ctx.store.open(ctx.pull_request, ctx.base_ref) as s:
+        journal = s.journal
         blocking = s.find_blocking(key)
         if blocking is not None and blocking.generation_id == generation.id \
                 and blocking.attempt.authorization == ctx.args.authorization:

@@ -72,20 +72,25 @@ if TYPE_CHECKING:
         render_body,
     )
     from ._codes import Failure
+    from ._readback import READ_BACK_OUTCOMES, ReadBack, read_back
     from ._rules import AttemptStatus
 
 _WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
                           "build_material", "check_attempt", "check_event", "key_from",
                           "next_event", "record_block", "render_body"})
+_READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
 
 
 def __getattr__(name: str) -> Any:
-    """Load the builders, and the ``Literal`` types ``Failure`` and ``AttemptStatus``
-    (which need ``typing``), on first use: the reader needs none of them (start-up)."""
+    """Load the builders, the read-back, and the ``Literal`` types ``Failure`` and
+    ``AttemptStatus`` (which need ``typing``), on first use: the reader needs none of
+    them (start-up)."""
     from importlib import import_module
 
     if name in _WRITER_SIDE:
         source = import_module("._build", __name__)
+    elif name in _READ_BACK:
+        source = import_module("._readback", __name__)
     elif name in ("Failure", "AttemptStatus"):
         source = import_module("._codes" if name == "Failure" else "._rules", __name__)
     else:
@@ -98,6 +103,9 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "LEASE_HEADLINE",
     "NO_WITNESS",
+    "READ_BACK_OUTCOMES",
+    "ReadBack",
+    "read_back",
     "Lease",
     "Witness",
     "build_lease",

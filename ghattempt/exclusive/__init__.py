@@ -16,7 +16,10 @@ Adapters:
 * :class:`InMemoryExclusive` - tests only: a thread lock, NO exclusion across processes.
 
 Discussions cannot refuse a stale write; the lease keeps stale writers from existing and
-the reader detects any that slip through (a fork) and fails closed. See docs/exclusion.md.
+the reader detects any that slip through (a fork) and fails closed. The lease record is
+the core's (journal-v1 section 4): besides holder, fencing token and expiry it carries the
+journal's number and the witness of the journal's head (``RefOwner.carry``). See
+docs/exclusion.md.
 
 Errors (see ``_errors``): ``ExclusionError`` > ``LeaseSettingsError``, ``ScopeBusy``,
 ``OwnershipLost``, ``LeaseCorrupt``, ``RefConflict``, ``BackendError`` > ``AmbiguousOutcome``.
@@ -43,7 +46,7 @@ from ._protocol import (
     SystemClock,
 )
 from ._reflease import RefLease, RefOwner
-from ._scope import DEFAULT_REF_PREFIX, LEASE_HEADLINE, LeaseRecord, Scope
+from ._scope import DEFAULT_REF_PREFIX, LEASE_HEADLINE, Scope, read_lease
 from ._settings import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = [
@@ -59,7 +62,6 @@ __all__ = [
     "InMemoryExclusive",
     "InMemoryOwner",
     "LeaseCorrupt",
-    "LeaseRecord",
     "LeaseSettings",
     "LeaseSettingsError",
     "Owner",
@@ -73,4 +75,5 @@ __all__ = [
     "Scope",
     "ScopeBusy",
     "SystemClock",
+    "read_lease",
 ]

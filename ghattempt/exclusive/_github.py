@@ -2,9 +2,9 @@
 
 How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract):
 
-* ``read_ref``: GraphQL ``RefLookup`` (the ref, its target commit and message); the server
+* ``read_ref``: GraphQL ``LeaseRef`` (the ref, its target commit's message); the server
   time is the answer's ``Date`` header (``GitHubProvider.last_server_time``). The store
-  can merge this read into its capture (``JournalPageLease``) and hand the result to
+  reads the ref itself first (it names the journal) and hands the read to
   ``RefLease.hold(observed=...)`` through :meth:`GitHubRefBackend.snapshot`.
 * ``create_ref``: REST ``POST /repos/{o}/{r}/git/commits`` (an unreferenced commit with
   the empty tree carrying the lease message) then ``createRef`` on it: the ref never
@@ -14,15 +14,14 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
 
 Provider errors are translated: ``RefConflict`` -> ``RefConflict`` (nothing written);
 ``AmbiguousOutcome`` -> ``AmbiguousOutcome`` (may have landed); ``RateLimited`` and
-``GitHubUnavailable`` -> retryable ``BackendError``; other refusals -> non-retryable
+``GitHubUnavailable`` -> retryable ``BackendError``; other refusals (a repository ruleset
+on the lease refs among them, which is not a lost compare-and-set) -> non-retryable
 ``BackendError``. Messages never carry credentials (the provider redacts them).
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections import deque
 
 from ..github import (
     EMPTY_TREE,
@@ -37,12 +36,9 @@ from ..github import RefConflict as ProviderRefConflict
 from ._errors import AmbiguousOutcome, BackendError, RefConflict
 from ._protocol import RefSnapshot, RefWrite
 
-__all__ = ["UNKNOWN", "GitHubRefBackend"]
+__all__ = ["GitHubRefBackend"]
 
 _HEADS = "refs/heads/"
-
-UNKNOWN = "unknown"
-"""``acquired_from`` answer when this backend made no confirmed write for that holder."""
 
 
 class GitHubRefBackend:
@@ -64,8 +60,6 @@ class GitHubRefBackend:
         self._owner = owner
         self._name = name
         self._repository_id = repository_id
-        # confirmed writes: (ref name, expected head or None for create, message)
-        self._writes: deque[tuple[str, str | None, str]] = deque(maxlen=64)
 
     def __repr__(self) -> str:
         return f"GitHubRefBackend({self._owner}/{self._name})"
@@ -86,20 +80,6 @@ class GitHubRefBackend:
         retryable = isinstance(exc, RateLimited | GitHubUnavailable)
         return BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=retryable)
 
-    def acquired_from(self, name: str, holder: str) -> str | None:
-        """The head ``holder``'s first confirmed write on ``name`` expected (its
-        acquisition): an oid, None when it created the ref, or :data:`UNKNOWN` when this
-        backend confirmed no write of that holder (e.g. one adopted after a lost answer).
-
-        The store uses it to prove that the lease it holds was taken from the very head it
-        read together with the journal (then nobody wrote in between).
-        """
-        needle = '"holder":' + json.dumps(holder, ensure_ascii=False)
-        for ref, expected, message in self._writes:
-            if ref == name and needle in message:
-                return expected
-        return UNKNOWN
-
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
         """A :class:`RefSnapshot` from a ref read elsewhere (e.g. merged into a capture)."""
         if ref is None:
@@ -108,9 +88,9 @@ class GitHubRefBackend:
         return RefSnapshot(name, ref.target_oid, message, math.floor(server_time))
 
     def read_ref(self, name: str) -> RefSnapshot:
-        """``RefLookup`` plus the answer's ``Date``."""
+        """``LeaseRef`` (spec journal-v1 section 5) plus the answer's ``Date``."""
         try:
-            ref = self._provider.ref(self._owner, self._name, name)
+            ref, _ = self._provider.lease_ref(self._owner, self._name, name)
         except GitHubError as exc:
             raise self._translate(exc, f"reading lease ref {name}") from None
         return self.snapshot(name, ref, self._now())
@@ -130,7 +110,6 @@ class GitHubRefBackend:
             self._provider.create_ref(self._repository_id, name, commit.oid)
         except GitHubError as exc:
             raise self._translate(exc, f"creating lease ref {name}") from None
-        self._writes.append((name, None, message))
         return RefWrite(commit.oid, self._now())
 
     def advance_ref(self, name: str, expected_oid: str, message: str) -> RefWrite:
@@ -145,5 +124,4 @@ class GitHubRefBackend:
                 expected_head_oid=expected_oid, headline=headline, body=body)
         except GitHubError as exc:
             raise self._translate(exc, f"advancing lease ref {name}") from None
-        self._writes.append((name, expected_oid, message))
         return RefWrite(commit.oid, self._now())

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from ..core import NO_WITNESS, Witness
 from ._errors import ExclusionError, OwnershipLost, ScopeBusy
-from ._scope import Scope
+from ._scope import Scope, carried
 
 __all__ = ["InMemoryExclusive", "InMemoryOwner"]
 
@@ -25,9 +26,10 @@ T = TypeVar("T")
 
 
 class InMemoryOwner:
-    """Owner handle of :class:`InMemoryExclusive` (no expiry: ``remaining()`` is inf)."""
+    """Owner handle of :class:`InMemoryExclusive` (no expiry: ``remaining()`` is inf; no
+    lease record: the carried witness and journal number live as long as the hold)."""
 
-    __slots__ = ("_holder", "_lost_reason", "_scope", "_thread", "_token")
+    __slots__ = ("_head", "_holder", "_journal", "_lost_reason", "_scope", "_thread", "_token")
 
     def __init__(self, scope: Scope, holder: str, token: int) -> None:
         self._thread = threading.get_ident()
@@ -35,6 +37,22 @@ class InMemoryOwner:
         self._holder = holder
         self._token = token
         self._lost_reason: str | None = None
+        self._head: Witness = NO_WITNESS
+        self._journal: int | None = None
+
+    @property
+    def journal(self) -> int | None:
+        """The journal number carried in this hold (no record outlives it)."""
+        return self._journal
+
+    @property
+    def head(self) -> Witness:
+        """The witness carried in this hold."""
+        return self._head
+
+    def carry(self, head: Witness, journal: int | None = None) -> None:
+        """Keep ``head`` and ``journal`` for this hold (there is no lease record)."""
+        self._head, self._journal = carried(self._head, self._journal, head, journal)
 
     @property
     def scope(self) -> Scope:

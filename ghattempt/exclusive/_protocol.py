@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from ..core import Witness
 from ._scope import Scope
 
 __all__ = [
@@ -173,6 +174,25 @@ class Owner(Protocol):
     def remaining(self) -> float:
         """Seconds of lease left by a conservative reading of GitHub's clock (may be
         negative; ``math.inf`` for adapters without expiry)."""
+        ...
+
+    @property
+    def journal(self) -> int | None:
+        """The journal's Discussion number the lease names (None: not known yet)."""
+        ...
+
+    @property
+    def head(self) -> Witness:
+        """The witness the next lease write carries (journal-v1 section 4, ``head``)."""
+        ...
+
+    def carry(self, head: Witness, journal: int | None = None) -> None:
+        """Carry the witness of a confirmed journal write (and the journal's number) into
+        the next lease write.
+
+        Raises:
+            ValueError: ``head`` would lower ``records``, or ``journal`` changes.
+        """
         ...
 
 

@@ -4,9 +4,19 @@ Theory of operation
 -------------------
 Discussions have no compare-and-set, so a stale writer cannot be refused there; the lease
 keeps one from existing (ADR 0006, architecture notes "Exclusion"). Each scope has one ref
-whose target commit's message is a :class:`LeaseRecord`: holder, fencing token, expiry
-(GitHub's clock) and state. Every change of the record is a compare-and-set on the ref, so
+whose target commit's message is a lease record (journal-v1 section 4, built by the core):
+holder, fencing token, expiry (GitHub's clock), state, the journal's Discussion number
+and the witness ``head``. Every change of the record is a compare-and-set on the ref, so
 two writers can never both move it from the same head.
+
+Protocols. Acquiring, renewing and releasing are the pure machines of ``_machine``
+(``next() -> Read | Send | Sleep | Done | Refuse``, fed with results); this module is
+the thin loop that performs their requests and the holder's clock arithmetic.
+
+Witness. The holder carries the journal's number and the witness of its confirmed
+journal writes (:meth:`RefOwner.carry`); its next lease write (a renewal or the
+release) puts them into the record, and a new holder starts from the record it took
+over, so the witness never goes back.
 
 Clocks. Expiry is judged on GitHub's clock only, read from the ``Date`` header of each
 response (whole seconds). A contender may take over once a ``Date`` it receives is at or
@@ -29,8 +39,10 @@ response never arrived) the release keeps the scope closed until that window end
 
 Lost answers. A write whose answer was lost is reconciled by reading the ref back: the
 holder recognises its own commit by the whole record (holder id with its random nonce,
-token, expiry, state). If the head is still the expected one, the same bytes are sent
-again with the same expected head, so at most one of the copies can land.
+token, expiry, state, journal, witness). If the head is still the expected one, the same
+bytes are sent again with the same expected head, so at most one of the copies can land.
+A reconciled acquisition, and each wait for another holder expected to last more than
+2 s, is told in one line to the ``notice`` hook.
 """
 
 from __future__ import annotations
@@ -42,20 +54,38 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from ..core import Lease, Witness
 from ._errors import (
     AmbiguousOutcome,
     BackendError,
     ExclusionError,
-    LeaseCorrupt,
     OwnershipLost,
     RefConflict,
-    ScopeBusy,
+)
+from ._machine import (
+    ADOPTED,
+    Acquire,
+    Acquired,
+    Conflict,
+    Done,
+    Failed,
+    Lost,
+    Outcome,
+    Read,
+    Refuse,
+    Release,
+    Renew,
+    Send,
+    Sleep,
+    Snapshot,
+    Wrote,
+    expiry,
+    release_record,
 )
 from ._protocol import Clock, RefBackend, RefSnapshot, SystemClock
-from ._scope import LeaseRecord, Scope, format_time
+from ._scope import Scope, carried, expiry_of, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = ["RefLease", "RefOwner"]
@@ -64,14 +94,47 @@ T = TypeVar("T")
 
 _log = logging.getLogger("ghattempt.exclusive")
 
+Notice = Callable[[str], None]
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """A write whose outcome is unknown: the head it expected (``None``: create) and the
-    record it carried."""
 
-    expected: str | None
-    record: LeaseRecord
+def drive(machine: Any, backend: RefBackend, clock: Clock, notice: Notice | None) -> Any:
+    """Run a lease machine to its end: perform each :class:`Read` and :class:`Send` on
+    ``backend``, each :class:`Sleep` on ``clock`` (telling ``notice`` what a long wait is
+    for); return :class:`Done`'s value or raise :class:`Refuse`'s error."""
+    while True:
+        action = machine.next(clock.monotonic())
+        if isinstance(action, Read):
+            sent = clock.monotonic()
+            try:
+                snapshot = backend.read_ref(action.name)
+            except BackendError as exc:
+                machine.feed(Failed(exc))
+            else:
+                machine.feed(Snapshot(snapshot, sent))
+        elif isinstance(action, Send):
+            sent = clock.monotonic()
+            try:
+                if action.expected is None:
+                    write = backend.create_ref(action.name, action.message)
+                else:
+                    write = backend.advance_ref(action.name, action.expected, action.message)
+            except RefConflict:
+                machine.feed(Conflict())
+            except AmbiguousOutcome as exc:
+                machine.feed(Lost(exc))
+            except BackendError as exc:
+                machine.feed(Failed(exc))
+            else:
+                machine.feed(Wrote(write, sent))
+        elif isinstance(action, Sleep):
+            if action.notice is not None and notice is not None:
+                notice(action.notice)
+            clock.sleep(action.seconds)
+        elif isinstance(action, Done):
+            return action.value
+        else:
+            assert isinstance(action, Refuse)
+            raise action.error
 
 
 class RefLease:
@@ -82,6 +145,9 @@ class RefLease:
         settings: timing and naming; validated at construction.
         clock: local monotonic clock and sleep (tests inject a fake one).
         rng: source of backoff jitter (tests inject a seeded one).
+        notice: called with one line when a wait for another holder expected to last
+            more than 2 s starts, and when a lost answer of an acquisition is
+            reconciled (the CLI prints it to stderr).
 
     Cost of one cold hold on GitHub: one read, one compare-and-set to acquire (two requests
     the very first time a scope is used: commit + createRef), one to release.
@@ -100,12 +166,14 @@ class RefLease:
         *,
         clock: Clock | None = None,
         rng: random.Random | None = None,
+        notice: Notice | None = None,
     ) -> None:
         self._backend = backend
         self._settings = settings if settings is not None else LeaseSettings()
         self._clock: Clock = clock if clock is not None else SystemClock()
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
+        self._notice = notice
         self._held_lock = threading.Lock()
         self._held: set[tuple[int, Scope]] = set()
 
@@ -119,15 +187,19 @@ class RefLease:
         """The ref backend in use."""
         return self._backend
 
+    def _tell(self, line: str) -> None:
+        if self._notice is not None:
+            self._notice(line)
+
     @contextmanager
     def hold(self, scope: Scope, *, observed: RefSnapshot | None = None) -> Iterator[RefOwner]:
         """Hold ``scope`` for the block; release on exit, also on exceptions.
 
         Args:
             scope: the writer scope.
-            observed: a read of the lease ref made by the caller (for instance merged into
-                the store's capture query), used instead of a first read when its ``name``
-                is this scope's ref.
+            observed: a read of the lease ref made by the caller (for instance to learn
+                the journal's number), used instead of a first read when its ``name`` is
+                this scope's ref.
         """
         key = (threading.get_ident(), scope)
         with self._held_lock:
@@ -155,162 +227,25 @@ class RefLease:
         with self.hold(scope, observed=observed) as owner:
             return fn(owner)
 
-    # -- acquiring ---------------------------------------------------------------------
-
-    def _new_holder(self) -> str:
-        return f"{self._settings.holder_label}/{secrets.token_hex(8)}"
-
-    def _expiry(self, server_time: int, sent: float) -> int:
-        """GitHub time now (estimated from a response) plus the lease length."""
-        elapsed = max(0, math.floor(self._clock.monotonic() - sent))
-        return server_time + elapsed + self._settings.lease_seconds
-
     def _acquire(self, scope: Scope, observed: RefSnapshot | None) -> RefOwner:
         s = self._settings
-        clock, backend = self._clock, self._backend
         name = scope.ref_name(s.ref_prefix)
-        holder = self._new_holder()
-        start = clock.monotonic()
-        deadline = start + s.acquire_timeout
-        backoff = s.backoff_initial
-        pending: list[_Pending] = []
-        last_error: BackendError | None = None
-        streak = 0  # consecutive conflicts/ambiguities: the first re-read is immediate
-
-        snap: RefSnapshot | None = None
-        snap_sent = start
+        start = self._clock.monotonic()
+        first = None
         if observed is not None and observed.name == name:
-            snap = observed
-
-        def wait(seconds: float) -> bool:
-            """Sleep up to ``seconds`` within the deadline; False when time is up."""
-            left = deadline - clock.monotonic()
-            if left <= 0:
-                return False
-            clock.sleep(min(seconds, left))
-            return True
-
-        def jittered() -> float:
-            nonlocal backoff
-            value = backoff * (0.5 + 0.5 * self._rng.random())
-            backoff = min(backoff * s.backoff_factor, s.backoff_max)
-            return max(value, min(s.backoff_initial, s.backoff_max))
-
-        def give_up(current: LeaseRecord | None, *, failing: bool = False) -> Exception:
-            """The error for running out of time: an unresolved write of ours, else the
-            backend's failure (``failing``), else the holder seen last."""
-            waited = clock.monotonic() - start
-            if pending:
-                latest = pending[-1].record
-                return AmbiguousOutcome(
-                    f"could not learn whether acquiring writer scope {scope.key} landed "
-                    f"within {waited:.1f} s; if it did, the lease expires by itself at "
-                    f"{format_time(latest.expires_at)} (GitHub's clock)"
-                )
-            if failing and last_error is not None:
-                return last_error
-            if current is not None:
-                return ScopeBusy(
-                    scope_key=scope.key,
-                    holder=current.holder,
-                    token=current.token,
-                    expires_at=current.expires_at,
-                    state=current.state,
-                    waited=waited,
-                )
-            if last_error is not None:
-                return last_error
-            return BackendError(
-                f"could not acquire writer scope {scope.key} within {waited:.1f} s: reads "
-                "showed no lease ref but creating it kept conflicting (a lagging read "
-                "replica?); retry later",
-                retryable=True,
-            )
-
-        current: LeaseRecord | None = None
-        while True:
-            if snap is None:
-                sent = clock.monotonic()
-                try:
-                    snap = backend.read_ref(name)
-                except BackendError as exc:
-                    if not exc.retryable:
-                        raise
-                    last_error = exc
-                    if not wait(jittered()):
-                        raise give_up(current, failing=True) from exc
-                    continue
-                snap_sent = sent
-
-            current = None
-            if snap.oid is not None:
-                if snap.message is None:
-                    raise LeaseCorrupt(ref=name, detail="the ref does not point to a commit")
-                current = LeaseRecord.from_message(snap.message, ref=name, scope=scope)
-                if any(p.record == current for p in pending):
-                    _log.info("acquired writer scope %s (token %d) after reconciling a lost "
-                              "answer", scope.key, current.token)
-                    return RefOwner(self, scope, name, current, snap.oid,
-                                    snap.server_time, snap_sent, [])
-
-            # A write that expected another head can never land now (heads never return
-            # to an old commit): forget it.
-            pending = [p for p in pending if p.expected == snap.oid]
-
-            if current is not None and snap.server_time < current.expires_at:
-                # Held (or released but quiet) and not expired by GitHub's clock: wait.
-                streak = 0
-                until_expiry = current.expires_at - snap.server_time + HTTP_DATE_RESOLUTION
-                if not wait(min(jittered(), until_expiry)):
-                    raise give_up(current)
-                snap = None
-                continue
-
-            expected = snap.oid
-            reuse = next((p for p in pending if p.expected == expected), None)
-            if reuse is not None:
-                record = reuse.record  # the same bytes again: at most one copy can land
-            else:
-                record = LeaseRecord(
-                    scope=scope,
-                    holder=holder,
-                    token=1 if current is None else current.token + 1,
-                    expires_at=self._expiry(snap.server_time, snap_sent),
-                    state="held",
-                )
-            sent = clock.monotonic()
-            try:
-                if expected is None:
-                    write = backend.create_ref(name, record.to_message())
-                else:
-                    write = backend.advance_ref(name, expected, record.to_message())
-            except RefConflict as exc:
-                last_error = None
-                streak += 1
-                if streak > 1 and not wait(jittered()):
-                    raise give_up(current) from exc
-                snap = None
-                continue
-            except AmbiguousOutcome as exc:
-                last_error = exc
-                if reuse is None:
-                    pending.append(_Pending(expected, record))
-                streak += 1
-                if streak > 1 and not wait(jittered()):
-                    raise give_up(current) from exc
-                snap = None
-                continue
-            except BackendError as exc:
-                if not exc.retryable:
-                    raise
-                last_error = exc
-                if not wait(jittered()):
-                    raise give_up(current, failing=True) from exc
-                snap = None
-                continue
-            _log.info("acquired writer scope %s (token %d, expires %s)", scope.key,
-                      record.token, format_time(record.expires_at))
-            return RefOwner(self, scope, name, record, write.oid, write.server_time, sent, [])
+            first = Snapshot(observed, start)
+        machine = Acquire(scope, name, s, holder=f"{s.holder_label}/{secrets.token_hex(8)}",
+                          start=start, rng=self._rng, observed=first)
+        got: Acquired = drive(machine, self._backend, self._clock, self._notice)
+        record = got.record
+        if got.reconciled:
+            self._tell(f"the answer to acquiring writer scope {scope.key} was lost; reading "
+                       f"the lease ref back showed it landed (fencing token {record.token})")
+        _log.info("acquired writer scope %s (token %d, expires %s)", scope.key, record.token,
+                  record.expires_at)
+        owner = RefOwner(self, scope, name, record, got.oid, got.server_time, got.sent)
+        owner._taken_from = got.taken_from
+        return owner
 
 
 class RefOwner:
@@ -322,6 +257,8 @@ class RefOwner:
     __slots__ = (
         "_anchor_sent",
         "_anchor_time",
+        "_head",
+        "_journal",
         "_lease",
         "_lost_reason",
         "_moved",
@@ -331,32 +268,29 @@ class RefOwner:
         "_record",
         "_scope",
         "_status",
+        "_taken",
+        "_taken_from",
         "_unsettled",
     )
 
-    def __init__(
-        self,
-        lease: RefLease,
-        scope: Scope,
-        name: str,
-        record: LeaseRecord,
-        oid: str,
-        anchor_time: int,
-        anchor_sent: float,
-        pending: list[LeaseRecord],
-    ) -> None:
+    def __init__(self, lease: RefLease, scope: Scope, name: str, record: Lease, oid: str,
+                 anchor_time: int, anchor_sent: float) -> None:
         self._lease = lease
         self._scope = scope
         self._name = name
         self._record = record
+        self._taken = record  # the record as acquired: the witness the holder builds on
         self._oid = oid
         self._anchor_time = anchor_time
         self._anchor_sent = anchor_sent
-        self._pending = pending
+        self._pending: list[Lease] = []
         self._status = "held"  # held | lost | released
         self._lost_reason = ""
         self._moved = False  # another holder's commit was seen on the ref
         self._unsettled: float | None = None  # latest gate whose window may be open
+        self._head: Witness = record.head
+        self._journal: int | None = record.journal
+        self._taken_from: str | None = None
 
     # -- read-only facts -------------------------------------------------------------
 
@@ -383,7 +317,44 @@ class RefOwner:
     @property
     def expires_at(self) -> int:
         """The current lease expiry, epoch seconds by GitHub's clock."""
-        return self._record.expires_at
+        return expiry_of(self._record)
+
+    @property
+    def record(self) -> Lease:
+        """The lease record on the ref now (as this holder last wrote or adopted it)."""
+        return self._record
+
+    @property
+    def acquired(self) -> Lease:
+        """The record as acquired: its ``journal`` and witness ``head`` were carried
+        over from the previous holder's last record (journal-v1 section 4)."""
+        return self._taken
+
+    @property
+    def taken_from(self) -> str | None:
+        """The head the acquiring compare-and-set moved the ref from (None: it created
+        the ref). Equal to a head read before: nobody held the scope in between."""
+        return self._taken_from
+
+    @property
+    def journal(self) -> int | None:
+        """The journal's Discussion number the next lease write carries."""
+        return self._journal
+
+    @property
+    def head(self) -> Witness:
+        """The witness the next lease write carries."""
+        return self._head
+
+    def carry(self, head: Witness, journal: int | None = None) -> None:
+        """Carry the witness of a confirmed journal write (and the journal's number) into
+        the next lease write (journal-v1 section 4: the renewal or the release).
+
+        Raises:
+            ValueError: ``head`` lowers ``records`` (a writer never lowers it), or
+                ``journal`` differs from the journal already carried.
+        """
+        self._head, self._journal = carried(self._head, self._journal, head, journal)
 
     def _upper_now(self, mono: float) -> float:
         """Upper bound of GitHub's current time (epoch seconds) at local ``mono``."""
@@ -391,7 +362,7 @@ class RefOwner:
 
     def remaining(self) -> float:
         """``expires_at - upper(now)``: seconds of lease surely left (may be negative)."""
-        return self._record.expires_at - self._upper_now(self._lease._clock.monotonic())
+        return self.expires_at - self._upper_now(self._lease._clock.monotonic())
 
     # -- the gate ----------------------------------------------------------------------
 
@@ -438,7 +409,7 @@ class RefOwner:
             if self._status != "held":
                 raise self._lost_error()
         mono = clock.monotonic()
-        left = self._record.expires_at - self._upper_now(mono)
+        left = self.expires_at - self._upper_now(mono)
         if left <= s.margin:
             self._lose(
                 f"only {left:.1f} s of the lease are surely left, not more than the "
@@ -448,13 +419,15 @@ class RefOwner:
             raise self._lost_error()
         return mono
 
-    # -- renewing and reconciling --------------------------------------------------------
+    # -- renewing ------------------------------------------------------------------------
 
-    def _adopt(self, oid: str, record: LeaseRecord, server_time: int, sent: float) -> None:
-        self._oid = oid
-        self._record = record
-        self._anchor_time = server_time
-        self._anchor_sent = sent
+    def _adopt(self, outcome: Outcome) -> None:
+        assert outcome.record is not None and outcome.oid is not None
+        assert outcome.server_time is not None and outcome.sent is not None
+        self._oid = outcome.oid
+        self._record = outcome.record
+        self._anchor_time = outcome.server_time
+        self._anchor_sent = outcome.sent
         self._pending.clear()
 
     def _lose(self, reason: str, *, moved: bool) -> None:
@@ -463,58 +436,30 @@ class RefOwner:
         self._moved = self._moved or moved
         _log.warning("lost writer scope %s: %s", self._scope.key, reason)
 
+    def _drive(self, machine: Renew | Release) -> Outcome:
+        lease = self._lease
+        outcome: Outcome = drive(machine, lease._backend, lease._clock, lease._notice)
+        return outcome
+
     def _renew(self) -> None:
         lease = self._lease
-        clock = lease._clock
-        new_expiry = lease._expiry(self._anchor_time, self._anchor_sent)
-        if new_expiry <= self._record.expires_at:
+        new_expiry = expiry(lease._settings, self._anchor_time, self._anchor_sent,
+                            lease._clock.monotonic())
+        if new_expiry <= self.expires_at:
             return
-        record = replace(self._record, expires_at=new_expiry)
-        sent = clock.monotonic()
-        try:
-            write = lease._backend.advance_ref(self._name, self._oid, record.to_message())
-        except RefConflict:
-            outcome = self._reconcile()
-        except AmbiguousOutcome:
-            self._pending.append(record)
-            outcome = self._reconcile()
-        except BackendError as exc:
+        record = renewed(self._record, expires_at=new_expiry, head=self._head,
+                         journal=self._journal)
+        outcome = self._drive(Renew(self._scope, self._name, self._oid, record, self._pending))
+        if outcome.kind in ("wrote", ADOPTED):
+            if outcome.kind == ADOPTED:
+                lease._tell(f"the answer to renewing writer scope {self._scope.key} was "
+                            "lost; reading the lease ref back showed it landed")
+            self._adopt(outcome)
+        elif outcome.kind == "lost":
+            self._lose(outcome.reason, moved=True)
+        elif outcome.kind == "failed":
             _log.info("renewing writer scope %s failed (%s); keeping the current lease",
-                      self._scope.key, exc)
-            return
-        else:
-            self._adopt(write.oid, record, write.server_time, sent)
-            return
-        if outcome is not None and outcome not in ("adopted", "unchanged"):
-            self._lose(outcome, moved=True)
-
-    def _reconcile(self) -> str | None:
-        """Read the ref after a conflict or a lost answer.
-
-        Returns ``"adopted"`` (a pending write of ours is the head: adopted), ``"unchanged"``
-        (the head is still ours: a pending write may still land), ``None`` (the read
-        failed: inconclusive) or the reason why another writer now owns the ref.
-        """
-        lease = self._lease
-        sent = lease._clock.monotonic()
-        try:
-            snap = lease._backend.read_ref(self._name)
-        except BackendError:
-            return None  # inconclusive: keep the lease we can prove by time alone
-        if snap.oid == self._oid:
-            return "unchanged"  # or a lagging read
-        if snap.oid is None:
-            return "the lease ref was deleted"
-        try:
-            if snap.message is None:
-                raise LeaseCorrupt(ref=self._name, detail="the ref does not point to a commit")
-            current = LeaseRecord.from_message(snap.message, ref=self._name, scope=self._scope)
-        except LeaseCorrupt as exc:
-            return f"the lease ref was overwritten ({exc.detail})"
-        if current in self._pending:
-            self._adopt(snap.oid, current, snap.server_time, sent)
-            return "adopted"
-        return f"the lease ref moved to holder {current.holder!r} (token {current.token})"
+                      self._scope.key, outcome.reason)
 
     # -- releasing -----------------------------------------------------------------------
 
@@ -527,26 +472,27 @@ class RefOwner:
         self._status = "released"
         if self._moved:
             return  # another holder owns the ref now: nothing of ours to release
-        lease = self._lease
-        s = lease._settings
+        s = self._lease._settings
         for _ in range(2):
             quiet = self._anchor_time  # a lower bound of GitHub's time now: hand over at once
             if self._unsettled is not None:
                 # A mutation's answer never came: it may commit until its window ends.
                 quiet = max(quiet, math.ceil(self._upper_now(self._unsettled) + s.margin))
-            quiet = min(quiet, self._record.expires_at)
-            record = replace(self._record, state="released", expires_at=quiet)
-            try:
-                lease._backend.advance_ref(self._name, self._oid, record.to_message())
-            except RefConflict:
-                if self._reconcile() == "adopted":
-                    continue  # a renewal whose answer was lost had landed: release from it
-                return
-            except BackendError as exc:
+            record = release_record(self._record, quiet_until=quiet, head=self._head,
+                                    journal=self._journal)
+            outcome = self._drive(Release(self._scope, self._name, self._oid, record,
+                                          self._pending))
+            if outcome.kind == ADOPTED:
+                self._adopt(outcome)
+                if self._record.state == "released":
+                    break  # the release whose answer was lost had landed
+                continue  # a renewal whose answer was lost had landed: release from it
+            if outcome.kind == "failed":
                 _log.warning(
                     "releasing writer scope %s failed (%s); the lease expires by itself at %s",
-                    self._scope.key, exc, format_time(self._record.expires_at))
+                    self._scope.key, outcome.reason, self._record.expires_at)
                 return
-            _log.info("released writer scope %s (token %d)", self._scope.key,
-                      self._record.token)
-            return
+            if outcome.kind != "wrote":
+                return
+            break
+        _log.info("released writer scope %s (token %d)", self._scope.key, self._record.token)

@@ -1,49 +1,41 @@
-"""The writer scope and the lease record stored in the lease ref's target commit message."""
+"""The writer scope and the lease record of its lease ref (journal-v1 sections 1 and 4).
+
+The lease record's format is the core's (:class:`ghattempt.core.Lease`,
+:func:`~ghattempt.core.build_lease`, :func:`~ghattempt.core.parse_lease`): the reader
+checks the same record as a witness, so there is one definition. This module adds what
+the lease arithmetic needs: times as epoch seconds, and reading a record off a ref with
+the error the lease layer raises (:class:`LeaseCorrupt`).
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
 
+from ..core import LEASE_HEADLINE, JournalInvalid, Lease, Witness, build_lease, parse_lease
+from ..core import scope_key as _scope_key
 from ._errors import LeaseCorrupt
 
 __all__ = [
     "DEFAULT_REF_PREFIX",
     "LEASE_HEADLINE",
-    "LeaseRecord",
-    "LeaseState",
     "Scope",
     "format_time",
     "parse_time",
+    "carried",
+    "read_lease",
+    "renewed",
 ]
 
-#: Where lease refs live. A branch, because GitHub's ``createCommitOnBranch`` (one request
-#: that writes the new lease commit and moves the ref with compare-and-set) only takes
-#: branches.
+#: Where lease refs live (journal-v1 section 1: ``refs/heads/ghattempt/lease/<scope key>``).
+#: A branch, because GitHub's ``createCommitOnBranch`` (one request that writes the new
+#: lease commit and moves the ref with compare-and-set) only takes branches.
 DEFAULT_REF_PREFIX = "refs/heads/ghattempt/lease/"
 
-#: First line of every lease commit message. ``[skip ci]`` keeps GitHub Actions from
-#: starting push workflows for lease commits (GitHub docs, "Skipping workflow runs").
-LEASE_HEADLINE = "ghattempt lease [skip ci]"
-
-# The lease layer sits beside the journal core and imports none of it (test_public_api):
-# the intent id shape (a ``sha256:`` digest, journal-v1 section 3) is checked here too.
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 _INTENT_ID = re.compile(r"sha256:[0-9a-f]{64}")
 _NODE_ID = re.compile(r"[A-Za-z0-9_=+/-]{1,256}")
-_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
-_MAX_TOKEN = 2**53 - 1  # journal-v1 section 3: integers stay within +-(2^53-1)
-_HOLDER_MAX = 256
-
-LeaseState = Literal["held", "released"]
-
-
-def _canonical(obj: Any) -> str:
-    # journal-v1 section 3 (c14n v1): sorted keys, no whitespace, UTF-8.
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def format_time(epoch_seconds: int) -> str:
@@ -69,8 +61,9 @@ class Scope:
     """One writer scope: a repository (GraphQL node id) and an intent (its digest).
 
     Attributes:
-        repository_id: the repository's GraphQL node id, opaque (``R_kgDO…`` or legacy
-            base64); never its name, which changes on rename (journal-v1 section 1).
+        repository_id: the repository's GraphQL node id, opaque, in the format captured
+            (``R_kgDO…``; GitHub answers it when asked with ``X-Github-Next-Global-ID:
+            1``); never its name, which changes on rename (journal-v1 section 1).
         intent_id: the intent record's digest, ``sha256:`` + 64 lowercase hex
             (journal-v1 section 4, "The intent id is its digest").
 
@@ -95,116 +88,81 @@ class Scope:
                 f"(journal-v1 section 4), got {self.intent_id!r}"
             )
 
-    def to_json(self) -> dict[str, str]:
-        """The scope as it appears inside a lease record: ``{"intent", "repository"}``."""
-        return {"intent": self.intent_id, "repository": self.repository_id}
-
     @property
     def key(self) -> str:
-        """40 lowercase hex: the first 160 bits of SHA-256 over the scope's canonical JSON.
-
-        Hashing the canonical JSON (not a concatenation) keeps distinct scopes distinct.
-        """
-        digest = hashlib.sha256(_canonical(self.to_json()).encode("utf-8")).hexdigest()
-        return digest[:40]
+        """The scope key (journal-v1 section 1): 40 lowercase hex of the SHA-256 of the
+        canonical JSON ``{"intent", "repository"}`` (so distinct scopes stay distinct)."""
+        return _scope_key(self.intent_id, self.repository_id)
 
     def ref_name(self, prefix: str = DEFAULT_REF_PREFIX) -> str:
         """The fully qualified lease ref, e.g. ``refs/heads/ghattempt/lease/<40 hex>``."""
         return prefix + self.key
 
-
-@dataclass(frozen=True, slots=True)
-class LeaseRecord:
-    """The lease as written in the lease ref's target commit message.
-
-    Message layout: the line :data:`LEASE_HEADLINE`, an empty line, then one line of
-    canonical JSON ``{"expires_at","holder","scope","state","token","type":"lease","v":1}``.
-
-    Attributes:
-        scope: the scope the lease is for (checked against the ref on read).
-        holder: the holder id, unique per acquisition (label + random nonce).
-        token: the fencing token, >= 1, strictly increasing across holders of the scope.
-        expires_at: epoch seconds by GitHub's clock. ``held``: contenders may take over
-            once GitHub's ``Date`` reaches it. ``released``: the holder is done, but its
-            last mutation may still be in flight until this moment; contenders wait for it
-            too ("quiet until").
-        state: ``"held"`` or ``"released"``.
-    """
-
-    scope: Scope
-    holder: str
-    token: int
-    expires_at: int
-    state: LeaseState
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as a JSON-ready dict (the message body before serialisation)."""
-        return {
-            "expires_at": format_time(self.expires_at),
-            "holder": self.holder,
-            "scope": self.scope.to_json(),
-            "state": self.state,
-            "token": self.token,
-            "type": "lease",
-            "v": 1,
-        }
-
-    def to_message(self) -> str:
-        """The full commit message (headline, empty line, canonical JSON, newline)."""
-        return f"{LEASE_HEADLINE}\n\n{_canonical(self.to_json())}\n"
-
-    @classmethod
-    def from_message(cls, message: str, *, ref: str, scope: Scope) -> LeaseRecord:
-        """Parse a lease commit message read from ``ref`` and check it belongs to ``scope``.
+    def lease(self, *, holder: str, token: int, state: str, expires_at: int,
+              journal: int | None, head: Witness) -> Lease:
+        """A lease record of this scope, checked as the reader checks it.
 
         Raises:
-            LeaseCorrupt: the message is not a lease record of exactly this shape, or it
-                names another scope (fail closed: nobody can prove ownership).
+            ValueError: a field is outside its shape (journal-v1 section 4, lease).
         """
-        text = message.replace("\r\n", "\n")
-        headline, sep, body = text.partition("\n\n")
-        if not sep or headline.strip() != LEASE_HEADLINE:
-            raise LeaseCorrupt(ref=ref, detail="target commit is not a lease commit")
-        try:
-            obj = json.loads(body.strip())
-        except ValueError:
-            raise LeaseCorrupt(ref=ref, detail="lease body is not JSON") from None
-        try:
-            record = cls._from_json(obj)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise LeaseCorrupt(ref=ref, detail=f"lease body has a bad shape ({exc})") from None
-        if record.scope != scope:
-            raise LeaseCorrupt(
-                ref=ref,
-                detail=f"lease is for another scope ({record.scope.repository_id}, "
-                f"{record.scope.intent_id})",
-            )
-        return record
+        return build_lease(intent=self.intent_id, repository=self.repository_id,
+                           holder=holder, token=token, state=state,
+                           expires_at=format_time(expires_at), journal=journal, head=head)
 
-    @classmethod
-    def _from_json(cls, obj: Any) -> LeaseRecord:
-        if not isinstance(obj, dict):
-            raise TypeError("not an object")
-        expected = {"expires_at", "holder", "scope", "state", "token", "type", "v"}
-        if set(obj) != expected:
-            raise KeyError(f"keys {sorted(obj)} differ from {sorted(expected)}")
-        if obj["v"] != 1 or isinstance(obj["v"], bool) or obj["type"] != "lease":
-            raise ValueError("v must be 1 and type 'lease'")
-        holder, token, state, scope = obj["holder"], obj["token"], obj["state"], obj["scope"]
-        if not isinstance(holder, str) or not 1 <= len(holder) <= _HOLDER_MAX:
-            raise ValueError("holder must be a string of 1..256 characters")
-        if isinstance(token, bool) or not isinstance(token, int) or not 1 <= token <= _MAX_TOKEN:
-            raise ValueError("token must be an integer in 1..2^53-1")
-        if state not in ("held", "released"):
-            raise ValueError("state must be 'held' or 'released'")
-        if not isinstance(scope, dict) or set(scope) != {"intent", "repository"}:
-            raise ValueError("scope must be {intent, repository}")
-        if not isinstance(obj["expires_at"], str):
-            raise TypeError("expires_at must be a string")
-        return cls(
-            scope=Scope(repository_id=scope["repository"], intent_id=scope["intent"]),
-            holder=holder,
-            token=token,
-            expires_at=parse_time(obj["expires_at"]),
-            state=state,
+
+def read_lease(message: str | None, *, ref: str, scope: Scope) -> Lease:
+    """The lease record in a lease commit's ``message`` read from ``ref``, checked to
+    belong to ``scope`` (journal-v1 section 4).
+
+    Raises:
+        LeaseCorrupt: no message (the ref does not point to a commit), the message is
+            not a lease record, or it names another scope (fail closed: nobody can prove
+            ownership).
+    """
+    if message is None:
+        raise LeaseCorrupt(ref=ref, detail="the ref does not point to a commit")
+    try:
+        lease = parse_lease(message)
+    except JournalInvalid as exc:
+        raise LeaseCorrupt(ref=ref, detail=exc.detail or "not a lease record") from None
+    if lease.intent != scope.intent_id or lease.repository != scope.repository_id:
+        raise LeaseCorrupt(
+            ref=ref,
+            detail=f"lease is for another scope ({lease.repository}, {lease.intent})",
         )
+    return lease
+
+
+def expiry_of(lease: Lease) -> int:
+    """The lease's ``expires_at`` as epoch seconds."""
+    return parse_time(lease.expires_at)
+
+
+def renewed(lease: Lease, **changes: object) -> Lease:
+    """``lease`` with some fields replaced (``expires_at`` in epoch seconds), checked.
+
+    Raises:
+        ValueError: a field is outside its shape.
+    """
+    fields = {"holder": lease.holder, "token": lease.token, "state": lease.state,
+              "expires_at": parse_time(lease.expires_at), "journal": lease.journal,
+              "head": lease.head}
+    fields.update(changes)
+    return Scope(lease.repository, lease.intent).lease(**fields)  # type: ignore[arg-type]
+
+
+def carried(now: Witness, journal_now: int | None, head: Witness,
+            journal: int | None) -> tuple[Witness, int | None]:
+    """The witness and journal number a holder carries after a confirmed write
+    (journal-v1 section 4: a writer never lowers ``records``; a scope has one journal).
+
+    Raises:
+        ValueError: ``head`` lowers ``records``, or ``journal`` differs from the one
+            carried already.
+    """
+    if head.records < now.records:
+        raise ValueError(f"the witness never goes back: {head.records} records after "
+                         f"{now.records}")
+    if journal is not None and journal_now is not None and journal != journal_now:
+        raise ValueError(f"the writer scope carries journal #{journal_now}, not #{journal}")
+    return head, journal if journal is not None else journal_now

@@ -31,6 +31,7 @@ if _typing.TYPE_CHECKING:
         RefConflict,
         UnexpectedAnswer,
     )
+    from .identity import Identity
     from .models import (
         EMPTY_TREE,
         Comment,
@@ -41,6 +42,7 @@ if _typing.TYPE_CHECKING:
         PullRequest,
         Ref,
         Repository,
+        WriterStart,
     )
     from .provider import BODY_LIMIT, GitHubProvider
     from .usage import OperationUsage, RateLimitState, Usage
@@ -52,11 +54,12 @@ _SUBMODULE = {
     "DOCUMENT_NAMES": "documents", "Document": "documents", "document": "documents",
     "AmbiguousOutcome": "errors", "AuthFailed": "errors", "GitHubError": "errors",
     "GitHubRefused": "errors", "GitHubUnavailable": "errors", "GraphQLRefused": "errors",
+    "Identity": "identity",
     "InputError": "errors", "NotFound": "errors", "RateLimited": "errors",
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
-    "Ref": "models", "Repository": "models",
+    "Ref": "models", "Repository": "models", "WriterStart": "models",
     "BODY_LIMIT": "provider", "GitHubProvider": "provider",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
 }
@@ -82,6 +85,7 @@ __all__ = [
     "GitHubRefused",
     "GitHubUnavailable",
     "GraphQLRefused",
+    "Identity",
     "InputError",
     "NotFound",
     "OperationUsage",
@@ -97,6 +101,7 @@ __all__ = [
     "TokenAuth",
     "UnexpectedAnswer",
     "Usage",
+    "WriterStart",
     "document",
     "floor_requests",
     "graphql_endpoint",

@@ -170,6 +170,9 @@ class ProviderConfig:
         sleep: how to wait (tests pass a fake that advances a fake clock).
         clock: monotonic seconds, used for pacing.
         wall_clock: POSIX seconds, used when GitHub's ``Date`` header is missing.
+        notice: called with one line before each wait longer than 2 s (a rate limit's
+            ``retry-after`` or reset, a retry's backoff, pacing): what and how long. The
+            CLI prints it to stderr; None logs it as a warning instead.
     """
 
     auth: Auth
@@ -183,6 +186,7 @@ class ProviderConfig:
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     wall_clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
+    notice: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.auth, TokenAuth | AppAuth):

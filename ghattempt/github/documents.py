@@ -1,7 +1,7 @@
 """The GraphQL documents, shipped as ``.graphql`` files in ``ghattempt/github/graphql/``.
 
-``JournalPage`` and ``RepliesPage`` are byte copies of the spec's capture queries
-(journal-v1 section 5, ``spec/queries/``); the rest are the writer's operations.
+``JournalPage``, ``RepliesPage`` and ``LeaseRef`` are byte copies of the spec's capture
+queries (journal-v1 section 5); the rest are the writer's operations.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPageLease",
     "CategoryDiscussions",
     "RepositoryLookup",
+    "WriterRead",
     "RepositoryById",
     "PullRequestLookup",
     "RefLookup",
     "CreateDiscussion",
     "AddDiscussionComment",
-    "LockLockable",
     "CreateRef",
     "UpdateRefs",
     "DeleteRef",

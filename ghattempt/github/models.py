@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from .identity import Identity
 
 __all__ = [
     "EMPTY_TREE",
@@ -14,6 +17,7 @@ __all__ = [
     "PullRequest",
     "Ref",
     "Repository",
+    "WriterStart",
 ]
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -37,7 +41,10 @@ class Repository:
     categories: tuple[DiscussionCategory, ...] = ()
     has_discussions: bool = True
     viewer_permission: str | None = None
-    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App)."""
+    """ADMIN, MAINTAIN, WRITE, TRIAGE or READ; None when GitHub does not say (an App or
+    the Actions bot)."""
+    viewer: Identity | None = None
+    """Who the token is on this host (``RepositoryLookup`` asks ``viewer``)."""
 
     @property
     def owner(self) -> str:
@@ -51,8 +58,8 @@ class Repository:
 @dataclass(frozen=True, slots=True)
 class Discussion:
     """A journal. ``author_login`` / ``author_database_id`` are the GraphQL author (as the
-    reader will see it: ``github-actions`` and 41898282 for the Actions bot, where REST
-    says ``github-actions[bot]``); the database id is None for non-bots."""
+    reader will see it: ``github-actions`` for the Actions bot, where REST says
+    ``github-actions[bot]``)."""
 
     id: str
     number: int
@@ -66,15 +73,14 @@ class Discussion:
 class DiscussionSummary:
     """One discussion of a category listing: enough to recognise a journal by its body.
 
-    ``author_login``/``author_id`` are None for a deleted account (``databaseId`` only
-    for bots); ``edited`` is True when ``lastEditedAt`` is set or ``includesCreatedEdit``.
+    ``author_login``/``author_id`` are None for a deleted account; ``edited`` is True
+    when ``lastEditedAt`` is set or ``includesCreatedEdit``.
     """
 
     id: str
     number: int
     title: str
     body: str
-    locked: bool
     edited: bool
     author_login: str | None
     author_id: int | None
@@ -121,3 +127,20 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriterStart:
+    """What ``GitHubProvider.writer_read`` read in one request.
+
+    ``repository`` (with ``viewer``); ``pull_request`` when asked; ``lease`` the lease ref
+    when the journal was asked (None: not asked, or no such ref); ``page`` the raw answer
+    when it holds the journal's first page (a JournalPage with the lease member), else
+    None; ``server_time`` GitHub's clock at the answer (POSIX seconds).
+    """
+
+    repository: Repository
+    pull_request: PullRequest | None = None
+    lease: Ref | None = None
+    page: dict[str, Any] | None = None
+    server_time: float | None = None

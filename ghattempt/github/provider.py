@@ -7,13 +7,13 @@ Sync, one instance per thread. Methods take and return small frozen records
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-from .capture import CaptureResult, capture_pages
+from .capture import PAGE_SIZE, CaptureResult, capture_pages
 from .config import ProviderConfig
 from .documents import document
 from .errors import (
@@ -24,6 +24,7 @@ from .errors import (
     NotFound,
     UnexpectedAnswer,
 )
+from .identity import Identity
 from .models import (
     EMPTY_TREE,
     Comment,
@@ -34,6 +35,7 @@ from .models import (
     PullRequest,
     Ref,
     Repository,
+    WriterStart,
 )
 from .transport import Transport, check_segment
 from .usage import Usage
@@ -167,7 +169,8 @@ class GitHubProvider:
     # -- repositories -----------------------------------------------------------------
 
     def repository(self, owner: str, name: str) -> Repository:
-        """The repository's node id, databaseId, name and discussion categories.
+        """The repository's node id, databaseId, name and discussion categories, and who
+        the token is on this host (``Repository.viewer``), in one request.
 
         Raises:
             NotFound: no such repository, or not visible to these credentials.
@@ -175,18 +178,57 @@ class GitHubProvider:
         variables = {"owner": check_segment(owner, "owner"),
                      "name": check_segment(name, "repository")}
         with self._answer("RepositoryLookup", variables):
-            repo = self._data("RepositoryLookup", variables).get("repository")
-            if not isinstance(repo, dict):
-                raise NotFound(f"repository {owner}/{name} not found",
-                               operation="RepositoryLookup")
-            cats = tuple(
-                DiscussionCategory(c["id"], c["name"], c["slug"])
-                for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
-                if isinstance(c, dict)
-            )
-            return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
-                              bool(repo.get("hasDiscussionsEnabled", True)),
-                              repo.get("viewerPermission"))
+            return _repository_of(self._data("RepositoryLookup", variables), owner, name,
+                                  "RepositoryLookup")
+
+    def writer_read(self, owner: str, name: str, *, pull_request: int | None = None,
+                    lease: str | None = None, number: int | None = None) -> WriterStart:
+        """What a writer reads at start, in one ``WriterRead`` request: the repository and
+        who the token is (as :meth:`repository`), the pull request when ``pull_request``
+        is given, and, when ``lease`` and ``number`` say where the journal is, the lease
+        ref and the journal's first page with the lease member (a JournalPage of spec
+        journal-v1 section 5, to hand to :meth:`capture_with_lease` as ``first_page``).
+
+        A journal that is not there (no such discussion) is read as not asked for: the
+        request is made again without it.
+
+        Raises:
+            NotFound: no such repository, or no such pull request.
+        """
+        variables: dict[str, Any] = {
+            "owner": check_segment(owner, "owner"), "name": check_segment(name, "repository")}
+        if pull_request is not None:
+            variables.update(pullRequest=_positive(pull_request, "pull_request"),
+                             withPullRequest=True)
+        if lease is not None and number is not None:
+            variables.update(lease=_qualified(lease), number=_positive(number, "number"),
+                             withJournal=True, roots=PAGE_SIZE, replies=PAGE_SIZE)
+        with self._answer("WriterRead", variables):
+            try:
+                response = self._query("WriterRead", variables)
+            except NotFound:
+                if not variables.get("withJournal"):
+                    raise
+                # no such discussion (any more): what was known was wrong; read the rest
+                variables["withJournal"] = False
+                response = self._query("WriterRead", variables)
+            data = response.get("data")
+            if not isinstance(data, dict):
+                raise KeyError("WriterRead answer has no data")
+            repository = _repository_of(data, owner, name, "WriterRead")
+            repo = data["repository"]
+            pull = None
+            if pull_request is not None:
+                pr = repo.get("pullRequest")
+                if not isinstance(pr, dict):
+                    raise NotFound(f"{owner}/{name} has no pull request #{pull_request}",
+                                   operation="WriterRead")
+                pull = PullRequest(id=pr["id"], number=pr["number"], state=pr["state"],
+                                   head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
+                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"])
+            ref = _lease_ref(repo.get("lease")) if "lease" in repo else None
+            page = response if isinstance(repo.get("discussion"), dict) else None
+            return WriterStart(repository, pull, ref, page, self._transport.last_date)
 
     def repository_by_id(self, repository_id: str) -> Repository:
         """The repository with this node id (survives renames and transfers).
@@ -272,7 +314,6 @@ class GitHubProvider:
                     author = d.get("author") if isinstance(d.get("author"), dict) else None
                     page.append(DiscussionSummary(
                         d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
-                        bool(d.get("locked")),
                         d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
                         author.get("login") if author else None,
                         author.get("databaseId") if author else None))
@@ -283,43 +324,54 @@ class GitHubProvider:
                 return
             after = cursor
 
-    def capture_with_ref(self, owner: str, name: str, number: int, ref_name: str, *,
-                         expect_comment_ids: Iterable[str] = (),
-                         stop_if: Callable[[Ref | None, float | None], bool] | None = None,
-                         ) -> tuple[CaptureResult | None, Ref | None, float | None]:
-        """:meth:`capture` whose first page also reads ``ref_name`` (``JournalPageLease``).
+    def capture_with_lease(self, owner: str, name: str, number: int, lease: str, *,
+                           expect_comment_ids: Iterable[str] = (),
+                           first_page: dict[str, Any] | None = None) -> CaptureResult:
+        """:meth:`capture` whose first page also reads the lease ref ``lease`` and the
+        discussion's category (``JournalPageLease``): the ``lease`` member of spec
+        journal-v1 section 5, which the reader checks the journal against (the witness).
 
-        Returns the capture (its pages are plain ``JournalPage``/``RepliesPage`` responses:
-        the ``lease`` field is removed), the ref as read in the same snapshot as the final
-        capture's first page (None when absent), and GitHub's clock (POSIX seconds, from
-        ``Date``) at that answer. When ``stop_if(ref, server_time)`` is true after the
-        first page (e.g. another writer holds the lease, so the capture would be stale by
-        the time it is used), paging stops and the capture returned is None.
+        Args:
+            first_page: that first page, already read (:meth:`writer_read`): the capture
+                starts from it, and reads the first page itself only for a re-read.
+
+        Raises:
+            NotFound: no such repository or discussion.
+            ReadLagExceeded: as for :meth:`capture`.
         """
-        seen: dict[str, Any] = {}
+        qualified = _qualified(lease)
+        given = [first_page] if first_page is not None else []
 
         def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
-            if op != "JournalPage" or variables.get("after") is not None:
-                return self._query(op, variables)
-            page = self._query("JournalPageLease", {**variables, "lease": _qualified(ref_name)})
-            repo = (page.get("data") or {}).get("repository")
-            if isinstance(repo, dict):
-                seen["ref"] = _lease_ref(repo.pop("lease", None))
-                seen["time"] = self._transport.last_date
-                if stop_if is not None and stop_if(seen["ref"], seen["time"]):
-                    raise _StopCapture
-            return page
+            if op == "JournalPage" and variables.get("after") is None:
+                if given:
+                    return given.pop()
+                return self._query("JournalPageLease", {**variables, "lease": qualified})
+            return self._query(op, variables)
 
         check_segment(owner, "owner")
         check_segment(name, "repository")
         _positive(number, "number")
-        try:
-            result: CaptureResult | None = capture_pages(
-                send, owner, name, number, expect=frozenset(expect_comment_ids),
-                policy=self._config.retry, sleep=self._config.sleep)
-        except _StopCapture:
-            result = None
-        return result, seen.get("ref"), seen.get("time")
+        return capture_pages(send, owner, name, number, expect=frozenset(expect_comment_ids),
+                             policy=self._config.retry, sleep=self._config.sleep)
+
+    def lease_ref(self, owner: str, name: str, qualified_name: str) -> tuple[Ref | None,
+                                                                              dict[str, Any]]:
+        """The lease ref and its commit message (``LeaseRef``, spec journal-v1 section 5),
+        or None when absent; with the raw response (a capture may hold it).
+
+        Raises:
+            NotFound: no such repository.
+        """
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"),
+                     "lease": _qualified(qualified_name)}
+        with self._answer("LeaseRef", variables):
+            response = self._query("LeaseRef", variables)
+            repo = (response.get("data") or {}).get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found", operation="LeaseRef")
+            return _lease_ref(repo.get("lease")), response
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,
                           body: str) -> Discussion:
@@ -352,19 +404,6 @@ class GitHubProvider:
             data = self._data("AddDiscussionComment", variables)
             c = _shape("AddDiscussionComment", data, "addDiscussionComment", "comment")
             return Comment(c["id"], c["createdAt"], c["url"], *_author(c))
-
-    def lock(self, lockable_id: str, reason: str | None = "RESOLVED") -> None:
-        """``lockLockable``: only writers with repository write access may comment after.
-
-        ``reason`` is a GitHub ``LockReason`` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED) or None.
-        """
-        variables = {"lockableId": lockable_id, "lockReason": reason}
-        with self._answer("LockLockable", variables):
-            data = self._data("LockLockable", variables)
-            locked = _shape("LockLockable", data, "lockLockable", "lockedRecord", "locked")
-        if locked is not True:
-            raise GitHubRefused(f"LockLockable: {lockable_id} is still unlocked",
-                                operation="LockLockable")
 
     def capture_journal(self, owner: str, name: str, number: int, *,
                         expect_comment_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
@@ -694,16 +733,31 @@ class GitHubProvider:
         return run_id
 
 
+def _repository_of(data: Mapping[str, Any], owner: str, name: str, op: str) -> Repository:
+    """The :class:`Repository` (with ``viewer``) of a ``RepositoryLookup`` or
+    ``WriterRead`` answer's ``data``."""
+    repo = data.get("repository")
+    if not isinstance(repo, dict):
+        raise NotFound(f"repository {owner}/{name} not found", operation=op)
+    cats = tuple(
+        DiscussionCategory(c["id"], c["name"], c["slug"])
+        for c in ((repo.get("discussionCategories") or {}).get("nodes") or [])
+        if isinstance(c, dict)
+    )
+    viewer = data.get("viewer")
+    identity = (Identity(viewer["login"], int(viewer["databaseId"]))
+                if isinstance(viewer, dict) else None)
+    return Repository(repo["id"], int(repo["databaseId"]), repo["nameWithOwner"], cats,
+                      bool(repo.get("hasDiscussionsEnabled", True)),
+                      repo.get("viewerPermission"), identity)
+
+
 def _author(node: Mapping[str, Any]) -> tuple[str | None, int | None]:
     author = node.get("author")
     if not isinstance(author, dict):
         return None, None
     db = author.get("databaseId")
     return author.get("login"), db if isinstance(db, int) else None
-
-
-class _StopCapture(Exception):
-    """Raised inside a capture to stop paging (``capture_with_ref(stop_if=...)``)."""
 
 
 def _lease_ref(raw: Any) -> Ref | None:

@@ -46,6 +46,12 @@ EXCHANGE = "POST /app/installations/{id}/access_tokens"
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
+NOTICE_AFTER = 2.0
+"""Waits longer than this (seconds) are told to the ``notice`` hook."""
+
+NEXT_GLOBAL_ID = "X-Github-Next-Global-ID"
+"""The header asking GitHub for node ids in the new format; sent on every request."""
+
 
 class _Retry(Exception):
     def __init__(self, decision: Decision) -> None:
@@ -93,7 +99,7 @@ class Transport:
             # a cache of our own: the App JWT and installation token live here, not in
             # githubkit's process-wide default
             cache_strategy=MemCacheStrategy(),
-            event_hooks={"response": [self._remember]},
+            event_hooks={"request": [self._tag], "response": [self._remember]},
         )
         self._client_open = False
         try:
@@ -124,6 +130,14 @@ class Transport:
     def last_date(self) -> float | None:
         """GitHub's clock (POSIX seconds, from ``Date``) at the last answer; None before."""
         return self._last_date
+
+    @staticmethod
+    def _tag(request: httpx.Request) -> None:
+        # httpx request hook, on every request (the App token exchange too): GitHub then
+        # answers node ids in the new format also for objects made before its migration
+        # of global node ids (GitHub docs, "Migrating GraphQL global node IDs"); journals
+        # and scope keys name repositories by the id in the format captured.
+        request.headers[NEXT_GLOBAL_ID] = "1"
 
     def _remember(self, response: httpx.Response) -> None:
         # httpx response hook: keeps our own request's raw answer, in case githubkit's
@@ -229,9 +243,9 @@ class Transport:
         def before_sleep(rs: tenacity.RetryCallState) -> None:
             exc = rs.outcome.exception() if rs.outcome else None
             if isinstance(exc, _Retry) and exc.decision.error is not None:
-                log.warning("%s: retrying in %.1f s after attempt %d: %s", request.operation,
-                            exc.decision.wait, rs.attempt_number,
-                            self._text(str(exc.decision.error)))
+                self._wait_notice(exc.decision.wait, f"{request.operation}: retrying after "
+                                  f"attempt {rs.attempt_number}: "
+                                  f"{self._text(str(exc.decision.error))}")
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Retry),
@@ -267,8 +281,8 @@ class Transport:
                 f"{request.operation}: the {resource} rate limit is spent until its reset; "
                 f"nothing was sent; retry after {wait:.0f} s",
                 operation=request.operation, kind="primary", retry_after=wait)
-        log.warning("%s: %s rate limit spent; waiting %.1f s for its reset",
-                    request.operation, resource, wait)
+        self._wait_notice(wait, f"{request.operation}: GitHub's {resource} rate limit is "
+                          "spent until its reset")
         self._config.sleep(wait)
         self._exhausted.pop(resource, None)
 
@@ -297,8 +311,20 @@ class Transport:
         gap = self._last_mutation + interval - self._config.clock()
         if gap <= 0:
             return 0.0
+        self._wait_notice(gap, "pacing mutations (GitHub asks for a pause between writes)")
         self._config.sleep(gap)
         return gap
+
+    def _wait_notice(self, seconds: float, why: str) -> None:
+        """Tell a wait longer than :data:`NOTICE_AFTER` seconds, in one line (what and how
+        long), to the configured ``notice`` hook; shorter waits go to the debug log."""
+        line = f"waiting {seconds:.0f} s: {why}"
+        if seconds <= NOTICE_AFTER:
+            log.debug("%s", line)
+        elif self._config.notice is not None:
+            self._config.notice(line)
+        else:
+            log.warning("%s", line)
 
     def _pace(self) -> None:
         self.pace()

@@ -8,42 +8,82 @@ Example::
                                  repository_id=repo_id, category="release-journal",
                                  writer_login="github-actions", writer=writer,
                                  reader=reader_digest())
-    store.initialise()
-    journal = store.open_journal(7, "main")
-    with store.session(journal) as s:
+    store.initialise()                           # who the token is; the category
+    with store.open(7, "main") as s:             # find or create the journal, hold it
         s.preflight("merge/pr-7@main")           # before consuming an authorization
         attempt = s.admit(request_key="merge/pr-7@main", generation=gen, plan=plan,
                           channel="stable", expires_at="2026-12-01T00:00:00Z")
+    journal = store.locate(7, "main")            # one LeaseRef read names the journal
+    with store.session(journal) as s:
         s.append(attempt.id, key="admission/started", phase="admission", status="started")
 
 Errors: see ``ghattempt.store._errors`` (``StoreError`` and its subclasses).
 """
 
-from ..exclusive._github import GitHubRefBackend
-from ._errors import (
-    AuthorizationReused,
-    Blocked,
-    ConflictingKey,
-    GitHubAnomaly,
-    IllegalTransition,
-    JournalInvalidError,
-    MaterialRefused,
-    RefusedByRules,
-    RepositoryMismatch,
-    StoreError,
-    StoreInputError,
-    TerminalAttempt,
-)
-from ._store import (
-    MAX_SENDS,
-    AppendResult,
-    BusinessAttemptStore,
-    Journal,
-    MaterialCheck,
-    Session,
-    Successor,
-    default_journal_title,
-)
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from ..exclusive._github import GitHubRefBackend
+    from ._errors import (
+        AuthorizationReused,
+        Blocked,
+        ConflictingKey,
+        GitHubAnomaly,
+        IllegalTransition,
+        JournalInvalidError,
+        JournalMissing,
+        MaterialRefused,
+        RefusedByRules,
+        RepositoryMismatch,
+        StoreError,
+        StoreInputError,
+        TerminalAttempt,
+        WitnessNotMet,
+        WrongWriter,
+    )
+    from ._protocol import MAX_SENDS
+    from ._store import (
+        AppendResult,
+        BusinessAttemptStore,
+        Journal,
+        Known,
+        MaterialCheck,
+        Session,
+        Successor,
+        default_journal_title,
+    )
+
+_ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
+           "IllegalTransition", "JournalInvalidError", "JournalMissing", "MaterialRefused",
+           "RefusedByRules", "RepositoryMismatch", "StoreError", "StoreInputError",
+           "TerminalAttempt", "WitnessNotMet", "WrongWriter")
+_SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"), "MAX_SENDS": "._protocol",
+              "GitHubRefBackend": "..exclusive._github",
+              **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
+                               "MaterialCheck", "Session", "Successor",
+                               "default_journal_title"), "._store")}
+"""Exported name -> the module defining it (imported on first use, PEP 562: a reader
+that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """Import the module defining ``name`` (one of ``__all__``) and return the name.
+
+    Raises:
+        AttributeError: ``name`` is not exported here.
+    """
+    module = _SUBMODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "MAX_SENDS",
@@ -57,6 +97,8 @@ __all__ = [
     "IllegalTransition",
     "Journal",
     "JournalInvalidError",
+    "JournalMissing",
+    "Known",
     "MaterialCheck",
     "MaterialRefused",
     "RefusedByRules",
@@ -66,5 +108,7 @@ __all__ = [
     "StoreInputError",
     "Successor",
     "TerminalAttempt",
+    "WitnessNotMet",
+    "WrongWriter",
     "default_journal_title",
 ]

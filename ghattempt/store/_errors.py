@@ -5,13 +5,21 @@ Each error says whose side the problem is on::
     StoreError                     base of everything the store raises on purpose
     ├── StoreInputError            your input is wrong (unknown attempt, bad value, a call
     │   │                          that makes no sense for this attempt); nothing was written
-    │   └── RepositoryMismatch     the repository's node id is not the configured one (a
-    │                              repository replaced under the same name, or a wrong id)
+    │   ├── RepositoryMismatch     the repository's node id is not the configured one (a
+    │   │                          repository replaced under the same name, or a wrong id)
+    │   └── WrongWriter            the token is not the configured writer on this host: its
+    │                              records would not count; refused before any write
     ├── GitHubAnomaly              GitHub answered oddly: no such category, no write
     │                              permission, a write whose outcome stayed unknown after
     │                              read-back, a journal body that is not ours
     ├── JournalInvalidError        the captured journal is invalid: fail closed (``code`` is
-    │                              the reader's failure code, spec journal-v1 section 7)
+    │   │                          the reader's failure code, spec journal-v1 section 7)
+    │   ├── WitnessNotMet          the journal holds fewer records than the lease's witness
+    │   │                          names after bounded re-reads (``rolled_back``): a newest
+    │   │                          record was deleted or edited, or the replicas lag on
+    │   └── JournalMissing         the lease names a journal that is gone, transferred or
+    │                              moved to another category (``journal_missing``); a
+    │                              fresh journal would lose its history
     └── RefusedByRules             the rules refuse the request (``code``: spec code or a
         │                          store code); nothing was written
         ├── Blocked                a blocking attempt exists for the request key (ADR-038)
@@ -29,6 +37,8 @@ Errors from the layers below pass through unchanged: ``ghattempt.github`` errors
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AuthorizationReused",
     "Blocked",
@@ -36,12 +46,15 @@ __all__ = [
     "GitHubAnomaly",
     "IllegalTransition",
     "JournalInvalidError",
+    "JournalMissing",
     "MaterialRefused",
     "RefusedByRules",
     "RepositoryMismatch",
     "StoreError",
     "StoreInputError",
     "TerminalAttempt",
+    "WitnessNotMet",
+    "WrongWriter",
 ]
 
 
@@ -70,6 +83,11 @@ class RepositoryMismatch(StoreInputError):
             "wrong id. Nothing was written; check the repository before writing.")
 
 
+class WrongWriter(StoreInputError):
+    """The token is not the configured writer on the configured host (its records would
+    be ignored by every reader of that writer); raised before anything is written."""
+
+
 class GitHubAnomaly(StoreError):
     """GitHub answered in a way the store cannot act on (see the message)."""
 
@@ -87,6 +105,51 @@ class JournalInvalidError(StoreError):
         self.detail = detail
         super().__init__(f"the journal is invalid ({code}): {detail}. Nothing was written; "
                          "it needs a person to inspect it (the reader fails closed too).")
+
+
+class WitnessNotMet(JournalInvalidError):
+    """The journal still holds fewer records than the lease's witness names after
+    bounded re-reads (journal-v1 section 4: a writer builds on a capture only once it
+    holds every record the witness names). A deleted or edited newest record, or a
+    record whose author no longer counts, reads exactly like this; so does replica lag
+    that outlasted the re-reads. ``code`` is ``rolled_back``; nothing was written.
+
+    Attributes:
+        reads: how many captures were read.
+        missing: the digest of the newest record the witness names (``head.last``), when
+            known.
+    """
+
+    def __init__(self, detail: str | None, reads: int, witness: Any = None) -> None:
+        self.reads = reads
+        self.missing = getattr(witness, "last", None)
+        named = ""
+        if witness is not None and witness.last is not None:
+            named = (f"the lease's witness names {witness.records} records, the newest "
+                     f"{witness.last}; ")
+        super().__init__("rolled_back", f"{named}{detail} (after {reads} reads)")
+
+
+class JournalMissing(JournalInvalidError):
+    """The writer scope's lease names journal ``number``, and that Discussion is gone
+    (deleted, or transferred to another repository) or was moved to another category.
+    The store never opens a fresh journal then: the history would be lost (fail
+    closed). ``code`` is ``journal_missing``.
+
+    Attributes:
+        number: the journal number the lease names.
+        why: ``"gone"`` or ``"moved"``.
+    """
+
+    def __init__(self, number: int, why: str, detail: str) -> None:
+        self.number = number
+        self.why = why
+        JournalInvalidError.__init__(self, "journal_missing", detail)
+
+    def __str__(self) -> str:
+        return (f"the journal is missing (journal_missing): {self.detail}. Nothing was "
+                "written, and no new journal is opened (its history would be lost); a "
+                "person must restore the Discussion or move it back.")
 
 
 class RefusedByRules(StoreError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-__all__ = ["add_reply", "add_root", "copy_pages"]
+__all__ = ["add_reply", "add_root", "copy_pages", "empty_journal"]
 
 
 def copy_pages(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -33,7 +33,7 @@ def _journal_pages(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for page in pages:
         repo = (page.get("data") or {}).get("repository")
-        if isinstance(repo, dict):
+        if isinstance(repo, dict) and isinstance(repo.get("discussion"), dict):
             out.append(repo["discussion"]["comments"])
     return out
 
@@ -71,3 +71,20 @@ def add_reply(pages: list[dict[str, Any]], root_id: str, comment_id: str, body: 
     for replies in holders:
         replies["totalCount"] += 1
     holders[-1]["nodes"].append(_node(comment_id, body, created_at, login, database_id))
+
+
+def empty_journal(*, repository_id: str, repository_name: str, discussion_id: str,
+                  number: int, body: str, login: str,
+                  database_id: int | None) -> list[dict[str, Any]]:
+    """The one JournalPage of a journal just created: its body and no comments (what a
+    capture would read once GitHub's replicas show it)."""
+    author: dict[str, Any] = {"login": login}
+    if database_id is not None:
+        author["databaseId"] = database_id
+    discussion = {"id": discussion_id, "number": number, "body": body, "lastEditedAt": None,
+                  "includesCreatedEdit": False, "author": author,
+                  "comments": {"totalCount": 0,
+                               "pageInfo": {"hasNextPage": False, "endCursor": None},
+                               "nodes": []}}
+    return [{"data": {"repository": {"id": repository_id, "nameWithOwner": repository_name,
+                                     "discussion": discussion}}}]

@@ -1,29 +1,42 @@
 """BusinessAttemptStore: one journal per intent in GitHub Discussions, written under an
-exclusive writer scope by the writer protocol (architecture notes; ADR 0006; ADR-038).
+exclusive writer scope by the writer protocol (architecture notes; ADR 0006; ADR-038;
+journal-v1 revision 2).
 
 Theory of operation
 -------------------
-The store orchestrates; every rule of the wire contract is the core's. A write goes:
+The store orchestrates; every rule of the wire contract is the core's, and the two
+protocols with retries are the pure machines of ``_protocol`` (the append of one record;
+the capture that must meet the witness) driven by the thin loops here. A write goes:
 
-1. enter the writer scope (the named adapter; with a :class:`RefLease` the lease ref is
-   read in the same GraphQL request as the journal's first page), ``assert_owner()`` at
-   admission;
-2. capture the journal and replay it with the core reader; an invalid journal fails
-   closed (:class:`JournalInvalidError`);
-3. build the record once (``seq``, ``prev``, ``key``, ``at``); the core's
-   ``check_event``/``check_attempt`` refuse what the reader would refuse;
-4. ``assert_owner()`` immediately before the mutation (``owner.mutation()``);
-5. ``addDiscussionComment``; on :class:`AmbiguousOutcome` capture again and read back:
-   the key with the same digest means it landed; the key with another digest is
-   refused; absent, still owner and the same head: the same bytes are sent again.
-   A new key is never made for the same operation.
+1. learn who the token is on the configured host (``initialise``: ``viewer`` in the
+   repository lookup) and refuse a configured writer that is not that identity
+   (:class:`WrongWriter`), before anything is written;
+2. find the journal in one read: the scope's lease ref names it (``journal``); the
+   category is scanned only when the scope has no lease ref naming a journal yet, and
+   then by repository node id, pull request and base branch (a renamed repository keeps
+   its journals, whose own intent record is used from then on);
+3. enter the writer scope (the lease read in step 2 is the first read of the
+   acquisition), capture the journal with its lease member and replay it with the core
+   reader. The capture must hold every record the lease's witness names: it is read
+   again a few times (comments lag refs), then the store fails closed
+   (:class:`WitnessNotMet`). A lease naming a journal that is gone, transferred or moved
+   fails closed (:class:`JournalMissing`): no fresh journal is ever opened over it;
+4. build the record once; the core's ``check_event``/``check_attempt`` refuse what the
+   reader would refuse;
+5. ``assert_owner()`` immediately before the mutation (``owner.mutation()``);
+6. ``addDiscussionComment``; a lost answer is read back and judged by the core's
+   ``read_back``; absent, the same bytes are sent again. A new key is never made;
+7. the confirmed write's witness (the journal's distinct record count and the digest
+   written) is carried into the lease by its next write (a renewal or the release).
 
 After a confirmed write the session adds the comment to its captured pages and reads
-them again (``_pages``), instead of capturing again: within a held scope nobody else
-writes.
+them again, instead of capturing again: within a held scope nobody else writes.
+Journals are never locked: GitHub refuses comments by Apps and the Actions bot in
+locked conversations.
 
 Discussions cannot refuse a stale write. The lease prevents one; the reader detects one
-that slips through (a ``fork``) and fails closed.
+that slips through (a ``fork``) and fails closed; the witness makes a deleted or edited
+newest record fail closed instead of reading as a shorter history.
 """
 
 from __future__ import annotations
@@ -31,9 +44,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core import (
@@ -46,6 +59,7 @@ from ..core import (
     JournalState,
     Material,
     Verdict,
+    Witness,
     Writer,
     build_attempt,
     build_intent,
@@ -53,30 +67,25 @@ from ..core import (
     check_event,
     find_blocking,
     find_history,
+    lease_ref_name,
     next_event,
     parse_body,
+    parse_lease,
     read_journal,
     render_body,
 )
-from ..exclusive import (
-    ExclusiveAdapter,
-    LeaseCorrupt,
-    LeaseRecord,
-    Owner,
-    RefLease,
-    RefSnapshot,
-    Scope,
-)
-from ..exclusive._github import GitHubRefBackend
+from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
 from ..github import (
     AmbiguousOutcome,
-    Comment,
     DiscussionSummary,
     GitHubProvider,
+    Identity,
+    NotFound,
     RateLimited,
-    ReadLagExceeded,
-    Ref,
+    Repository,
+    WriterStart,
 )
+from ..github.identity import login_problem, writer_mismatch
 from ._errors import (
     AuthorizationReused,
     Blocked,
@@ -84,18 +93,39 @@ from ._errors import (
     GitHubAnomaly,
     IllegalTransition,
     JournalInvalidError,
+    JournalMissing,
     MaterialRefused,
     RefusedByRules,
     RepositoryMismatch,
     StoreInputError,
     TerminalAttempt,
+    WitnessNotMet,
+    WrongWriter,
 )
-from ._pages import add_reply, add_root
+from ._pages import add_reply, add_root, empty_journal
+from ._protocol import (
+    MAX_SENDS,
+    Append,
+    Appended,
+    Captured,
+    Done,
+    Limited,
+    Lost,
+    Read,
+    Refuse,
+    Send,
+    Sent,
+    Sleep,
+    capture_until_witnessed,
+    wait,
+    witness_in,
+)
 
 __all__ = [
     "AppendResult",
     "BusinessAttemptStore",
     "Journal",
+    "Known",
     "MaterialCheck",
     "Session",
     "Successor",
@@ -103,15 +133,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("ghattempt.store")
-
-MAX_SENDS = 3
-"""How often one record's bytes are sent at most (the first send included)."""
-
-MAX_RATE_WAITS = 3
-"""How often one write waits out a rate limit (GitHub did not execute it) before giving up."""
-
-MAX_RATE_WAIT = 120.0
-"""The longest ``retry-after`` (seconds) a write waits out; a longer one is raised."""
 
 _WRITE_PERMISSIONS = frozenset({"WRITE", "MAINTAIN", "ADMIN"})
 
@@ -153,14 +174,20 @@ class MaterialCheck(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Journal:
-    """The journal of one intent: its intent record and its Discussion.
+    """Where the journal of one intent is: its intent record and its Discussion.
 
-    ``number`` is the Discussion number in the repository, ``discussion_id`` its node id.
+    ``number`` is the Discussion number in the repository, ``discussion_id`` its node id
+    ("" when it was found through the lease ref and not read yet; a journal is the intent
+    and the number, so it takes no part in equality). ``intent`` is the
+    record the journal holds (after a rename, the one made under the old name).
+    ``observed`` is the read of the scope's lease ref that found it, if any: the lease's
+    first read when the scope is entered.
     """
 
     intent: Intent
-    discussion_id: str
+    discussion_id: str = field(compare=False)
     number: int
+    observed: RefSnapshot | None = field(default=None, compare=False, repr=False)
 
     @property
     def id(self) -> str:
@@ -196,6 +223,46 @@ class Successor:
     materials: tuple[Material, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Known:
+    """Where a writer already knows the journal of one intent is, from an earlier step
+    of the same job (the Action keeps it for the job; docs/store.md, "Known journals").
+    Nothing here is believed: :meth:`BusinessAttemptStore.prime` checks every part
+    against what GitHub answered, and a part that does not hold is read as if nothing
+    were known.
+
+    Attributes:
+        repository_id: the repository's node id.
+        pull_request, base_ref: the intent's pull request and base branch.
+        intent: the intent id (the journal's intent record's digest).
+        number: the journal's Discussion number.
+    """
+
+    repository_id: str
+    pull_request: int
+    base_ref: str
+    intent: str
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Primed:
+    """A journal read at start (``WriterRead``) before its scope was entered."""
+
+    journal: Journal
+    page: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What finding a journal read: the intent as computed from the repository's name
+    now, the lease read of its scope, and the journal (None: none yet)."""
+
+    intent: Intent
+    observed: RefSnapshot | None
+    journal: Journal | None
+
+
 class BusinessAttemptStore:
     """The business attempt store of one repository (ADR 0006 ``businessAttemptStore``).
 
@@ -208,23 +275,30 @@ class BusinessAttemptStore:
         repository_id: the repository's GraphQL node id (its identity; names change).
         category: the discussion category's slug (or name) holding journals.
         writer_login: the GraphQL login whose unedited comments contribute (the reader's
-            ``--writer``; ``github-actions`` for the Actions token, an App's bare slug).
+            ``--writer``; ``github-actions`` for the Actions token, an App's bare slug,
+            never with REST's ``[bot]``).
         writer: the writer identity put into every record.
         reader: the reader digest put into every record (``ghattempt.readers``).
-        writer_id: the author's ``databaseId`` (``--writer-id``), when known.
+        writer_id: the author's ``databaseId`` (``--writer-id``); None: learned from the
+            host at start (the token's ``viewer``), when the token is that writer.
         server_url: the server material URLs must start with (``--server-url``).
         max_records, max_attempts: the reader's history bounds.
         observer: called with a step name at each step of a write (``captured``,
             ``acquired``, ``built``, ``sending``, ``sent``, ``ambiguous``, ``read-back``,
             ``rate-limited``, ``released``); for logging and tests.
+        notice: called with one line for what a user should hear about: a lost answer
+            reconciled by reading back, and each wait longer than 2 s (rate limits,
+            re-reads while comments lag). The CLI prints it to stderr.
         journal_title: the title of a new journal, from its intent (informational: the
             intent record in the body identifies a journal; ``journal.title`` of
             docs/configuration.md renders one). Default: :func:`default_journal_title`.
             An edited journal bearing this title or the default one fails closed.
 
     Raises:
-        StoreInputError: a value is malformed, or the provider's timeout exceeds the
-            lease's ``request_timeout`` (the lease margin would not cover a request).
+        StoreInputError: a value is malformed (``writer_login`` with REST's ``[bot]``
+            among them, with the configuration's own message), or the provider's
+            timeout exceeds the lease's ``request_timeout`` (the lease margin would not
+            cover a request).
     """
 
     def __init__(self, provider: GitHubProvider, *, exclusive: ExclusiveAdapter,
@@ -233,6 +307,7 @@ class BusinessAttemptStore:
                  server_url: str | None = None, max_records: int = 1000,
                  max_attempts: int = 100,
                  observer: Callable[[str], None] | None = None,
+                 notice: Callable[[str], None] | None = None,
                  journal_title: Callable[[Intent], str] | None = None) -> None:
         if exclusive is None:
             raise StoreInputError("the store has no default lock: pass exclusive=<adapter> "
@@ -240,6 +315,10 @@ class BusinessAttemptStore:
         owner, sep, name = repository.partition("/")
         if not sep or not owner or not name or "/" in name:
             raise StoreInputError(f"repository must be owner/name, got {repository!r}")
+        problem = login_problem(writer_login) if isinstance(writer_login, str) else (
+            f"{writer_login!r} is not a login", "pass the writer's GraphQL login")
+        if problem is not None:
+            raise StoreInputError(f"writer_login: {problem[0]}; {problem[1]}")
         if isinstance(exclusive, RefLease):
             limit = exclusive.settings.request_timeout
             if provider.config.timeout > limit:
@@ -255,13 +334,17 @@ class BusinessAttemptStore:
         self._category_id: str | None = None
         self._writer_login = writer_login
         self._writer_id = writer_id
+        self._configured_id = writer_id
+        self._identity: Identity | None = None
         self._writer = writer
         self._reader = reader
         self._server_url = server_url
         self._max_records = max_records
         self._max_attempts = max_attempts
         self._observer = observer
+        self._notice = notice
         self._journal_title = journal_title or default_journal_title
+        self._primed: _Primed | None = None
 
     def __repr__(self) -> str:
         return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
@@ -280,14 +363,43 @@ class BusinessAttemptStore:
     def writer(self) -> Writer:
         return self._writer
 
+    @property
+    def writer_id(self) -> int | None:
+        """The writer's ``databaseId`` in use (configured, or learned at start)."""
+        return self._writer_id
+
+    @property
+    def identity(self) -> Identity | None:
+        """Who the token is on the configured host (known after :meth:`initialise`)."""
+        return self._identity
+
     def _step(self, name: str) -> None:
         if self._observer is not None:
             self._observer(name)
+
+    def tell(self, line: str) -> None:
+        """One line for the user (the ``notice`` hook; the log when there is none)."""
+        if self._notice is not None:
+            self._notice(line)
+        else:
+            log.warning("%s", line)
+
+    def _sleep(self, action: Sleep) -> None:
+        """Take a protocol's :class:`Sleep`, telling it when it says so."""
+        if action.notice is not None:
+            self.tell(action.notice)
+        self._provider.config.sleep(action.seconds)
 
     def _now(self) -> str:
         """GitHub's clock at the last answer (a lower bound of its time now)."""
         t = self._provider.last_server_time
         return utc(t if t is not None else time.time())
+
+    def _state_of(self, pages: list[dict[str, Any]]) -> JournalState:
+        verdict = self.read(pages)
+        if verdict.journal is None:
+            raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
+        return verdict.journal
 
     def read(self, pages: object, request_key: str | None = None) -> Verdict:
         """Read captured pages with this store's reader arguments (spec sections 5-10)."""
@@ -296,16 +408,15 @@ class BusinessAttemptStore:
                             server_url=self._server_url, max_records=self._max_records,
                             max_attempts=self._max_attempts, reader=self._reader)
 
-    def _journal_state(self, pages: list[dict[str, Any]]) -> JournalState:
-        verdict = self.read(pages)
-        if verdict.journal is None:
-            raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
-        return verdict.journal
-
     # -- initialisation ---------------------------------------------------------------
 
-    def initialise(self) -> None:
-        """Check the repository and the category; one ``RepositoryLookup`` request.
+    def initialise(self, repository: Repository | None = None) -> None:
+        """Check the repository and the category, and learn who the token is on this
+        host: one ``RepositoryLookup`` request (none when ``repository`` is that
+        lookup's answer, made by the caller).
+
+        A configured ``writer_id`` of None becomes the token's ``databaseId`` when the
+        token is the configured writer (a reader with another token reads by login).
 
         Raises:
             RepositoryMismatch: the repository's node id is not ``repository_id``.
@@ -313,17 +424,18 @@ class BusinessAttemptStore:
                 the token cannot write (``viewerPermission`` below WRITE).
             NotFound: the repository is not visible to these credentials.
         """
-        repo = self._provider.repository(self._owner_name, self._repo_name)
+        repo = repository or self._provider.repository(self._owner_name, self._repo_name)
         if repo.id != self._repository_id:
             raise RepositoryMismatch(repo.name_with_owner, self._repository_id, repo.id)
         if not repo.has_discussions:
             raise GitHubAnomaly(f"{repo.name_with_owner} has Discussions turned off; enable "
                                 "them and create the journal category")
         perm = repo.viewer_permission
-        # GitHub reports null for a GitHub App: its write access shows at the first write.
+        # GitHub answers null for an App and the Actions bot: their access shows at the
+        # first write.
         if perm is not None and perm not in _WRITE_PERMISSIONS:
             raise GitHubAnomaly(f"the token has {perm} access to {repo.name_with_owner}; "
-                                "writing and locking journals needs WRITE or more")
+                                "writing journals needs WRITE or more")
         for cat in repo.categories:
             if cat.slug == self._category or cat.name.casefold() == self._category.casefold():
                 self._category_id = cat.id
@@ -332,11 +444,44 @@ class BusinessAttemptStore:
             known = ", ".join(c.slug for c in repo.categories) or "none"
             raise GitHubAnomaly(f"{repo.name_with_owner} has no discussion category "
                                 f"{self._category!r} (slugs: {known}); create it first")
+        self._identity = repo.viewer
+        ident = repo.viewer
+        if (self._configured_id is None and ident is not None
+                and ident.author_login == self._writer_login):
+            self._writer_id = ident.database_id
 
-    # -- journals ---------------------------------------------------------------------
+    def _host(self) -> str:
+        return self._provider.config.base_url
+
+    def check_writer(self) -> None:
+        """Refuse, before any write, a configured writer that is not the token's account
+        on the configured host (its records would not count).
+
+        Raises:
+            WrongWriter: the token is another account.
+            GitHubAnomaly: GitHub did not say who the token is.
+        """
+        if self._category_id is None:
+            self.initialise()
+        ident = self._identity
+        if ident is None:
+            raise GitHubAnomaly(f"{self._host()} did not say who the token is (viewer); "
+                                "a writer must know it before writing")
+        problem = writer_mismatch(self._writer_login, self._configured_id, ident, self._host())
+        if problem is not None:
+            raise WrongWriter(problem)
+
+    def _require_category(self) -> str:
+        if self._category_id is None:
+            self.initialise()
+        assert self._category_id is not None
+        return self._category_id
+
+    # -- finding journals -------------------------------------------------------------
 
     def intent(self, pull_request: int, base_ref: str) -> Intent:
-        """The intent record of (this repository, ``pull_request``, ``base_ref``).
+        """The intent record of (this repository, ``pull_request``, ``base_ref``) made
+        under the repository's name now.
 
         Raises:
             StoreInputError: a value has the wrong shape.
@@ -348,193 +493,408 @@ class BusinessAttemptStore:
         except ValueError as exc:
             raise StoreInputError(f"intent: {exc}") from None
 
-    def _matches(self, d: DiscussionSummary, intent: Intent) -> bool:
-        if d.edited or d.author_login != self._writer_login:
+    def _lease_name(self, intent: Intent) -> str:
+        if isinstance(self._exclusive, RefLease):
+            return Scope(self._repository_id, intent.digest).ref_name(
+                self._exclusive.settings.ref_prefix)
+        return lease_ref_name(intent.digest, self._repository_id)
+
+    def _read_lease(self, intent: Intent) -> tuple[RefSnapshot, int | None]:
+        """The scope's lease ref (``LeaseRef``) and the journal number its record names
+        (None: no ref, no number yet, or not a readable lease: entering the scope says
+        why)."""
+        name = self._lease_name(intent)
+        ref, _ = self._provider.lease_ref(self._owner_name, self._repo_name, name)
+        seen = self._provider.last_server_time or 0.0
+        message = ref.commit.message if ref is not None and ref.commit is not None else None
+        snap = RefSnapshot(name, ref.target_oid if ref is not None else None, message,
+                           math.floor(seen))
+        number = None
+        if message is not None:
+            try:
+                number = parse_lease(message).journal
+            except JournalInvalid:
+                number = None
+        return snap, number
+
+    def _writes_journals(self, login: str | None, database_id: int | None) -> bool:
+        if login != self._writer_login:
             return False
-        if self._writer_id is not None and d.author_id not in (None, self._writer_id):
-            return False
+        return self._writer_id is None or database_id in (None, self._writer_id)
+
+    def _intent_of(self, d: DiscussionSummary) -> Intent | None:
         try:
             record = parse_body(d.body, "intent")
         except JournalInvalid:
-            return False
-        return record is not None and record.digest == intent.digest
+            return None
+        return record if isinstance(record, Intent) else None
 
-    def find_journal(self, intent: Intent) -> Journal | None:
-        """The journal of ``intent``: the oldest discussion of the category whose unedited
-        body, by the writer, holds exactly this intent record. Never uses search.
+    def _same_intent(self, record: Intent | None, pull_request: int, base_ref: str) -> bool:
+        # journal-v1 section 4: repository node id, pull request and base branch; the
+        # repository's name in the record is the name when the journal was made
+        return (record is not None and record.repository_id == self._repository_id
+                and record.pull_request == pull_request and record.base_ref == base_ref)
 
-        Cost: one request per 100 discussions of the category (oldest first).
+    def _scan(self, pull_request: int, base_ref: str) -> Journal | None:
+        """The category scan: the oldest discussion whose unedited body, by the writer,
+        holds an intent record of this repository node id, pull request and base branch.
+        Never uses search. Cost: one request per 100 discussions of the category.
+
+        Raises:
+            JournalInvalidError: ``untrusted_journal``: the intent's journal has an
+                edited body (a new journal would lose its history).
         """
         for d in self._provider.category_discussions(self._owner_name, self._repo_name,
                                                      self._require_category()):
-            if self._matches(d, intent):
-                if not d.locked:
-                    self._lock(d.id)
-                return Journal(intent, d.id, d.number)
-            if self._tampered(d, intent):
+            if not self._writes_journals(d.author_login, d.author_id):
+                continue
+            record = self._intent_of(d)
+            if not d.edited and self._same_intent(record, pull_request, base_ref):
+                assert record is not None
+                return Journal(record, d.id, d.number)
+            if d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
+                    self._journal_title(self.intent(pull_request, base_ref)),
+                    default_journal_title(self.intent(pull_request, base_ref)))):
                 raise JournalInvalidError(
                     "untrusted_journal", f"discussion #{d.number}, the journal of this intent, "
                     "has an edited body; a new journal would lose its history")
         return None
 
-    def _tampered(self, d: DiscussionSummary, intent: Intent) -> bool:
-        """Whether ``d`` is this intent's journal with an edited body: by the writer, edited,
-        and still holding the intent record or bearing the journal's title. Used only to
-        fail closed (the title is never trusted to accept a journal)."""
-        if not d.edited or d.author_login != self._writer_login:
-            return False
-        if self._writer_id is not None and d.author_id not in (None, self._writer_id):
-            return False
-        if d.title in (self._journal_title(intent), default_journal_title(intent)):
-            return True
+    def _find(self, pull_request: int, base_ref: str) -> _Found:
+        primed = self._primed
+        if primed is not None and (primed.journal.intent.pull_request,
+                                   primed.journal.intent.base_ref) == (pull_request, base_ref):
+            return _Found(primed.journal.intent, primed.journal.observed, primed.journal)
+        intent = self.intent(pull_request, base_ref)
+        observed, number = self._read_lease(intent)
+        if number is not None:
+            return _Found(intent, observed, Journal(intent, "", number, observed))
+        found = self._scan(pull_request, base_ref)
+        if found is None or found.intent == intent:
+            journal = None if found is None else Journal(found.intent, found.discussion_id,
+                                                         found.number, observed)
+            return _Found(intent, observed, journal)
+        # made under another name (a rename): the scope is that of its own intent record
+        theirs, number = self._read_lease(found.intent)
+        return _Found(intent, observed, Journal(
+            found.intent, "" if number not in (None, found.number) else found.discussion_id,
+            found.number if number is None else number, theirs))
+
+    def known_lease(self, known: Known) -> str:
+        """The lease ref to read with a :class:`Known` journal (``WriterRead``)."""
+        return lease_ref_name(known.intent, known.repository_id)
+
+    def prime(self, start: WriterStart, known: Known) -> Journal | None:
+        """Take a journal read at start with what was :class:`Known`
+        (``GitHubProvider.writer_read``), when every part holds: the repository's node
+        id, the lease ref at the known intent's scope naming the known journal, and the
+        journal's body holding that intent record of this pull request and base branch.
+        Then :meth:`locate` answers it without a request, and :meth:`session` starts from
+        the page read (re-read under the scope unless the lease was taken straight from
+        the head read with it, a released one: then nobody can have written since).
+
+        Returns:
+            The journal, or None when something did not hold (nothing is primed).
+        """
+        self._primed = None
+        page = start.page
+        if page is None or start.repository.id != self._repository_id:
+            return None
+        if known.repository_id != self._repository_id:
+            return None
+        lease = start.lease
+        message = lease.commit.message if lease is not None and lease.commit else None
         try:
-            record = parse_body(d.body, "intent")
+            record = parse_lease(message) if message is not None else None
         except JournalInvalid:
-            return False
-        return record is not None and record.digest == intent.digest
+            record = None
+        if record is None or record.journal != known.number or record.intent != known.intent:
+            return None
+        try:
+            body = page["data"]["repository"]["discussion"]
+            intent = parse_body(body["body"], "intent")
+        except (LookupError, TypeError, JournalInvalid):
+            return None
+        if (not isinstance(intent, Intent) or intent.digest != known.intent
+                or not self._same_intent(intent, known.pull_request, known.base_ref)):
+            return None
+        assert lease is not None
+        observed = RefSnapshot(self._lease_name(intent), lease.target_oid, message,
+                               math.floor(start.server_time or 0))
+        journal = Journal(intent, str(body.get("id", "")), known.number, observed)
+        self._primed = _Primed(journal, page)
+        return journal
 
-    def _lock(self, discussion_id: str) -> None:
-        """``lockLockable``; locking is idempotent, so an unclear outcome is sent again."""
-        for attempt in range(MAX_SENDS):
-            try:
-                self._provider.lock(discussion_id)
-                return
-            except AmbiguousOutcome:
-                if attempt == MAX_SENDS - 1:
-                    raise
+    def locate(self, pull_request: int, base_ref: str) -> Journal | None:
+        """Where the journal of (this repository, ``pull_request``, ``base_ref``) is, or
+        None when it has none yet.
 
-    def _require_category(self) -> str:
-        if self._category_id is None:
-            self.initialise()
-        assert self._category_id is not None
-        return self._category_id
-
-    def open_journal(self, pull_request: int, base_ref: str) -> Journal:
-        """Find or create (then lock) the journal of one intent.
-
-        Creation runs inside the intent's writer scope, after finding again, so two
-        writers that respect the scope never create two journals. A ``createDiscussion``
-        whose outcome is unknown is reconciled by finding again (with the provider's
-        read-lag backoff) before the same title and body are sent again.
+        One ``LeaseRef`` read when the scope's lease names its journal (journal-v1
+        section 4, ``journal``); otherwise the category scan (:meth:`_scan`, one request
+        per 100 discussions) by repository node id, pull request and base branch, so a
+        renamed repository's journal is found under its old intent record (and that
+        intent's lease is read too). Whether the journal is still there is checked when
+        its scope is entered (:class:`JournalMissing`).
 
         Raises:
-            GitHubAnomaly: the outcome stayed unknown after ``MAX_SENDS`` sends.
+            JournalInvalidError: ``untrusted_journal`` (the scan found the intent's journal
+                with an edited body).
         """
-        intent = self.intent(pull_request, base_ref)
-        found = self.find_journal(intent)
-        if found is not None:
-            return found
-        journal = Journal(intent, "", 0)
-        with self._exclusive.hold(journal.scope) as owner:
-            owner.assert_owner(mutating=False)
-            found = self.find_journal(intent)
-            if found is not None:
-                return found
-            title = self._journal_title(intent)
-            if not isinstance(title, str) or not title.strip():
-                raise StoreInputError(f"the journal title of {intent.digest} is empty; "
-                                      "pass a journal_title that renders some text")
-            body = render_body(intent)
-            for _ in range(MAX_SENDS):
-                try:
-                    with owner.mutation():
-                        created = self._provider.create_discussion(
-                            self._repository_id, self._require_category(), title, body)
-                except AmbiguousOutcome:
-                    self._step("ambiguous")
-                    found = self._find_after_lag(intent)
-                    if found is not None:
-                        return found
-                    continue
-                self._lock(created.id)
-                return Journal(intent, created.id, created.number)
-        raise GitHubAnomaly(f"could not learn whether the journal of #{pull_request} into "
-                            f"{base_ref} was created after {MAX_SENDS} sends")
+        return self._find(pull_request, base_ref).journal
 
-    def _find_after_lag(self, intent: Intent) -> Journal | None:
-        policy = self._provider.config.retry
-        for n in range(policy.lag_attempts):
-            found = self.find_journal(intent)
-            if found is not None:
-                return found
-            self._provider.config.sleep(min(policy.lag_cap, policy.lag_base * 2 ** n))
-        return None
+    def find_journal(self, intent: Intent) -> Journal | None:
+        """:meth:`locate` for ``intent``'s pull request and base branch."""
+        return self.locate(intent.pull_request, intent.base_ref)
 
-    # -- reading and sessions ---------------------------------------------------------
+    def open_journal(self, pull_request: int, base_ref: str) -> Journal:
+        """Find the journal of one intent (:meth:`locate`), or create it inside the
+        intent's writer scope (see :meth:`open`, which also keeps the scope for writing).
+        """
+        found = self._find(pull_request, base_ref)
+        if found.journal is not None:
+            return found.journal
+        with self._held(found.intent, None, found.observed, create=True) as s:
+            return s.journal
+
+    # -- captures ---------------------------------------------------------------------
 
     def capture(self, journal: Journal, *,
-                expect_comment_ids: Iterable[str] = ()) -> list[dict[str, Any]]:
-        """Capture the journal (spec section 5): the reader's stdin as a list of pages."""
-        return list(self._provider.capture(self._owner_name, self._repo_name, journal.number,
-                                           expect_comment_ids=expect_comment_ids).pages)
+                first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Capture the journal with its lease member (spec section 5): the reader's stdin
+        as a list of pages (``first_page``: that page, already read).
+
+        Raises:
+            JournalMissing: the Discussion is gone (deleted or transferred) or was moved
+                out of the journal category.
+        """
+        name = self._lease_name(journal.intent)
+        try:
+            pages = list(self._provider.capture_with_lease(
+                self._owner_name, self._repo_name, journal.number, name,
+                first_page=first_page).pages)
+        except NotFound:
+            raise JournalMissing(journal.number, "gone", self._missing(journal, "gone")) from None
+        category = ((pages[0].get("data") or {}).get("repository") or {}).get(
+            "discussion", {}).get("category") or {}
+        if category.get("id") != self._require_category():
+            raise JournalMissing(journal.number, "moved", self._missing(
+                journal, f"in category {category.get('slug')!r}, not {self._category!r}"))
+        return pages
+
+    def _missing(self, journal: Journal, what: str) -> str:
+        where = f"{self._owner_name}/{self._repo_name}"
+        if what == "gone":
+            what = "no longer in the repository (deleted, or transferred to another one)"
+        return (f"the writer scope of pull request #{journal.intent.pull_request} into "
+                f"{journal.intent.base_ref} names journal #{journal.number} of {where}, "
+                f"which is {what}")
+
+    def settled(self, journal: Journal, *, first_page: dict[str, Any] | None = None
+                ) -> tuple[list[dict[str, Any]], JournalState]:
+        """Capture until the journal holds every record its lease's witness names
+        (:class:`~ghattempt.store._protocol.Capture`), and replay it (``first_page``:
+        the first read's first page, already read).
+
+        Raises:
+            WitnessNotMet: still short of the witness after the re-reads.
+            JournalInvalidError: the journal is invalid otherwise.
+            JournalMissing: see :meth:`capture`.
+        """
+        pages, error = self._capture_witnessed(journal, first_page)
+        if error is not None:
+            raise error
+        return pages, self._state_of(pages)
+
+    def capture_witnessed(self, journal: Journal, *,
+                          first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """:meth:`capture`, read again (a few times, with backoff) while the pages hold
+        fewer records than the lease's witness names (spec journal-v1 section 5: a
+        capture tool reads lagging pages again before handing them over). Returns the
+        last pages whatever the reader says of them: for reading, not for writing.
+
+        Raises:
+            JournalMissing: see :meth:`capture`.
+        """
+        return self._capture_witnessed(journal, first_page)[0]
+
+    def _capture_witnessed(self, journal: Journal, first_page: dict[str, Any] | None = None
+                           ) -> tuple[list[dict[str, Any]], JournalInvalidError | None]:
+        policy = self._provider.config.retry
+        first = [first_page] if first_page is not None else []
+
+        def read() -> Captured:
+            pages = self.capture(journal, first_page=first.pop() if first else None)
+            return Captured(self.read(pages), pages, witness_in(pages))
+
+        got, error = capture_until_witnessed(read, self._sleep, attempts=policy.lag_attempts,
+                                             base=policy.lag_base, cap=policy.lag_cap)
+        return got.pages, error
 
     def verdict(self, journal: Journal, request_key: str | None = None) -> Verdict:
-        """Capture and read the journal without entering the writer scope."""
-        return self.read(self.capture(journal), request_key)
+        """Capture (:meth:`capture_witnessed`) and read the journal without entering the
+        writer scope."""
+        return self.read(self.capture_witnessed(journal), request_key)
+
+    # -- sessions ---------------------------------------------------------------------
 
     @contextmanager
     def session(self, journal: Journal) -> Iterator[Session]:
-        """Hold the journal's writer scope, capture and replay it; yield a :class:`Session`.
-
-        With a :class:`RefLease` over a :class:`GitHubRefBackend` the lease ref is read
-        in the capture's first request and handed to the lease. The capture is kept only
-        when the lease was acquired by a compare-and-set from exactly the head read with
-        it (then no writer held the scope in between); otherwise the journal is captured
-        again under the lease.
+        """Hold the journal's writer scope, capture and replay it; yield a
+        :class:`Session`.
 
         Raises:
-            JournalInvalidError: the captured journal is invalid (fail closed).
+            WrongWriter: the token is not the configured writer (nothing was written).
+            JournalMissing: the lease names a journal that is gone or moved.
+            WitnessNotMet, JournalInvalidError: the captured journal is short of its
+                witness, or invalid (fail closed).
             ScopeBusy, OwnershipLost, LeaseCorrupt: from the adapter.
         """
-        adapter = self._exclusive
-        scope = journal.scope
-        backend = adapter.backend if isinstance(adapter, RefLease) else None
-        if isinstance(adapter, RefLease) and isinstance(backend, GitHubRefBackend):
-            name = scope.ref_name(adapter.settings.ref_prefix)
+        with self._held(journal.intent, journal, journal.observed, create=False) as s:
+            yield s
 
-            def busy(ref: Ref | None, server_time: float | None) -> bool:
-                # another writer holds the lease (or its release is still quiet): the
-                # capture would be stale once we hold the scope, so stop paging
-                if ref is None or ref.commit is None or server_time is None:
-                    return False
-                try:
-                    record = LeaseRecord.from_message(ref.commit.message, ref=name, scope=scope)
-                except LeaseCorrupt:
-                    return False  # hold() reports it
-                return server_time < record.expires_at
+    @contextmanager
+    def open(self, pull_request: int, base_ref: str) -> Iterator[Session]:
+        """Find the journal of one intent, or create it, and hold its writer scope: a
+        :class:`Session` for the admission that opens it.
 
-            # GitHub's clock before the capture is sent: a lower bound of the time of the
-            # snapshot it returns (its own Date is stamped later, when GitHub answers)
-            sent_after = self._provider.last_server_time
-            result, ref, seen_at = self._provider.capture_with_ref(
-                self._owner_name, self._repo_name, journal.number, name, stop_if=busy)
-            message = ref.commit.message if ref is not None and ref.commit is not None else None
-            observed = ref.target_oid if ref is not None else None
-            snap = RefSnapshot(name, observed, message,
-                               math.floor(seen_at if seen_at is not None else 0))
-            self._step("captured")
-            with adapter.hold(scope, observed=snap) as owner:
-                self._step("acquired")
-                if (result is not None
-                        and backend.acquired_from(name, owner.holder) == observed
-                        and _settled_before(ref, name, scope, sent_after)):
-                    pages = list(result.pages)
-                else:
-                    # the lease was not taken from the head read with the journal
-                    # (someone may have written in between), or the snapshot may be
-                    # older than the last write the previous holder could still make
-                    pages = self.capture(journal)
-                    self._step("captured")
-                owner.assert_owner(mutating=False)
-                yield Session(self, journal, owner, pages)
+        Creation happens inside the writer scope, after finding again (the scan, when
+        the scope's lease names no journal), so two writers that respect the scope never
+        create two journals; a lease that names a journal never gets a fresh one (it
+        fails closed when that journal is missing). A ``createDiscussion`` whose outcome
+        is unknown is reconciled by scanning again (with the read-lag backoff) before the
+        same title and body are sent again.
+
+        Raises:
+            as :meth:`session`; GitHubAnomaly: a creation's outcome stayed unknown after
+            ``MAX_SENDS`` sends.
+        """
+        self.check_writer()
+        found = self._find(pull_request, base_ref)
+        journal = found.journal
+        if journal is not None:
+            with self._held(journal.intent, journal, journal.observed, create=False) as s:
+                yield s
         else:
-            with adapter.hold(scope) as held:
-                self._step("acquired")
-                held.assert_owner(mutating=False)
-                pages = self.capture(journal)
-                self._step("captured")
-                yield Session(self, journal, held, pages)
+            with self._held(found.intent, None, found.observed, create=True) as s:
+                yield s
+
+    @contextmanager
+    def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
+              *, create: bool) -> Iterator[Session]:
+        self.check_writer()
+        scope = Scope(self._repository_id, intent.digest)
+        adapter = self._exclusive
+        hold = (adapter.hold(scope, observed=observed) if isinstance(adapter, RefLease)
+                else adapter.hold(scope))
+        with hold as owner:
+            self._step("acquired")
+            owner.assert_owner(mutating=False)
+            number = owner.journal if owner.journal is not None else (
+                journal.number if journal is not None else None)
+            if number is None:
+                pages, state = self._opened(intent, owner, create)
+            else:
+                where = Journal(intent, "" if journal is None else journal.discussion_id,
+                                number)
+                pages, state = self.settled(where, first_page=self._read_before(
+                    journal, owner))
+            if state.intent.digest != intent.digest:
+                raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
+                                          f"intent {state.intent.digest}, not {intent.digest}")
+            if journal is not None and journal.discussion_id and (
+                    state.discussion_id != journal.discussion_id):
+                raise GitHubAnomaly(f"discussion #{number} is now node {state.discussion_id}, "
+                                    f"not {journal.discussion_id}")
+            self._step("captured")
+            owner.carry(owner.head, state.discussion_number)
+            yield Session(self, Journal(state.intent, state.discussion_id,
+                                        state.discussion_number), owner, pages, state)
         self._step("released")
+
+    def _read_before(self, journal: Journal | None, owner: Owner) -> dict[str, Any] | None:
+        """The page read at start (:meth:`prime`), when it may be built on: the lease
+        was taken by a compare-and-set straight from the head read with the page, and
+        that head was a released lease whose quiet period was over. Nobody can have
+        written since (the compare-and-set proves nobody held the scope in between), and
+        the previous holder's confirmed writes are all in the witness the page is
+        checked against. Otherwise the journal is read again under the scope."""
+        primed, self._primed = self._primed, None
+        if primed is None or journal is None or primed.journal != journal:
+            return None
+        observed = primed.journal.observed
+        if observed is None or observed.message is None:
+            return None
+        if getattr(owner, "taken_from", None) != observed.oid:
+            return None
+        try:
+            lease = parse_lease(observed.message)
+        except JournalInvalid:
+            return None
+        if lease.state != "released" or utc(observed.server_time) < lease.expires_at:
+            return None
+        return primed.page
+
+    def _opened(self, intent: Intent, owner: Owner,
+                create: bool) -> tuple[list[dict[str, Any]], JournalState]:
+        """The journal of a scope whose lease names none: found by the scan (again,
+        under the scope now), else created when ``create``. When the acquisition created
+        the lease ref, nobody ever held the scope, so nobody made its journal since the
+        scan that led here: that scan's answer (none) stands."""
+        found = None
+        created = isinstance(self._exclusive, RefLease) and getattr(
+            owner, "taken_from", "") is None
+        if not created:
+            found = self._scan(intent.pull_request, intent.base_ref)
+        if found is not None:
+            if found.intent != intent:
+                raise JournalInvalidError("identity_drift", f"discussion #{found.number} "
+                                          f"holds intent {found.id}, not {intent.digest}")
+            return self.settled(found)
+        if not create:
+            raise StoreInputError(f"pull request #{intent.pull_request} into "
+                                  f"{intent.base_ref} has no journal yet; admit opens it")
+        return self._create(intent, owner)
+
+    def _create(self, intent: Intent,
+                owner: Owner) -> tuple[list[dict[str, Any]], JournalState]:
+        title = self._journal_title(intent)
+        if not isinstance(title, str) or not title.strip():
+            raise StoreInputError(f"the journal title of {intent.digest} is empty; "
+                                  "pass a journal_title that renders some text")
+        body = render_body(intent)
+        policy = self._provider.config.retry
+        for _ in range(MAX_SENDS):
+            try:
+                with owner.mutation():
+                    created = self._provider.create_discussion(
+                        self._repository_id, self._require_category(), title, body)
+            except AmbiguousOutcome:
+                self._step("ambiguous")
+                for n in range(policy.lag_attempts):
+                    found = self._scan(intent.pull_request, intent.base_ref)
+                    if found is not None:
+                        self.tell(f"the answer to creating the journal of pull request "
+                                  f"#{intent.pull_request} was lost; listing the category "
+                                  f"again showed it was made (#{found.number})")
+                        owner.carry(owner.head, found.number)
+                        return self.settled(found)
+                    self._sleep(wait(min(policy.lag_cap, policy.lag_base * 2 ** n),
+                                     "the journal may not be listed yet (read lag)"))
+                continue
+            owner.carry(owner.head, created.number)
+            # Nothing is in a journal made a moment ago: its pages are known without a
+            # read (which could lag behind the creation).
+            pages = empty_journal(
+                repository_id=self._repository_id,
+                repository_name=f"{self._owner_name}/{self._repo_name}",
+                discussion_id=created.id, number=created.number, body=body,
+                login=self._writer_login, database_id=self._writer_id)
+            verdict = self.read(pages)
+            if verdict.journal is None:  # pragma: no cover - the core built both
+                raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
+            return pages, verdict.journal
+        raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
+                            f"into {intent.base_ref} was created after {MAX_SENDS} sends")
 
     # -- one-shot conveniences --------------------------------------------------------
 
@@ -550,23 +910,17 @@ class BusinessAttemptStore:
 class Session:
     """The journal while its writer scope is held: replayed state and the writes.
 
-    Obtain one from :meth:`BusinessAttemptStore.session`; valid inside that block only.
-    Not thread-safe.
+    Obtain one from :meth:`BusinessAttemptStore.session` or
+    :meth:`BusinessAttemptStore.open`; valid inside that block only. Not thread-safe.
     """
 
     def __init__(self, store: BusinessAttemptStore, journal: Journal, owner: Owner,
-                 pages: list[dict[str, Any]]) -> None:
+                 pages: list[dict[str, Any]], state: JournalState) -> None:
         self._store = store
         self._journal = journal
         self._owner = owner
         self._pages = pages
-        self._state = store._journal_state(pages)
-        if self._state.discussion_id != journal.discussion_id and journal.discussion_id:
-            raise GitHubAnomaly(f"discussion #{journal.number} is now node "
-                                f"{self._state.discussion_id}, not {journal.discussion_id}")
-        if self._state.intent.digest != journal.intent.digest:
-            raise JournalInvalidError("identity_drift", f"discussion #{journal.number} holds "
-                                      f"intent {self._state.intent.digest}, not {journal.id}")
+        self._state = state
 
     # -- reading ----------------------------------------------------------------------
 
@@ -579,6 +933,11 @@ class Session:
     def pages(self) -> list[dict[str, Any]]:
         """The captured pages (plus this session's writes)."""
         return self._pages
+
+    @property
+    def journal(self) -> Journal:
+        """The journal this session writes."""
+        return self._journal
 
     @property
     def owner(self) -> Owner:
@@ -623,57 +982,85 @@ class Session:
 
     # -- writing ----------------------------------------------------------------------
 
-    def _write(self, body: str, reply_to: str | None,
-               landed: Callable[[JournalState], bool]) -> tuple[Comment | None, int]:
-        """Send ``body`` under the writer protocol; returns the comment (None when a
-        read-back found it) and the number of sends. Refreshes the state."""
+    def _write(self, record: Attempt | Event, body: str,
+               reply_to: str | None) -> tuple[Any, int]:
+        """Send ``record`` (``body``) by the append protocol
+        (:class:`~ghattempt.store._protocol.Append`), then carry its witness into the
+        lease. Returns the comment (None when a read-back found the record) and the
+        number of sends; the session's pages and state include the record after it."""
         store = self._store
         provider = store._provider
-        sends = waits = 0
-        while sends < MAX_SENDS:
-            store._step("sending")
-            sends += 1
-            try:
-                with self._owner.mutation():
-                    comment = provider.add_comment(self._journal.discussion_id, body,
-                                                   reply_to_id=reply_to)
-            except RateLimited as exc:
-                # GitHub refused it without executing (a definite refusal): wait as told,
-                # then send the same bytes again; ownership is asserted again first
-                sends -= 1
-                waits += 1
-                if waits > MAX_RATE_WAITS or exc.retry_after > MAX_RATE_WAIT:
-                    raise
-                store._step("rate-limited")
-                provider.config.sleep(exc.retry_after)
-                continue
-            except AmbiguousOutcome:
-                store._step("ambiguous")
+        policy = provider.config.retry
+        machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
+                         cap=policy.lag_cap)
+        lost_at: float | None = None
+        while True:
+            action = machine.next()
+            if isinstance(action, Send):
+                store._step("sending")
+                try:
+                    with self._owner.mutation():
+                        comment = provider.add_comment(self._journal.discussion_id, body,
+                                                       reply_to_id=reply_to)
+                except RateLimited as exc:
+                    # GitHub refused it without executing it (a definite refusal)
+                    store._step("rate-limited")
+                    machine.feed(Limited(exc))
+                except AmbiguousOutcome:
+                    store._step("ambiguous")
+                    lost_at = lost_at if lost_at is not None else provider.config.clock()
+                    machine.feed(Lost())
+                else:
+                    store._step("sent")
+                    machine.feed(Sent(comment))
+            elif isinstance(action, Read):
+                pages, state = store.settled(self._journal)
+                store._step("read-back")
+                self._pages, self._state = pages, state
+                machine.feed(Captured(store.read(pages), pages))
+            elif isinstance(action, Sleep):
+                store._sleep(action)
+            elif isinstance(action, Done):
+                done: Appended = action.value
+                break
             else:
-                store._step("sent")
-                return comment, sends
-            try:
-                pages = store.capture(self._journal)
-            except ReadLagExceeded as exc:
-                pages = [dict(p) for p in exc.pages]
-            state = store._journal_state(pages)
-            store._step("read-back")
-            self._pages, self._state = pages, state
-            if landed(state):
-                return None, sends
-        raise GitHubAnomaly(f"the outcome of a write stayed unknown after {MAX_SENDS} sends "
-                            "of the same bytes; the writer scope was kept throughout. Capture "
-                            "the journal again before anything else")
+                assert isinstance(action, Refuse)
+                raise action.error
+        if done.comment is None:
+            assert done.state is not None
+            waited = provider.config.clock() - (lost_at or provider.config.clock())
+            store.tell(f"the answer to writing {_what(record)} was lost; reading the journal "
+                       f"back after {waited:.1f} s showed it landed ({done.sends} "
+                       f"send{'s' if done.sends != 1 else ''})")
+            self._state, self._pages = done.state, done.pages
+        else:
+            comment = done.comment
+            if reply_to is None:
+                add_root(self._pages, comment.id, body, comment.created_at,
+                         store._writer_login, store._writer_id)
+            else:
+                add_reply(self._pages, reply_to, comment.id, body, comment.created_at,
+                          store._writer_login, store._writer_id)
+            self._state = store._state_of(self._pages)
+        self._carry(record)
+        return done.comment, done.sends
 
-    def _refresh_with_reply(self, root_id: str, comment: Comment, body: str) -> None:
-        store = self._store
-        add_reply(self._pages, root_id, comment.id, body, comment.created_at,
-                  store._writer_login, store._writer_id)
-        self._state = store._journal_state(self._pages)
+    def _carry(self, record: Attempt | Event) -> None:
+        """The witness of the confirmed write of ``record``: the journal's distinct
+        record count now and its digest (journal-v1 section 4), for the next lease
+        write. A journal that lost a record written in this session fails closed."""
+        state, owner = self._state, self._owner
+        before = owner.head
+        if (state.record_count < before.records
+                or (before.last is not None and before.last not in state.record_digests)):
+            raise WitnessNotMet(
+                f"the journal holds {state.record_count} records and lacks "
+                f"{before.last}, which this writer wrote and the witness names", 1)
+        owner.carry(Witness(state.record_count, record.digest), state.discussion_number)
 
     def append(self, attempt_id: str, *, key: str, phase: str | None, status: str,
                reason: str | None = None, materials: Sequence[Material] = ()) -> AppendResult:
-        """Append one event to an attempt (writer protocol steps 2-5).
+        """Append one event to an attempt (writer protocol steps 4-7).
 
         Idempotent by ``key``: the same key with the same content (phase, status, reason,
         materials) returns the existing record with ``replayed=True``.
@@ -707,28 +1094,7 @@ class Session:
         if failure is not None:
             raise _refusal(failure, f"{phase or 'attempt'} {status} on attempt {attempt_id}")
         store._step("built")
-        body = render_body(event)
-        root_id = state.root_ids[0]
-        head = state.head_digest
-
-        def landed(after: JournalState) -> bool:
-            now = after.attempt(attempt_id)
-            if now is None:
-                raise JournalInvalidError("identity_drift", f"attempt {attempt_id} vanished")
-            found = now.event_by_key(key)
-            if found is not None:
-                if found.digest != event.digest:
-                    raise ConflictingKey(key, found.digest)
-                return True
-            if now.head_digest != head:
-                raise RefusedByRules("head_moved", f"the head of attempt {attempt_id} moved "
-                                     "while the write's outcome was unknown; not re-sending")
-            self._owner.assert_owner(mutating=False)
-            return False
-
-        comment, sends = self._write(body, root_id, landed)
-        if comment is not None:
-            self._refresh_with_reply(root_id, comment, body)
+        _, sends = self._write(event, render_body(event), state.root_ids[0])
         now_state = self.attempt(attempt_id)
         got = now_state.event_by_key(key)
         if got is None or got.digest != event.digest:  # pragma: no cover - checked above
@@ -773,25 +1139,7 @@ class Session:
         if failure is not None:
             raise _refusal(failure, f"attempt for {request_key}")
         store._step("built")
-        body = render_body(root)
-        before = {a.id for a in self._state.attempts}
-
-        def landed(after: JournalState) -> bool:
-            if after.attempt(root.digest) is not None:
-                return True
-            for a in after.attempts:
-                if (a.id not in before and a.request_key == request_key
-                        and a.predecessor == predecessor):
-                    raise RefusedByRules("fork", f"another attempt {a.id} for {request_key} "
-                                         "appeared while the write's outcome was unknown")
-            self._owner.assert_owner(mutating=False)
-            return False
-
-        comment, _ = self._write(body, None, landed)
-        if comment is not None:
-            add_root(self._pages, comment.id, body, comment.created_at, store._writer_login,
-                     store._writer_id)
-            self._state = store._journal_state(self._pages)
+        self._write(root, render_body(root), None)
         return self.attempt(root.digest)
 
     def successor(self, predecessor: str, *, generation: Generation, plan: Sequence[str],
@@ -894,28 +1242,10 @@ class Session:
                            reason=reason)
 
 
-def _settled_before(ref: Ref | None, name: str, scope: Scope, sent_after: float | None) -> bool:
-    """True when every journal write of the lease holder that ``ref`` names had landed
-    before a capture sent once GitHub's clock showed ``sent_after``.
-
-    Taking the lease from the head read with the journal proves nobody moved the lease
-    in between, not that the journal snapshot is recent: GitHub stamps ``Date`` when it
-    answers, so a snapshot can predate the ``Date`` that showed the lease expired
-    (``expires_at``), and the previous holder may write until ``expires_at`` less the
-    clock skew (docs/exclusion.md, "Why the margin is enough"). A ``Date`` received
-    before the capture was sent that is at or past ``expires_at`` proves the snapshot
-    came after that holder's last possible write. A missing ref: nobody ever held the
-    scope.
-    """
-    if ref is None:
-        return True
-    if ref.commit is None or sent_after is None:
-        return False
-    try:
-        record = LeaseRecord.from_message(ref.commit.message, ref=name, scope=scope)
-    except LeaseCorrupt:
-        return False
-    return math.floor(sent_after) >= record.expires_at
+def _what(record: Attempt | Event) -> str:
+    if isinstance(record, Event):
+        return f"event {record.key} (seq {record.seq})"
+    return f"the attempt for request key {record.request_key}"
 
 
 def _first(nodes: Any, digest: str) -> str | None:

@@ -272,6 +272,57 @@ def test_journal_edit_is_reported(example):
     assert req.change == "journal_edited" and req.comment_id is None
 
 
+@pytest.mark.parametrize("action,change", [("deleted", "journal_deleted"),
+                                           ("transferred", "journal_transferred"),
+                                           ("category_changed", "journal_moved")])
+def test_a_journal_that_leaves_its_repository_or_category_is_reported(example, action,
+                                                                       change):
+    # the examples have no `deleted` payload: the `created` one with that action
+    shipped = "created" if action == "deleted" else action
+    payload = example("discussion", shipped)
+    payload["action"] = action
+    payload["discussion"]["body"] = _journal_body()
+    (req,) = plan("discussion", payload).requests
+    assert isinstance(req, TamperingReport)
+    assert req.change == change and req.comment_id is None
+    assert req.previous_body == _journal_body()  # the sink reads the intent from it
+    assert req.discussion_number == payload["discussion"]["number"]
+    # the same change on a Discussion that is no journal is nothing
+    assert plan("discussion", example("discussion", shipped) | {"action": action}
+                ).requests == ()
+
+
+# The deliveries the App's own writes cause: a journal Discussion and its comments
+# created, lease commits pushed (a branch created, then pushed), check runs created.
+OWN_WRITES = [("discussion", "created"), ("discussion_comment", "created"),
+              ("create", None), ("push", None), ("check_run", "created"),
+              ("check_run", "completed"), ("check_suite", "completed")]
+
+
+@pytest.mark.parametrize("event,action", OWN_WRITES)
+def test_the_app_reacts_to_none_of_its_own_writes(examples, event, action):
+    for payload in examples[event]:
+        if payload.get("action") != action:
+            continue
+        payload = copy.deepcopy(payload)
+        payload["sender"] = {"login": "ghattempt-app[bot]", "type": "Bot", "id": 9}
+        if "discussion" in payload:
+            payload["discussion"]["body"] = _journal_body()
+        assert plan(event, payload).requests == ()
+
+
+def test_a_delivery_sent_by_the_app_itself_plans_nothing(example):
+    payload = example("discussion", "edited")
+    payload["discussion"]["body"] = _journal_body()
+    payload["sender"] = {"login": "ghattempt-app[bot]", "type": "Bot", "id": 9}
+    own = plan_delivery("discussion", payload, delivery=DELIVERY, app_id=7, phase_map=MAP,
+                        lookup=no_heads, bot_login="ghattempt-app[bot]")
+    assert own.requests == () and "this App itself" in (own.note or "")
+    others = plan_delivery("discussion", payload, delivery=DELIVERY, app_id=7,
+                           phase_map=MAP, lookup=no_heads, bot_login="other-app[bot]")
+    assert len(others.requests) == 1
+
+
 def test_every_example_routes_without_error_and_keys_are_journal_keys(examples):
     """Every shipped payload: unrouted ones plan nothing; routed ones make valid keys."""
     lookup_all = lambda repo, head: [INTENT]  # noqa: E731

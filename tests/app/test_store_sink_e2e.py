@@ -112,6 +112,9 @@ def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
             actor["database_id"] = APP_DB_ID
     fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
                         "installations": [{"id": INSTALLATION, "role": "write"}]}]
+    # where a journal can be transferred to
+    fixture["repositories"].append({"owner": "octo-org", "name": "widgets-archive",
+                                    "categories": [{"name": "Old", "slug": "old"}]})
     fx = tmp_path / "fixture.json"
     fx.write_text(json.dumps(fixture))
     err = (tmp_path / "emulator.log").open("wb")
@@ -283,3 +286,46 @@ def test_killed_after_answering_the_event_appears_once(app: Server, emu: Emu,
     assert verdict.valid, verdict.to_json()
     keys = [e.key for e in verdict.current.events]
     assert keys == ["run:7:1:job:70:cfg:succeeded", "run:8:1:job:80:review:succeeded"]
+
+
+def _discussion_payload(example: Callable[..., dict[str, Any]], action: str, emu: Emu,
+                        discussion: dict[str, Any], number: int) -> bytes:
+    """A real ``discussion`` payload for ``action`` on the journal. The examples have
+    none for ``deleted``: it is the ``created`` one with that action (GitHub sends the
+    Discussion as it was)."""
+    if action == "deleted":
+        payload = _adjust(example("discussion", "created"), emu)
+        payload["action"] = "deleted"
+    else:
+        payload = _adjust(example("discussion", action), emu)
+    payload["discussion"].update(node_id=discussion["id"], number=number,
+                                 body=discussion["body"])
+    payload["sender"] = {"login": "alice", "id": 2, "type": "User"}
+    return encode(payload)
+
+
+@pytest.mark.parametrize("action,admin,title", [
+    ("deleted", {"action": "delete"}, "the journal was deleted"),
+    ("transferred", {"action": "transfer", "repository": "octo-org/widgets-archive"},
+     "the journal was transferred to another repository"),
+    ("category_changed", {"action": "move", "category": "general"},
+     "the journal was moved to another category"),
+])
+def test_a_journal_deleted_transferred_or_moved_fails_a_check_run(
+        app: Server, emu: Emu, example: Callable[..., dict[str, Any]], action: str,
+        admin: dict[str, Any], title: str) -> None:
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    _, pages = emu.verdict()
+    discussion = pages[0]["data"]["repository"]["discussion"]
+    number = emu.journal_number()
+    emu.admin("discussion", {**admin, "node": discussion["id"]})
+    _accepted(app.post("discussion", _discussion_payload(example, action, emu, discussion,
+                                                         number)))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    runs = emu.check_runs(emu.pull().head_oid)
+    assert [(r["name"], r["conclusion"]) for r in runs] == [("ghattempt journal", "failure")]
+    assert runs[0]["output"]["title"] == title
+    assert "fail closed" in runs[0]["output"]["summary"]

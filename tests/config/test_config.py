@@ -59,7 +59,8 @@ def test_empty_file_gives_every_default():
     s = parse("")
     assert s == Settings()
     assert s.journal == JournalSettings("General", s.journal.title)
-    assert s.writer == WriterSettings("github-actions", 41898282)
+    # no github.com id is assumed: the Actions bot's id is learned from the host
+    assert s.writer == WriterSettings("github-actions", None)
     assert s.channels == (Channel("release", PHASES),)
     assert s.attempt.default_channel == "release"
     assert s.attempt.expires_after == 86400
@@ -306,8 +307,9 @@ def test_other_writer_login_with_database_id():
     assert parse('[writer]\nlogin = "my-app"\ndatabase_id = 7\n').writer == WriterSettings(
         "my-app", 7
     )
-    # the default login keeps its known id without repeating it
-    assert parse('[writer]\nlogin = "github-actions"\n').writer.database_id == 41898282
+    # the Actions bot's id differs per host: without one it is learned from the host
+    assert parse('[writer]\nlogin = "github-actions"\n').writer.database_id is None
+    assert parse('[writer]\nlogin = "github-actions"\ndatabase_id = 9\n').writer.database_id == 9
 
 
 def test_rendering_request_key_and_title():

@@ -24,7 +24,7 @@ def test_all_is_the_curated_namespace() -> None:
         "is_digest", "is_reason", "key_from", "markers", "next_event",
         "parse_body", "read_journal", "record_block", "recovery_for", "render_body",
         "LEASE_HEADLINE", "NO_WITNESS", "Lease", "Witness", "build_lease", "lease_ref_name",
-        "parse_lease", "scope_key"}
+        "parse_lease", "scope_key", "READ_BACK_OUTCOMES", "ReadBack", "read_back"}
     for name in core.__all__:
         assert getattr(core, name) is not None
 

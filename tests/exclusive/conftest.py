@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from ghattempt.core import NO_WITNESS, Witness
 from ghattempt.exclusive import LeaseSettings, RefLease, Scope
 from ghattempt.exclusive.testing import FakeClock, MemoryRefBackend
 
@@ -38,3 +39,11 @@ def make_lease(backend, clock, **overrides) -> RefLease:
 
     settings = dataclasses.replace(SETTINGS, **overrides)
     return RefLease(backend, settings, clock=clock, rng=random.Random(7))
+
+
+def lease_message(scope: Scope, *, holder: str = "cli/0123", token: int = 7,
+                  expires_at: int = 1_800_000_120, state: str = "held",
+                  journal: int | None = None, head: Witness = NO_WITNESS) -> str:
+    """The commit message of a lease record of ``scope`` (journal-v1 section 4)."""
+    return scope.lease(holder=holder, token=token, state=state, expires_at=expires_at,
+                       journal=journal, head=head).message()

@@ -4,31 +4,47 @@ injected faults, and a fake local clock (no real sleeps)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import random
 import time
 
 import pytest
 
+from ghattempt.core import Witness
 from ghattempt.exclusive import (
     AmbiguousOutcome,
     BackendError,
     LeaseCorrupt,
-    LeaseRecord,
     OwnershipLost,
+    RefLease,
     RefSnapshot,
     ScopeBusy,
+    read_lease,
 )
+from ghattempt.exclusive._scope import parse_time
 from ghattempt.exclusive.testing import FakeClock, Fault, MemoryRefBackend
 
-from .conftest import OTHER_SCOPE, SCOPE, make_lease
+from .conftest import OTHER_SCOPE, SCOPE, SETTINGS, lease_message, make_lease
 
 REF = SCOPE.ref_name()
 
 
-def head_record(backend: MemoryRefBackend) -> LeaseRecord:
+class Head:
+    """The lease record on the ref, with ``expires_at`` in epoch seconds."""
+
+    def __init__(self, message: str) -> None:
+        record = read_lease(message, ref=REF, scope=SCOPE)
+        self.record = record
+        self.holder, self.token, self.state = record.holder, record.token, record.state
+        self.journal, self.head = record.journal, record.head
+        self.expires_at = parse_time(record.expires_at)
+
+
+def head_record(backend: MemoryRefBackend) -> Head:
     head = backend.head(REF)
     assert head is not None
-    return LeaseRecord.from_message(head[1], ref=REF, scope=SCOPE)
+    return Head(head[1])
 
 
 def records(backend: MemoryRefBackend) -> list[dict]:
@@ -337,10 +353,8 @@ def test_an_overwritten_lease_ref_loses_ownership_and_blocks_everyone(backend, c
 
 
 def test_a_lease_of_another_scope_on_the_ref_is_corrupt(backend, clock):
-    from ghattempt.exclusive import LeaseRecord
-
-    foreign = LeaseRecord(OTHER_SCOPE, "x/1", 3, 1, "released")
-    backend.force(REF, foreign.to_message())
+    backend.force(REF, lease_message(OTHER_SCOPE, holder="x/1", token=3, expires_at=1,
+                                     state="released"))
     with pytest.raises(LeaseCorrupt, match="another scope"):
         with make_lease(backend, clock).hold(SCOPE):
             pass
@@ -748,7 +762,8 @@ def test_a_bare_assert_owner_keeps_the_scope_quiet_after_release(backend, clock)
 
 
 def test_reads_that_keep_lagging_end_in_a_clear_error(backend, clock):
-    backend.force(REF, LeaseRecord(SCOPE, "x/1", 1, 0, "released").to_message())
+    backend.force(REF, lease_message(SCOPE, holder="x/1", token=1, expires_at=0,
+                                     state="released"))
     # every read answers from before that write: the ref looks absent, creating conflicts
     backend.inject("read", *([Fault.STALE_READ] * 100))
     lease = make_lease(backend, clock, acquire_timeout=10.0)
@@ -810,3 +825,54 @@ def test_system_clock_counts_forward():
     clock.sleep(-1.0)  # clamped, returns at once
     clock.sleep(0.001)
     assert clock.monotonic() > first
+
+
+# -- the witness and the journal number ---------------------------------------------------
+
+LAST = "sha256:" + "ee" * 32
+
+
+def test_release_carries_the_witness_and_the_next_holder_starts_from_it(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        assert owner.acquired.head.records == 0 and owner.journal is None
+        owner.carry(Witness(1, LAST), journal=7)
+    assert (head_record(backend).head, head_record(backend).journal) == (Witness(1, LAST), 7)
+    with lease.hold(SCOPE) as owner:
+        assert owner.acquired.head == Witness(1, LAST) and owner.acquired.journal == 7
+        assert head_record(backend).head == Witness(1, LAST)  # the acquisition kept it
+    assert head_record(backend).head == Witness(1, LAST)
+
+
+def test_a_renewal_carries_the_witness_too(backend, clock):
+    with make_lease(backend, clock).hold(SCOPE) as owner:
+        owner.carry(Witness(2, LAST), journal=3)
+        clock.advance(70)  # inside the renew window: the next check renews
+        owner.assert_owner()
+        assert head_record(backend).head == Witness(2, LAST)
+        assert head_record(backend).journal == 3
+
+
+def test_the_witness_never_goes_back_and_the_journal_never_changes(backend, clock):
+    with make_lease(backend, clock).hold(SCOPE) as owner:
+        owner.carry(Witness(2, LAST), journal=3)
+        with pytest.raises(ValueError, match="never goes back"):
+            owner.carry(Witness(1, LAST))
+        with pytest.raises(ValueError, match="#3"):
+            owner.carry(Witness(3, LAST), journal=4)
+
+
+def test_a_long_wait_and_a_reconciled_answer_are_told_in_one_line_each(backend, clock):
+    lines: list[str] = []
+    first = crash_holding(make_lease(backend, clock))
+    waiter = RefLease(backend, dataclasses.replace(SETTINGS, acquire_timeout=300), clock=clock,
+                      rng=random.Random(1), notice=lines.append)
+    with waiter.hold(SCOPE):
+        pass
+    waits = [line for line in lines if line.startswith("waiting up to")]
+    assert len(waits) == 1 and first.holder in waits[0]
+    backend.inject("write", Fault.LOST_AFTER_COMMIT)
+    lines.clear()
+    with waiter.hold(SCOPE):
+        pass
+    assert len(lines) == 1 and "was lost" in lines[0] and "landed" in lines[0]

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from ghattempt.exclusive import LEASE_HEADLINE, LeaseCorrupt, LeaseRecord, Scope
+from ghattempt.core import NO_WITNESS, Witness, parse_lease, scope_key
+from ghattempt.exclusive import LEASE_HEADLINE, LeaseCorrupt, Scope, read_lease
 
 from .conftest import INTENT, OTHER_SCOPE, SCOPE
 
@@ -53,30 +54,38 @@ def test_legacy_base64_node_ids_are_accepted():
 
 
 def _record(**kw):
-    base = dict(scope=SCOPE, holder="cli/0123", token=7, expires_at=1_800_000_120, state="held")
+    base = dict(holder="cli/0123", token=7, expires_at=1_800_000_120, state="held",
+                journal=None, head=NO_WITNESS)
     base.update(kw)
-    return LeaseRecord(**base)
+    return SCOPE.lease(**base)
 
 
-def test_record_round_trips_through_its_message():
-    record = _record()
-    message = record.to_message()
+def test_the_record_is_the_cores_lease_record():
+    record = _record(journal=12, head=Witness(3, "sha256:" + "cd" * 32))
+    message = record.message()
     assert message.startswith(LEASE_HEADLINE + "\n\n")
-    body = message.split("\n\n", 1)[1].strip()
-    assert json.loads(body)["expires_at"] == "2027-01-15T08:02:00Z"
+    body = message.split("\n\n", 1)[1]
+    obj = json.loads(body)
+    assert obj["expires_at"] == "2027-01-15T08:02:00Z"
+    assert obj["journal"] == 12 and obj["head"] == {"records": 3, "last": "sha256:" + "cd" * 32}
     # canonical JSON: sorted keys, no spaces
-    assert body == json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
+    assert body == json.dumps(obj, sort_keys=True, separators=(",", ":"))
     ref = SCOPE.ref_name()
-    assert LeaseRecord.from_message(message, ref=ref, scope=SCOPE) == record
-    # GitHub may hand the message back with CRLF line ends or without the last newline
-    crlf = message.replace("\n", "\r\n").rstrip()
-    assert LeaseRecord.from_message(crlf, ref=ref, scope=SCOPE) == record
+    assert read_lease(message, ref=ref, scope=SCOPE) == record
+    assert parse_lease(message) == record  # the reader reads the very same record
+    # GitHub may hand the message back with CRLF line ends or a last newline
+    assert read_lease(message.replace("\n", "\r\n"), ref=ref, scope=SCOPE) == record
+    assert read_lease(message + "\n", ref=ref, scope=SCOPE) == record
+
+
+def test_the_scope_key_is_the_cores():
+    assert SCOPE.key == scope_key(INTENT, SCOPE.repository_id)
 
 
 def _body(**changes):
-    obj = _record().to_json()
+    obj = _record().to_dict()
     obj.update(changes)
-    return LEASE_HEADLINE + "\n\n" + json.dumps(obj)
+    return LEASE_HEADLINE + "\n\n" + json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
 @pytest.mark.parametrize(
@@ -85,9 +94,9 @@ def _body(**changes):
         "Initial commit",
         "ghattempt lease [skip ci]",
         LEASE_HEADLINE + "\n\nnot json",
+        LEASE_HEADLINE + "\n\n" + json.dumps(_record().to_dict()),  # not canonical
         _body(token=0),
         _body(token=True),
-        _body(token=1.0),
         _body(token=2**53),
         _body(state="free"),
         _body(v=2),
@@ -96,11 +105,18 @@ def _body(**changes):
         _body(expires_at="2027-01-15 08:02:00"),
         _body(expires_at=1_800_000_120),
         _body(extra=1),
+        _body(journal=0),
+        _body(head={"records": 1, "last": None}),
         _body(scope={"intent": INTENT}),
         _body(scope={"intent": INTENT, "repository": "R_kgDOLease2"}),
     ],
 )
 def test_anything_but_a_lease_of_this_scope_is_corrupt(message):
     with pytest.raises(LeaseCorrupt) as info:
-        LeaseRecord.from_message(message, ref="refs/heads/x", scope=SCOPE)
+        read_lease(message, ref="refs/heads/x", scope=SCOPE)
     assert "refs/heads/x" in str(info.value)
+
+
+def test_a_ref_without_a_commit_message_is_corrupt():
+    with pytest.raises(LeaseCorrupt, match="does not point to a commit"):
+        read_lease(None, ref="refs/heads/x", scope=SCOPE)

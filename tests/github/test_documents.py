@@ -57,7 +57,7 @@ def test_capture_queries_are_the_spec_bytes(name):
 def test_mutations_and_queries_are_told_apart():
     kinds = {n: document(n).kind for n in DOCUMENT_NAMES}
     assert {n for n, k in kinds.items() if k == "mutation"} == {
-        "CreateDiscussion", "AddDiscussionComment", "LockLockable", "CreateRef",
+        "CreateDiscussion", "AddDiscussionComment", "CreateRef",
         "UpdateRefs", "DeleteRef", "CreateCommitOnBranch"}
 
 
@@ -71,8 +71,8 @@ def test_public_namespace_is_curated():
     for name in gh.__all__:
         assert hasattr(gh, name), name
     public = {n for n in dir(gh) if not n.startswith("_")}
-    modules = {"capture", "config", "documents", "errors", "models", "provider", "retry",
-               "transport", "usage"}
+    modules = {"capture", "config", "documents", "errors", "identity", "models", "provider",
+               "retry", "transport", "usage"}
     assert public - modules == set(gh.__all__)
 
 

@@ -414,21 +414,24 @@ def test_category_discussions_pages_oldest_first(world_factory):
     assert repo.has_discussions and repo.viewer_permission in (None, "WRITE")
 
 
-def test_capture_with_ref_reads_the_lease_in_the_same_snapshot(world):
+def test_capture_with_lease_carries_the_lease_member_and_the_category(world):
     p = world.provider()
     _, number = world.journal(p)
     repo = p.repository(OWNER, NAME)
-    result, ref, seen_at = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
-    assert ref is None and seen_at is not None
+    name = "refs/heads/ghattempt/lease/" + "0" * 40
+    result = p.capture_with_lease(OWNER, NAME, number, name)
     page = result.pages[0]["data"]["repository"]
-    assert "lease" not in page and page["discussion"]["number"] == number
+    assert page["lease"] is None and page["discussion"]["number"] == number
+    assert page["discussion"]["category"]["slug"]
     commit = p.create_commit(OWNER, NAME, message="lease\n\ntoken: 1", parents=[])
-    p.create_ref(repo.id, "refs/heads/ghattempt/x", commit.oid)
-    result, ref, _ = p.capture_with_ref(OWNER, NAME, number, "refs/heads/ghattempt/x")
+    p.create_ref(repo.id, name, commit.oid)
+    result = p.capture_with_lease(OWNER, NAME, number, name)
+    lease = result.pages[0]["data"]["repository"]["lease"]
+    assert lease["prefix"] + lease["name"] == name
+    assert lease["target"] == {"oid": commit.oid, "message": "lease\n\ntoken: 1"}
+    ref, response = p.lease_ref(OWNER, NAME, name)
     assert ref is not None and ref.target_oid == commit.oid
-    direct = p.ref(OWNER, NAME, "refs/heads/ghattempt/x")
-    assert direct is not None and ref.id == direct.id and ref.name == direct.name
-    assert ref.commit is not None and ref.commit.message == "lease\n\ntoken: 1"
+    assert response["data"]["repository"]["lease"] == lease
     assert p.usage.by_operation["JournalPageLease"].requests == 2
     assert "JournalPage" not in p.usage.by_operation  # the lease page replaced the first
 

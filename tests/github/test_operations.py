@@ -32,6 +32,8 @@ class Recorder:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         self.sent.append(body)
+        self.headers = getattr(self, "headers", [])
+        self.headers.append(request.headers)
         answer = self.answers[body.get("operationName", request.url.path)]
         return httpx.Response(200 if "operationName" in body else 201, json=answer)
 
@@ -59,25 +61,42 @@ def recorded(make_provider):
     return make
 
 
-def test_discussion_comment_and_lock(recorded, github_schema):
+def test_discussion_and_comments_and_no_lock(recorded, github_schema):
     p, rec = recorded({
         "CreateDiscussion": {"data": {"createDiscussion": {"discussion": {
             "id": "D_1", "number": 3, "url": "https://github.com/o/r/discussions/3",
             "createdAt": "2026-01-01T00:00:00Z"}}}},
         "AddDiscussionComment": {"data": {"addDiscussionComment": {"comment": {
             "id": "DC_1", "createdAt": "2026-01-01T00:00:01Z", "url": "u"}}}},
-        "LockLockable": {"data": {"lockLockable": {"lockedRecord": {"locked": True}}}},
     })
     d = p.create_discussion("R_1", "DIC_1", "PR #1 into main", "<!-- ghattempt:v1 -->")
     assert (d.id, d.number) == ("D_1", 3)
     assert p.add_comment("D_1", "root").id == "DC_1"
     assert p.add_comment("D_1", "event", reply_to_id="DC_1").id == "DC_1"
-    p.lock("D_1")
+    # journals are never locked: GitHub refuses comments by Apps and the Actions bot in
+    # locked conversations (journal-v1 revision 2, section 1)
+    assert not hasattr(p, "lock")
     for body in rec.sent:
         check_variables(github_schema, body)
     assert rec.sent[1]["variables"]["replyToId"] is None
     assert rec.sent[2]["variables"]["replyToId"] == "DC_1"
-    assert rec.sent[3]["variables"] == {"lockableId": "D_1", "lockReason": "RESOLVED"}
+    assert len(rec.sent) == 3
+
+
+def test_every_request_asks_for_node_ids_in_the_new_format(recorded):
+    p, rec = recorded({
+        "RepositoryLookup": {"data": {"viewer": {"login": "github-actions[bot]",
+                                                 "databaseId": 41898282},
+                                      "repository": {"id": "R_1", "databaseId": 1,
+                                                     "nameWithOwner": "o/r"}}},
+        "/repos/o/r/git/commits": {"sha": OID_A, "message": "m", "tree": {"sha": EMPTY_TREE}},
+    })
+    repo = p.repository("o", "r")
+    p.create_commit("o", "r", message="m", parents=())
+    assert repo.viewer is not None and repo.viewer.author_login == "github-actions"
+    assert repo.viewer.database_id == 41898282 and repo.viewer.is_bot
+    assert len(rec.headers) == 2
+    assert all(h["x-github-next-global-id"] == "1" for h in rec.headers)
 
 
 def test_refs(recorded, github_schema):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ghattempt.emulator import Emulator
+from ghattempt.emulator import Emulator, EmulatorServer
 from ghattempt.github import GitHubProvider
 from ghattempt.store import BusinessAttemptStore, Journal
 
@@ -59,3 +61,44 @@ def world() -> World:
     store = h.store(gh, lease, repo_id=repo_id)
     journal = store.open_journal(1, "main")
     return World(emu, gh, repo_id, store, journal)
+
+
+@dataclass
+class Served:
+    emu: Emulator
+    server: EmulatorServer
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def provider(self, token: str = h.WRITER_TOKENS[0]) -> GitHubProvider:
+        return h.provider(url=self.url, token=token)
+
+    def store(self, token: str = h.WRITER_TOKENS[0], **kwargs: Any) -> BusinessAttemptStore:
+        gh = self.provider(token)
+        rid = h.repository_id(gh)
+        return h.store(gh, h.lease(gh, rid), repo_id=rid, **kwargs)
+
+    def discussions(self, repository: str = h.REPO) -> list[dict[str, Any]]:
+        repo = next(r for r in self.emu.snapshot()["repositories"]
+                    if r["nameWithOwner"] == repository)
+        found: list[dict[str, Any]] = repo["discussions"]
+        return found
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Any]:
+    servers: list[EmulatorServer] = []
+
+    def start(fidelity: dict[str, Any] | None = None,
+              fixture: dict[str, Any] | None = None) -> Served:
+        emu = Emulator(str(tmp_path / f"emu{len(servers)}.db"), fixture or h.fixture(),
+                       fidelity=fidelity)
+        server = EmulatorServer(emu).start()
+        servers.append(server)
+        return Served(emu, server)
+
+    yield start
+    for server in servers:
+        server.stop()

@@ -55,14 +55,16 @@ def emulator(db: str = ":memory:") -> Emulator:
 
 def provider(*, emu: Emulator | None = None, url: str | None = None,
              token: str = WRITER_TOKENS[0], timeout: float = 5.0,
-             transport: httpx.BaseTransport | None = None) -> GitHubProvider:
+             transport: httpx.BaseTransport | None = None, lag: bool = False) -> GitHubProvider:
     """A provider over the in-process emulator (``emu``), over HTTP (``url``) or over
-    ``transport`` (e.g. a wrapped :class:`EmulatorTransport`)."""
+    ``transport`` (e.g. a wrapped :class:`EmulatorTransport`). ``lag``: re-reads of
+    lagging replicas last up to about 10 s (else a fraction of a second)."""
     if transport is None and emu is not None:
         transport = EmulatorTransport(emu)
     base = "https://api.github.com/" if url is None else url.rstrip("/") + "/api/v3/"
-    retry = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_cap=0.05, lag_base=0.01,
-                        lag_cap=0.05, secondary_min_wait=0.1, max_wait=30)
+    retry = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_cap=0.05,
+                        lag_base=0.2 if lag else 0.01, lag_cap=2.0 if lag else 0.05,
+                        lag_attempts=8 if lag else 5, secondary_min_wait=0.1, max_wait=30)
     return GitHubProvider(ProviderConfig(auth=TokenAuth(token), base_url=base,
                                          timeout=timeout, connect_timeout=timeout,
                                          mutation_interval=0.0, retry=retry,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from ghattempt.exclusive import AmbiguousOutcome, BackendError, RefConflict
-from ghattempt.exclusive._github import UNKNOWN
 from ghattempt.store import GitHubRefBackend
 
 from . import harness as h
@@ -34,9 +33,6 @@ def test_create_read_advance_with_compare_and_set(backend):
     with pytest.raises(RefConflict):
         b.advance_ref(REF, w1.oid, "lease\n\n{\"holder\":\"c/3\"}")  # stale head
     assert b.read_ref(REF).oid == w2.oid
-    assert b.acquired_from(REF, "a/1") is None  # created from absence
-    assert b.acquired_from(REF, "b/2") == w1.oid
-    assert b.acquired_from(REF, "c/3") == UNKNOWN
 
 
 def test_lost_answer_is_ambiguous_and_non_branch_refs_are_refused(backend):

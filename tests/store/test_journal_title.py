@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ghattempt.config import parse_config
-from ghattempt.core import Intent
+from ghattempt.core import Intent, render_body
 from ghattempt.store import JournalInvalidError, StoreInputError, default_journal_title
 
 from . import harness as h
@@ -48,20 +48,32 @@ def test_a_configured_title_is_the_new_discussions_title(world: World) -> None:
     assert store.open_journal(2, "main").number == journal.number
 
 
-@pytest.mark.parametrize("which", ["configured", "default"])
-def test_an_edited_journal_with_either_title_fails_closed(world: World, which: str) -> None:
+def test_an_edited_journal_its_lease_names_fails_closed(world: World) -> None:
     store = h.store(world.gh, repo_id=world.repo_id, journal_title=titled)
-    if which == "configured":
-        journal = store.open_journal(3, "main")
-        assert discussion(world, journal.number)["title"] == titled(journal.intent)
-    else:
-        # made before a title was configured: it bears the default title
-        journal = world.new_store().open_journal(3, "main")
-        assert discussion(world, journal.number)["title"] == default_journal_title(
-            journal.intent)
+    journal = store.open_journal(3, "main")
+    assert discussion(world, journal.number)["title"] == titled(journal.intent)
     before = count(world)
     world.emu.tamper("edit", journal.discussion_id, actor=h.LOGIN, body="nothing to see")
+    with pytest.raises(JournalInvalidError) as info:
+        with store.open(3, "main"):
+            pass
+    assert info.value.code == "untrusted_journal"
+    assert count(world) == before  # no second journal for the intent
 
+
+@pytest.mark.parametrize("which", ["configured", "default"])
+def test_an_edited_journal_found_by_the_scan_fails_closed_by_either_title(
+        world: World, which: str) -> None:
+    # a journal made before its scope had a lease ref naming it: found by the category
+    # scan, which fails closed on an edited body bearing the journal's title
+    store = h.store(world.gh, repo_id=world.repo_id, journal_title=titled)
+    intent = store.intent(3, "main")
+    title = titled(intent) if which == "configured" else default_journal_title(intent)
+    category = next(c.id for c in world.gh.repository(h.OWNER, h.NAME).categories
+                    if c.slug == h.CATEGORY)
+    made = world.gh.create_discussion(world.repo_id, category, title, render_body(intent))
+    before = count(world)
+    world.emu.tamper("edit", made.id, actor=h.LOGIN, body="nothing to see")
     with pytest.raises(JournalInvalidError) as info:
         store.open_journal(3, "main")
     assert info.value.code == "untrusted_journal"

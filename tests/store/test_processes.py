@@ -88,16 +88,25 @@ def finish(proc: subprocess.Popen[str], timeout: float = 150) -> tuple[int, list
 EIGHT_WRITERS_BUDGET = 400 * 0.5
 
 
+REPLICA_LAG_MS = 1000
+"""Comments lag refs by this much on every read in the eight-writer test (GitHub's
+replicas: docs/emulator.md, replica_lag_ms)."""
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(EIGHT_WRITERS_BUDGET + 40)
 def test_eight_writers_fifty_appends_with_the_lease_never_fork(server: Server):
     store, journal, attempt = setup_attempt(server)
+    # comments lag refs from now on: each writer must see the previous one's records
+    # (the lease's witness) before it builds on the journal
+    server.admin("POST", "fidelity", {"replica_lag_ms": REPLICA_LAG_MS})
     keys = {n: [f"p{n}-{i}" for i in range(50)] for n in range(8)}
-    procs = [writer(server, n, attempt, keys[n], "--per-session", "10",
+    procs = [writer(server, n, attempt, keys[n], "--per-session", "10", "--lag",
                     "--acquire-timeout", str(EIGHT_WRITERS_BUDGET)) for n in range(8)]
     results = [finish(p, EIGHT_WRITERS_BUDGET + 20) for p in procs]
     for rc, _, err in results:
         assert rc == 0, err[-2000:]
+    server.admin("POST", "clock", {"advance": REPLICA_LAG_MS / 1000 + 1})  # replicas caught up
     v = store.verdict(journal, KEY)
     assert v.valid and v.status == "waiting", (v.reason, v.detail)
     events = v.journal.attempt(attempt).events

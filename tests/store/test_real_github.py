@@ -1,11 +1,10 @@
 """The writers against GitHub as documented: scenarios over the HTTP emulator with its
 fidelity switches (docs/emulator.md, "What GitHub does, and where it is written").
 
-Each scenario is what an operator meets on github.com or GHES. Where today's writers get
-it wrong the test is marked ``xfail(strict=True)`` with what they do instead; the mark
-comes off with the fix. Each scenario turns off the fidelity switches it is not about
-(``locked_conversations`` mostly: today's store locks every journal, which GitHub's
-refusal of bot comments would otherwise turn into the failure of every scenario).
+Each scenario is what an operator meets on github.com or GHES, with every fidelity
+switch at GitHub's default unless the scenario says otherwise. Where the writers still
+get it wrong the test is marked ``xfail(strict=True)`` with what they do instead; the
+mark comes off with the fix.
 """
 
 from __future__ import annotations
@@ -13,71 +12,27 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ghattempt.core import CliWriter
-from ghattempt.emulator import Emulator, EmulatorServer
+from ghattempt.emulator import Emulator
 from ghattempt.emulator.fixture import ghes_fixture
 from ghattempt.emulator.ids import node_id
 from ghattempt.exclusive import OwnershipLost, RefConflict, ScopeBusy
-from ghattempt.github import GitHubProvider
 from ghattempt.store import BusinessAttemptStore, Journal
 
 from . import harness as h
+from .conftest import Served
 
 pytestmark = pytest.mark.network
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "merge/pr-1@main"
-NO_LOCK_REFUSAL = {"locked_conversations": False}
 LEASE_RULESET = {"name": "leases", "include": ["refs/heads/ghattempt/lease/**"],
                  "rules": ["creation", "update", "deletion"], "bypass": []}
-
-
-@dataclass
-class Served:
-    emu: Emulator
-    server: EmulatorServer
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def provider(self, token: str = h.WRITER_TOKENS[0]) -> GitHubProvider:
-        return h.provider(url=self.url, token=token)
-
-    def store(self, token: str = h.WRITER_TOKENS[0], **kwargs: Any) -> BusinessAttemptStore:
-        gh = self.provider(token)
-        rid = h.repository_id(gh)
-        return h.store(gh, h.lease(gh, rid), repo_id=rid, **kwargs)
-
-    def discussions(self, repository: str = h.REPO) -> list[dict[str, Any]]:
-        repo = next(r for r in self.emu.snapshot()["repositories"]
-                    if r["nameWithOwner"] == repository)
-        found: list[dict[str, Any]] = repo["discussions"]
-        return found
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    servers: list[EmulatorServer] = []
-
-    def start(fidelity: dict[str, Any] | None = None,
-              fixture: dict[str, Any] | None = None) -> Served:
-        emu = Emulator(str(tmp_path / f"emu{len(servers)}.db"), fixture or h.fixture(),
-                       fidelity=fidelity)
-        server = EmulatorServer(emu).start()
-        servers.append(server)
-        return Served(emu, server)
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def admitted(store: BusinessAttemptStore) -> tuple[Journal, str]:
@@ -89,8 +44,6 @@ def admitted(store: BusinessAttemptStore) -> tuple[Journal, str]:
 
 
 # ------------------------------------------------------------------- locked journals
-@pytest.mark.xfail(strict=True, reason="the store locks every journal it finds or creates "
-                   "(lockLockable); GitHub then refuses the Actions bot's comments on it")
 def test_a_journal_stays_open_so_the_bot_can_append(serve: Any) -> None:
     world = serve()  # GitHub's behaviour: bots may not comment on a locked discussion
     store = world.store()
@@ -101,11 +54,8 @@ def test_a_journal_stays_open_so_the_bot_can_append(serve: Any) -> None:
 
 
 # ------------------------------------------------------------------------ replica lag
-@pytest.mark.xfail(strict=True, reason="the store builds on whatever its capture shows: "
-                   "a reply still lagging on GitHub's replicas is missed, the next writer "
-                   "reuses its seq and the journal forks")
 def test_replica_lag_never_makes_a_writer_build_on_a_stale_head(serve: Any) -> None:
-    world = serve({**NO_LOCK_REFUSAL, "replica_lag_ms": 0})
+    world = serve({"replica_lag_ms": 0})
     first = world.store(h.WRITER_TOKENS[0])
     journal, attempt = admitted(first)
     world.emu.set_fidelity({"replica_lag_ms": 30_000})  # comments lag, refs read current
@@ -127,11 +77,8 @@ def test_replica_lag_never_makes_a_writer_build_on_a_stale_head(serve: Any) -> N
 
 
 # ---------------------------------------------------------------------------- authors
-@pytest.mark.xfail(strict=True, reason="the capture queries ask databaseId of Bot authors "
-                   "only, so a personal-access-token writer (a User) never matches its "
-                   "writer id and its own journal is untrusted")
 def test_a_personal_token_writer_is_a_user_whose_records_count(serve: Any) -> None:
-    world = serve(NO_LOCK_REFUSAL)
+    world = serve()
     alice = world.emu.state.actor_by_login("alice")
     assert alice is not None and alice["kind"] == "User"
     gh = world.provider("ghp_alice")
@@ -185,12 +132,9 @@ def workspace(tmp_path: Path, config: str = GHES_CONFIG) -> Path:
     return ws
 
 
-@pytest.mark.xfail(strict=True, reason="without [writer] database_id the configuration "
-                   "defaults to github.com's 41898282, so on a GHES instance, whose Actions "
-                   "bot has another databaseId, the writer's own journal is untrusted")
 def test_the_actions_bot_id_is_learned_from_the_ghes_instance(serve: Any,
                                                               tmp_path: Path) -> None:
-    world = serve(NO_LOCK_REFUSAL, ghes_fixture(actions_bot_id=7, base=h.fixture()))
+    world = serve(None, ghes_fixture(actions_bot_id=7, base=h.fixture()))
     bot = world.emu.state.actor_by_login("github-actions")
     assert bot is not None and int(bot["id"]) == 7
     ws = workspace(tmp_path)
@@ -202,13 +146,10 @@ def test_the_actions_bot_id_is_learned_from_the_ghes_instance(serve: Any,
 
 
 # --------------------------------------------------------------------------- node ids
-@pytest.mark.xfail(strict=True, reason="the provider never sends X-Github-Next-Global-ID: 1, "
-                   "so a repository made before the node-id migration is recorded under its "
-                   "legacy id, which GitHub is retiring")
 def test_a_pre_migration_repository_is_recorded_under_its_new_node_id(serve: Any) -> None:
     data = h.fixture()
     data["repositories"][0]["legacy_node_id"] = True
-    world = serve(NO_LOCK_REFUSAL, data)
+    world = serve(None, data)
     repo = world.emu.state.repository_by_name(h.OWNER, h.NAME)
     assert repo is not None
     new_id = node_id("Repository", int(repo["id"]))
@@ -223,7 +164,7 @@ def test_a_lease_ruleset_refusal_is_not_taken_for_a_busy_scope(serve: Any) -> No
     """Today's writers already get this right: GitHub's ruleset refusal of ``createRef``
     reaches the caller as GitHub's refusal, with its message, and is neither a lost
     compare-and-set nor a busy scope."""
-    world = serve(NO_LOCK_REFUSAL)
+    world = serve()
     world.emu.add_ruleset(h.REPO, **LEASE_RULESET)
     store = world.store()
     with pytest.raises(Exception) as info:
@@ -236,11 +177,8 @@ def test_a_lease_ruleset_refusal_is_not_taken_for_a_busy_scope(serve: Any) -> No
 
 # ------------------------------------------------------- edited or deleted newest record
 @pytest.mark.parametrize("action", ["edit", "delete"])
-@pytest.mark.xfail(strict=True, reason="the store builds on the records its capture shows: "
-                   "an edited or deleted newest record no longer counts, so the next append "
-                   "takes its seq and silently overwrites it")
 def test_an_edited_or_deleted_newest_record_is_refused(serve: Any, action: str) -> None:
-    world = serve(NO_LOCK_REFUSAL)
+    world = serve()
     store = world.store()
     journal, attempt = admitted(store)
     store.append(journal, attempt, key="admission-started", phase="admission",
@@ -257,14 +195,11 @@ def test_an_edited_or_deleted_newest_record_is_refused(serve: Any, action: str) 
 
 # --------------------------------------------------- deleted, moved, transferred journal
 @pytest.mark.parametrize("action", ["delete", "move", "transfer"])
-@pytest.mark.xfail(strict=True, reason="admit looks for the journal by scanning the "
-                   "category; when it is gone, moved or transferred it silently opens a "
-                   "fresh journal although the scope's lease ref exists")
 def test_a_lost_journal_is_never_replaced_by_a_fresh_one(serve: Any, action: str) -> None:
     data = h.fixture()
     data["repositories"].append({"owner": "octo-org", "name": "archive",
                                  "categories": [{"name": "Old", "slug": "old"}]})
-    world = serve(NO_LOCK_REFUSAL, data)
+    world = serve(None, data)
     store = world.store()
     journal, _ = admitted(store)
     if action == "delete":
@@ -286,11 +221,8 @@ CLI_CONFIG = GHES_CONFIG.replace('login = "github-actions"',
                                  'login = "github-actions"\ndatabase_id = 41898282')
 
 
-@pytest.mark.xfail(strict=True, reason="the intent record holds the repository's name, so "
-                   "after a rename the writer computes another intent and `record` finds "
-                   "no journal")
 def test_a_renamed_repository_keeps_its_journal(serve: Any, tmp_path: Path) -> None:
-    world = serve(NO_LOCK_REFUSAL)
+    world = serve()
     ws = workspace(tmp_path, CLI_CONFIG)
     admit = cli(world, ws, "admit", "--pull-request", "1")
     assert admit.returncode == 0, admit.stderr

@@ -31,8 +31,11 @@ def test_an_edited_journal_fails_closed_instead_of_opening_a_new_one(world: Worl
     new_body = render_body(world.journal.intent) if body == "same" else "nothing to see"
     world.emu.tamper("edit", world.journal.discussion_id, actor=h.LOGIN, body=new_body)
 
+    # the scope's lease names the journal: it is found again, never replaced
+    assert world.store.open_journal(1, "main") == world.journal
     with pytest.raises(JournalInvalidError) as info:
-        world.store.open_journal(1, "main")
+        with world.store.open(1, "main"):
+            pass
     assert info.value.code == "untrusted_journal"
     with pytest.raises(JournalInvalidError):
         with world.store.session(world.journal) as s:

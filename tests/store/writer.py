@@ -2,7 +2,7 @@
 
     python tests/store/writer.py --url URL --token T --attempt ID --keys k1,k2,...
         [--exclusion lease|none] [--kill-at STEP --kill-key KEY] [--per-session N]
-        [--acquire-timeout SECONDS]
+        [--acquire-timeout SECONDS] [--lag]
 
 Appends one ``admission waiting`` event per key (reason = key) to attempt ID of the
 journal of PR #1 into main, in sessions of ``--per-session`` appends. With ``--kill-at``
@@ -38,6 +38,8 @@ def main() -> int:
     p.add_argument("--kill-key")
     p.add_argument("--per-session", type=int, default=1)
     p.add_argument("--acquire-timeout", type=float, default=h.settings().acquire_timeout)
+    p.add_argument("--lag", action="store_true",
+                   help="the emulator's replicas lag: re-read for up to about 10 s")
     args = p.parse_args()
     current = {"key": None}
 
@@ -45,7 +47,7 @@ def main() -> int:
         if args.kill_at and step == args.kill_at and current["key"] == args.kill_key:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    gh = h.provider(url=args.url, token=args.token)
+    gh = h.provider(url=args.url, token=args.token, lag=args.lag)
     repo_id = h.repository_id(gh)
     # waiters poll the lease ref gently: 8 writers share one emulator on 2 cores, and
     # every poll takes server time from the holder

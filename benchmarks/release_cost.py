@@ -1,0 +1,264 @@
+"""What one whole release costs on GitHub, measured on the HTTP emulator.
+
+    .venv/bin/python benchmarks/release_cost.py [--discussions 1,100,1000] [--lag-ms 0]
+
+Drives one release of ``.github/workflows/example-release.yml`` (8 phases, each
+started and succeeded, then the final status) through the Action entry
+(``python -m ghattempt.action``, one process per ``uses: ./`` step, with the environment
+an Actions runner sets) against the emulator over HTTP, with GitHub's fidelity defaults
+(``--lag-ms`` adds replica lag), once for each number of discussions already in the
+journal category. The emulator's own request log is the meter: every request the
+release's steps made, the GraphQL points it charged by GitHub's documented cost rules,
+the mutations (GraphQL mutations and REST writes) and the content-creating requests
+(``createDiscussion``, ``addDiscussionComment``, ``createCommitOnBranch``, REST git
+commits and refs). Per recorded event divides by the records the release wrote (the
+attempt root and its 16 events).
+
+``releases an hour per repository`` is what one repository's ``GITHUB_TOKEN`` allows:
+1,000 GraphQL points and 1,000 REST requests an hour (GitHub docs, "Rate limits for the
+REST API" / "... GraphQL API": ``GITHUB_TOKEN``), divided by one release's use, rounded
+down. Goals: no growth with the number of discussions; at most 4 requests and 3
+mutations per recorded event; at least 12 releases an hour per repository. Not a timed
+test: wall times are printed for orientation only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
+from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = ROOT / ".github" / "workflows" / "example-release.yml"
+OWNER, NAME = "octo-org", "widgets"
+REPOSITORY = f"{OWNER}/{NAME}"
+PULL_REQUEST = 1
+TOKEN = "ghs_actions"  # noqa: S105 -- the emulator fixture's Actions bot, for 127.0.0.1 only
+SEEDER = "ghp_alice"  # noqa: S105 -- the fixture's admin, who posts the other discussions
+BUDGET_GRAPHQL = 1000
+BUDGET_REST = 1000
+GOAL_REQUESTS, GOAL_MUTATIONS, GOAL_RELEASES = 4, 3, 12
+CONTENT = {"createDiscussion", "addDiscussionComment", "createCommitOnBranch"}
+REST_CONTENT = {"git/create-commit", "git/create-ref"}
+CONFIG = """\
+[journal]
+category = "release-journal"
+
+[writer]
+login = "github-actions"
+
+[channels.release]
+plan = ["admission", "build", "review", "warrant", "merge", "publication",
+        "distribution", "next-development"]
+
+[pacing]
+write_interval = 0.0
+"""
+_MISSING = re.compile(
+    r"^contains\(format\(' \{0\} ', steps\.admit\.outputs\.missing-phases\), ' ([a-z-]+) '\)$")
+
+
+def fixture() -> dict[str, Any]:
+    data = copy.deepcopy(DEFAULT_FIXTURE)
+    for token in data["tokens"]:
+        if token["token"] == TOKEN:
+            token["repository"] = REPOSITORY  # the repository's GITHUB_TOKEN
+            token["rate_limit"] = 100_000  # measured, not enforced, here
+    # the seeding posts up to a thousand discussions; GitHub's secondary limits would
+    # pace that over hours
+    data["limits"] = {"content_per_minute": 10**9, "content_per_hour": 10**9,
+                      "points_per_minute": 10**9, "rest_points_per_minute": 10**9}
+    return data
+
+
+def seed(url: str, count: int) -> None:
+    """``count`` other discussions in the journal category (not journals)."""
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth(SEEDER), base_url=url + "/",
+                                       mutation_interval=0, timeout=30))
+    try:
+        repo = gh.repository(OWNER, NAME)
+        category = gh.discussion_category(OWNER, NAME, "release-journal")
+        for n in range(count):
+            gh.create_discussion(repo.id, category.id, f"Release notes draft {n}",
+                                 f"Notes for release {n}, not a journal.")
+    finally:
+        gh.close()
+
+
+def steps() -> list[dict[str, Any]]:
+    """The ``uses: ./`` steps of the example release workflow, in order."""
+    doc = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    (job,) = doc["jobs"].values()
+    return [s for s in job["steps"] if s.get("uses") == "./"]
+
+
+def runs(step: dict[str, Any], outputs: dict[str, dict[str, str]]) -> bool:
+    """Whether a step's ``if:`` holds in a release where every step succeeds."""
+    cond = str(step.get("if", "")).strip()
+    if not cond or cond == "always()":
+        return True
+    if cond.startswith("failure()"):
+        return False
+    m = _MISSING.match(cond)
+    if m is None:
+        raise SystemExit(f"release_cost.py does not understand the condition {cond!r}")
+    return m.group(1) in outputs.get("admit", {}).get("missing-phases", "").split()
+
+
+def inputs_of(step: dict[str, Any]) -> dict[str, str]:
+    values = {"inputs.pull-request": str(PULL_REQUEST), "inputs.channel": "release"}
+    out = {}
+    for name, value in (step.get("with") or {}).items():
+        text = str(value)
+        for expr, sub in values.items():
+            text = text.replace("${{ " + expr + " }}", sub)
+        if "${{" in text:
+            text = re.sub(r"\$\{\{[^}]*\}\}", "x", text)  # github.workflow etc. in reasons
+        out[name] = text
+    return out
+
+
+def release(url: str, work: Path, emu: Emulator) -> tuple[list[tuple[str, int, int]], float]:
+    """Run every step of one release; returns, per step that ran, its command and the
+    span of the emulator's request log it made, and the seconds all took."""
+    ws = work / "workspace"
+    (ws / ".github").mkdir(parents=True, exist_ok=True)
+    (ws / ".github" / "ghattempt.toml").write_text(CONFIG, encoding="utf-8")
+    event = work / "event.json"
+    event.write_text(json.dumps({"inputs": {"pull-request": str(PULL_REQUEST),
+                                            "channel": "release"}}))
+    outputs: dict[str, dict[str, str]] = {}
+    runner_temp = work / "runner-temp"  # one job: its steps share RUNNER_TEMP
+    runner_temp.mkdir(exist_ok=True)
+    ran: list[tuple[str, int, int]] = []
+    started = time.monotonic()
+    env_base = {k: v for k, v in os.environ.items()
+                if not k.startswith(("GITHUB_", "GHATTEMPT_", "INPUT_", "RUNNER_"))}
+    for n, step in enumerate(steps(), 1):
+        if not runs(step, outputs):
+            continue
+        out = work / f"step{n}.output"
+        out.write_text("")
+        env = dict(env_base)
+        env.update({
+            "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "5000", "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "release", "GITHUB_WORKFLOW": "Release (example)",
+            "GITHUB_REPOSITORY": REPOSITORY, "GITHUB_API_URL": url + "/api/v3",
+            "GITHUB_SERVER_URL": url, "GITHUB_WORKSPACE": str(ws),
+            "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
+            "GHATTEMPT_TOKEN": TOKEN, "RUNNER_TEMP": str(runner_temp),
+        })
+        for name, value in inputs_of(step).items():
+            env["GHATTEMPT_" + name.upper().replace("-", "_")] = value
+        first = len(emu.request_log())
+        proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
+                              capture_output=True, text=True, timeout=300, cwd=work)
+        if proc.returncode != 0:
+            raise SystemExit(f"step {step.get('name')!r} exited {proc.returncode}:\n"
+                             f"{proc.stdout}{proc.stderr}")
+        values: dict[str, str] = {}
+        for line in out.read_text().splitlines():
+            key, _, value = line.partition("=")
+            values[key] = value
+        if step.get("id"):
+            outputs[str(step["id"])] = values
+        ran.append((str((step.get("with") or {}).get("command")), first,
+                    len(emu.request_log())))
+    final = outputs.get("status", {})
+    if final.get("status") != "succeeded":
+        raise SystemExit(f"the release did not succeed: {final}")
+    return ran, time.monotonic() - started
+
+
+def meter(log: list[dict[str, Any]]) -> dict[str, int]:
+    writer = [e for e in log if e.get("actor") == "github-actions"]
+    graphql = [e for e in writer if e["kind"] in ("query", "mutation")]
+    rest = [e for e in writer if e["kind"] == "rest"]
+    mutations = [e for e in graphql if e["kind"] == "mutation"]
+    rest_writes = [e for e in rest if e["method"] != "GET"]
+    content = [e for e in graphql if CONTENT & set(e.get("root_fields") or ())]
+    content += [e for e in rest if e.get("operation") in REST_CONTENT]
+    return {"requests": len(writer), "graphql": len(graphql), "rest": len(rest),
+            "points": sum(int(e.get("cost") or 0) for e in graphql),
+            "mutations": len(mutations) + len(rest_writes), "content": len(content)}
+
+
+def measure(discussions: int, lag_ms: int) -> dict[str, Any]:
+    emu = Emulator(fixture=fixture(), fidelity={"replica_lag_ms": lag_ms})
+    server = EmulatorServer(emu).start()
+    try:
+        seed(server.url, max(0, discussions - 1))
+        emu.clear_request_log()
+        with tempfile.TemporaryDirectory(prefix="ghattempt-release-") as tmp:
+            ran, seconds = release(server.url, Path(tmp), emu)
+        log = emu.request_log()
+        snapshot = emu.snapshot()
+    finally:
+        server.stop()
+    repo = next(r for r in snapshot["repositories"] if r["nameWithOwner"] == REPOSITORY)
+    records = sum(1 for d in repo["discussions"] for c in d["comments"]
+                  if "<!-- ghattempt:v1 -->" in c["body"])
+    counts = meter(log)
+    releases = min(BUDGET_GRAPHQL // max(1, counts["points"]),
+                   BUDGET_REST // max(1, counts["rest"]))
+    by_command: dict[str, list[dict[str, int]]] = {}
+    for command, first, last in ran:
+        by_command.setdefault(command, []).append(meter(log[first:last]))
+    return {"discussions": discussions, "steps": len(ran), "by_command": by_command,
+            "records": records, "seconds": seconds, "releases": releases, **counts}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--discussions", default="1,100,1000",
+                   help="comma-separated numbers of discussions in the category")
+    p.add_argument("--lag-ms", type=int, default=0,
+                   help="replica lag of comments behind refs (GitHub's default: 0 here)")
+    args = p.parse_args()
+    rows = [measure(int(n), args.lag_ms) for n in args.discussions.split(",")]
+    print(f"one release of {WORKFLOW.relative_to(ROOT)} through the Action entry, HTTP "
+          f"emulator, replica lag {args.lag_ms} ms ({sys.executable} {sys.version.split()[0]})")
+    for r in rows:
+        per = r["records"] or 1
+        print(f"\n{r['discussions']} discussion(s) in the category: {r['steps']} Action steps, "
+              f"{r['records']} records written, {r['seconds']:.1f} s")
+        print(f"  per release:         requests {r['requests']} (GraphQL {r['graphql']}, REST "
+              f"{r['rest']}), GraphQL points {r['points']}, mutations {r['mutations']}, "
+              f"content-creating {r['content']}")
+        print(f"  per recorded event:  requests {r['requests'] / per:.2f} [goal <= "
+              f"{GOAL_REQUESTS}], GraphQL points {r['points'] / per:.2f}, mutations "
+              f"{r['mutations'] / per:.2f} [goal <= {GOAL_MUTATIONS}], content-creating "
+              f"{r['content'] / per:.2f}")
+        for command, metered in r["by_command"].items():
+            most = {k: max(m[k] for m in metered) for k in ("requests", "points", "mutations")}
+            print(f"  each {command} step ({len(metered)}): at most {most['requests']} "
+                  f"requests, {most['points']} points, {most['mutations']} mutations")
+        print(f"  releases an hour per repository: {r['releases']} [goal >= {GOAL_RELEASES}]")
+    points = [r["points"] for r in rows]
+    growth = points[-1] - points[0]
+    print(f"\ngrowth from {rows[0]['discussions']} to {rows[-1]['discussions']} discussions: "
+          f"{growth} GraphQL points per release [goal: 0]")
+    met = (growth == 0
+           and all(r["requests"] / max(1, r["records"]) <= GOAL_REQUESTS for r in rows)
+           and all(r["mutations"] / max(1, r["records"]) <= GOAL_MUTATIONS for r in rows)
+           and all(r["releases"] >= GOAL_RELEASES for r in rows))
+    print("goals met" if met else "goals NOT met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
