@@ -24,7 +24,9 @@ For each request the sink
 Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
 the key (or, for admissions, the same generation's attempt) is already in the journal;
 ``refused`` when the rules, the journal or the configuration refuse the request
-(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a stale head, no journal).
+(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a result for a head an
+earlier attempt had); ``not-yet`` when a result finds no journal, no attempt, or a
+current attempt at another head no attempt had (its ``synchronize`` may come later).
 Transient GitHub failures (unavailable, rate limited, an outcome still unknown, the
 writer scope busy or lost) raise :class:`~ghattempt.app.sink.SinkUnavailable`; the
 worker retries the delivery with the same keys. Anything else (no access, a missing
@@ -34,6 +36,7 @@ repository or category) propagates and fails the delivery for an operator.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -145,7 +148,8 @@ class StoreSink:
         config_path: the consumer configuration's path in the repository.
         retry: the providers' retry bounds for reads (default: the provider's).
 
-    Not thread-safe: the server calls it from its one worker thread.
+    Thread-safe: each thread has its own providers (a provider is not thread-safe);
+    the cache of immutable answers is shared under a lock.
     """
 
     def __init__(self, settings: AppSettings, *, transport: httpx.BaseTransport | None = None,
@@ -155,11 +159,12 @@ class StoreSink:
         self._transport = transport
         self._retry = retry or RetryPolicy()
         self._config_path = config_path
-        self._providers: dict[tuple[int, float, float], GitHubProvider] = {}
+        self._providers: dict[tuple[int, float, float, int], GitHubProvider] = {}
         self._reader = reader_digest()
         # Answers that can never change: a file at a commit oid, a commit's tree, a
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
         self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
@@ -177,7 +182,7 @@ class StoreSink:
         if installation_id is None:
             raise ValueError("the delivery names no installation (payload installation.id); "
                              "App webhooks always do: check the App's webhook settings")
-        key = (installation_id, timeout, interval)
+        key = (installation_id, timeout, interval, threading.get_ident())
         gh = self._providers.get(key)
         if gh is None:
             auth = AppAuth(self._settings.app_id, self._settings.private_key.reveal(),
@@ -195,14 +200,16 @@ class StoreSink:
         ``IMMUTABLE_ENTRIES`` most recently used: only for answers that cannot change
         (content addressed by a commit oid, a run's workflow file). None, and answers
         ``keep`` refuses, are not kept."""
-        if key in self._immutable:
-            self._immutable.move_to_end(key)
-            return self._immutable[key]
+        with self._lock:
+            if key in self._immutable:
+                self._immutable.move_to_end(key)
+                return self._immutable[key]
         value = read()
         if value is not None and keep(value):
-            self._immutable[key] = value
-            if len(self._immutable) > IMMUTABLE_ENTRIES:
-                self._immutable.popitem(last=False)
+            with self._lock:
+                self._immutable[key] = value
+                if len(self._immutable) > IMMUTABLE_ENTRIES:
+                    self._immutable.popitem(last=False)
         return value
 
     def _config(self, gh: GitHubProvider, owner: str, name: str,
@@ -283,6 +290,8 @@ class StoreSink:
             with self._outcomes(what):
                 result: SinkResult = body()
                 return result
+        except _NotYet as exc:
+            return SinkResult(Outcome.NOT_YET, str(exc))
         except _Refused as exc:
             return SinkResult(Outcome.REFUSED, str(exc))
 
@@ -396,20 +405,25 @@ class StoreSink:
 
     @contextmanager
     def _current(self, ctx: _Ctx, intent: IntentRef, head_sha: str) -> Iterator[Any]:
-        """The session and tip attempt of ``intent``; refuses when there is none or its
-        generation is not at ``head_sha`` (a result for an old head)."""
+        """The session and tip attempt of ``intent``; refuses when its generation is not
+        at ``head_sha`` but an earlier attempt's was (a result for an old head); not yet
+        when there is no journal, no attempt, or no attempt ever at ``head_sha``."""
         journal: Journal | None = ctx.store.find_journal(
             ctx.store.intent(intent.pull_request, intent.base_ref))
         if journal is None:
-            raise _Refused(f"no journal for #{intent.pull_request} into {intent.base_ref}")
+            raise _NotYet(f"no journal for #{intent.pull_request} into {intent.base_ref}")
         key = ctx.request_key(intent.base_ref, intent.pull_request)
         with ctx.store.session(journal) as s:
             tip = s.state.tip(key)
             if tip is None:
-                raise _Refused(f"no attempt for {key} in journal #{journal.number}")
+                raise _NotYet(f"no attempt for {key} in journal #{journal.number}")
             at = tip.attempt.generation.source_commit
             if at != head_sha:
-                raise _Refused(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
+                if any(a.attempt.generation.source_commit == head_sha
+                       for a in s.state.attempts):
+                    raise _Refused(f"the current attempt {tip.id} is at head {at}, not "
+                                   f"{head_sha}: that is an earlier attempt's head")
+                raise _NotYet(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
             yield s, tip
 
     def record_phase(self, request: PhaseResult) -> SinkResult:
@@ -530,6 +544,10 @@ def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int
 
 class _Refused(Exception):  # noqa: N818 - an outcome, not a failure
     """A request the rules, journal or configuration refuse (internal)."""
+
+
+class _NotYet(_Refused):
+    """A request whose journal or attempt is not there yet (internal)."""
 
 
 def store_sink(settings: AppSettings) -> StoreSink:

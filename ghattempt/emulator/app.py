@@ -50,7 +50,7 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
-from . import apps, git
+from . import apps, git, hooks
 from . import errors as gh
 from .cost import analyze
 from .faults import FaultPlan, FaultRule
@@ -411,6 +411,9 @@ class Emulator:
                 route = route[len(prefix) :]
                 break
         try:
+            hooked = hooks.route(self, req, route)  # webhook deliveries (.hooks)
+            if hooked is not None:
+                return hooked
             if route.startswith("/_emulator/"):
                 return self._admin(req, route)
             if route == "/graphql":

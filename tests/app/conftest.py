@@ -240,6 +240,7 @@ def server_factory(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Callab
             GHATTEMPT_APP_SINK="ghattempt.app.recording:recording_sink",
             GHATTEMPT_APP_RECORDING=str(work / "recording.sqlite"),
             GHATTEMPT_APP_RETRY_BASE="0.05",
+            GHATTEMPT_APP_CATCHUP_INTERVAL="0",  # no GitHub to catch up with
         )
         base.update(env)
         server = Server(workdir=work, env=base)

@@ -162,30 +162,44 @@ def test_a_new_journal_bears_the_configured_title(world: World) -> None:
     assert list(world.journals()) == [f"App journal {REPO} #1 -> main"]
 
 
-def test_open_twice_is_already_applied_and_a_stale_result_is_refused(world: World) -> None:
+def test_a_result_before_its_journal_or_head_is_not_yet_and_an_old_head_is_refused(
+        world: World) -> None:
     world.commit(".github/ghattempt.toml", CONFIG)
+    w = world.writer()
+    early = PhaseResult("run:1:1:build:succeeded", INSTALLATION, w, world.intent(),
+                        world.generation().head_sha, "build", "succeeded", None)
+    none = world.sink.record_phase(early)  # before the pull request's `opened`
+    assert none.outcome is Outcome.NOT_YET and "no journal" in (none.detail or "")
     assert world.open().outcome is Outcome.APPLIED
     again = world.open()
     assert again.outcome is Outcome.ALREADY_APPLIED
     head = world.generation().head_sha
     moved = world.commit("src/a.py", b"a = 1\n")  # no synchronize delivered yet
-    w = world.writer()
-    other = PhaseResult("run:1:1:build:succeeded", INSTALLATION, w, world.intent(),
-                        moved, "build", "succeeded", None)
-    result = world.sink.record_phase(other)
-    assert result.outcome is Outcome.REFUSED
+    ahead = replace(early, key="run:2:1:build:succeeded", head_sha=moved)
+    result = world.sink.record_phase(ahead)
+    assert result.outcome is Outcome.NOT_YET, result
     assert f"is at head {head}, not {moved}" in (result.detail or "")
-    ok = replace(other, head_sha=head)
-    assert world.sink.record_phase(ok).outcome is Outcome.APPLIED
-    assert world.sink.record_phase(ok).outcome is Outcome.ALREADY_APPLIED
-    unplanned = replace(ok, key="gh:x:merged", phase="merge")
+    assert world.sink.record_phase(early).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(early).outcome is Outcome.ALREADY_APPLIED
+    unplanned = replace(early, key="gh:x:merged", phase="merge")
     refused = world.sink.record_phase(unplanned)
     assert refused.outcome is Outcome.REFUSED and "not in the plan" in (refused.detail or "")
-    failed_again = replace(ok, key="run:1:2:build:failed", status="failed", reason="rerun")
+    failed_again = replace(early, key="run:1:2:build:failed", status="failed", reason="rerun")
     terminal = world.sink.record_phase(failed_again)
     assert terminal.outcome is Outcome.REFUSED
     verdict, _ = world.verdict()
     assert [e.key for e in verdict.current.events] == ["run:1:1:build:succeeded"]
+    # the synchronize comes: the waiting result now lands, and one for the old head is
+    # refused at once, naming it an earlier attempt's head
+    w2 = world.writer()
+    sync = SupersedeAndAdmit(f"gh:{w2.delivery}:synchronize", INSTALLATION, w2,
+                             world.intent(), f"head moved from {head} to {moved}",
+                             world.intent(), world.generation(), "pull/1")
+    assert world.sink.supersede_and_admit(sync).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(ahead).outcome is Outcome.APPLIED
+    stale = replace(early, key="run:3:1:build:succeeded")
+    old = world.sink.record_phase(stale)
+    assert old.outcome is Outcome.REFUSED and "earlier attempt's head" in (old.detail or "")
 
 
 def test_close_without_merge_cancels_then_reopen_admits_a_successor(world: World) -> None:
