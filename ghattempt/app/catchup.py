@@ -192,9 +192,9 @@ class CatchUp:
             result = self._sweep(now, horizon)
             self.inbox.set_meta(_SINCE, repr(now))
             self.inbox.set_meta(_LAST, repr(now))
-        if result.redelivered:
-            log.info("catch-up: asked GitHub to redeliver %d deliveries (%d listed)",
-                     len(result.redelivered), result.listed)
+        log.info("catch-up: %d deliveries listed (%d pages), %d redeliveries asked, left "
+                 "alone: %s", result.listed, result.pages, len(result.redelivered),
+                 ", ".join(f"{n} {why}" for why, n in sorted(result.skipped.items())) or "none")
         return result
 
     def _sweep(self, now: float, horizon: float) -> Sweep:
@@ -230,7 +230,7 @@ class CatchUp:
             self._github.rest.apps.redeliver_webhook_delivery(newest.id)
             self.inbox.record_redelivery(guid, self._clock())
             result.redelivered.append(guid)
-            log.info("catch-up: delivery %s %s/%s (last answer %s %s): redelivery asked",
+            log.info("catch-up asked GitHub to redeliver %s %s/%s (its last answer: %s %s)",
                      guid, newest.event, newest.action, newest.status_code, newest.status)
         return result
 
