@@ -411,7 +411,7 @@ class Emulator:
                 route = route[len(prefix) :]
                 break
         try:
-            hooked = hooks.route(self, req, route)  # webhook deliveries (.hooks)
+            hooked: Reply | None = hooks.route(self, req, route)  # webhook deliveries
             if hooked is not None:
                 return hooked
             if route.startswith("/_emulator/"):
