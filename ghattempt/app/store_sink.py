@@ -18,7 +18,9 @@ For each request the sink
    category, the writer login, the channel's plan, the request key and the lease timing;
 3. writes through :class:`~ghattempt.store.BusinessAttemptStore` under a
    :class:`~ghattempt.exclusive.RefLease` (a Git ref lease on the repository, never the
-   in-memory lock), with the idempotency key the router derived. The store captures
+   in-memory lock), with the idempotency key the router derived. Inside ``hold(lane)``
+   (a worker's burst of one lane) each scope's lease is kept until the burst ends
+   (:mod:`ghattempt.app.holds`). The store captures
    and replays the journal with the core and refuses what the reader would refuse.
 
 Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
@@ -40,12 +42,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from ghattempt.app.holds import BurstHolds
 from ghattempt.app.settings import AppSettings
 from ghattempt.app.sink import (
     CancelAttempt,
@@ -165,9 +168,15 @@ class StoreSink:
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
         self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._bursts = BurstHolds()
 
     def __repr__(self) -> str:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
+
+    def hold(self, lane: str) -> AbstractContextManager[None]:
+        """Keep the writer scopes this thread enters until the block ends (a burst of
+        one lane's deliveries; :mod:`ghattempt.app.holds`)."""
+        return self._bursts.hold(lane)
 
     def close(self) -> None:
         """Close every provider's connections."""
@@ -247,7 +256,8 @@ class StoreSink:
             lease_seconds=int(lease.length), request_timeout=float(lease.request_timeout),
             clock_skew=float(lease.clock_skew), acquire_timeout=float(lease.acquire_timeout),
             holder_label=f"app-{self._settings.app_id}")
-        exclusive = RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings)
+        exclusive = self._bursts.adapter(
+            RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings))
         store = BusinessAttemptStore(
             gh, exclusive=exclusive, repository=f"{owner}/{name}",
             repository_id=repository_id, category=cfg.settings.journal.category,

@@ -366,3 +366,37 @@ def test_the_immutable_cache_is_bounded_and_keeps_no_absence(
     sink._once(("c",), read("C"))  # now b, c: "a" (least recently used) is dropped
     assert sink._once(("a",), read("A3")) == "A3"
     assert reads == ["A", "None", "None", "BBBBBBBBBB", "b", "C", "A3"]
+
+
+def _lease_writes(world: World) -> int:
+    """Writes of lease refs (acquire, renew, release) in the emulator's request log."""
+    return sum(1 for e in world.emu.request_log()
+               if {"createCommitOnBranch", "updateRefs", "createRef"} & set(e["root_fields"])
+               or e["operation"] in ("git/create-ref", "git/update-ref"))
+
+
+def test_a_burst_keeps_the_writer_scope_from_its_first_write_to_its_end(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    assert world.open().outcome is Outcome.APPLIED
+    head = world.generation().head_sha
+
+    def result(n: int) -> PhaseResult:
+        return PhaseResult(f"run:{n}:1:job:{n}:cfg:waiting", INSTALLATION, world.writer(),
+                           world.intent(), head, "build", "waiting", f"approval {n}")
+
+    world.emu.clear_request_log()
+    assert world.sink.record_phase(result(1)).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(result(2)).outcome is Outcome.APPLIED
+    alone = _lease_writes(world)
+    assert alone >= 4  # acquire and release, each time
+    world.emu.clear_request_log()
+    with world.sink.hold("pr:R:1"):
+        for n in (3, 4, 5, 6):
+            assert world.sink.record_phase(result(n)).outcome is Outcome.APPLIED
+    assert _lease_writes(world) == alone // 2  # one acquisition, one release
+    verdict, _ = world.verdict()
+    assert verdict.valid, verdict.to_json()
+    assert [e.key for e in verdict.current.events] == [
+        f"run:{n}:1:job:{n}:cfg:waiting" for n in range(1, 7)]
+    # the scope is free after the burst: another writer takes it at once
+    assert world.sink.record_phase(result(7)).outcome is Outcome.APPLIED
