@@ -47,13 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             serve(args.host, args.port, log_level=args.log_level)
             return 0
-        from ghattempt.app.inbox import SCHEMA_VERSION, Inbox
+        from ghattempt.app.inbox import SCHEMA_VERSION, Inbox, InboxUnavailable
         from ghattempt.app.settings import load_inbox_location
 
         location = load_inbox_location()
         try:
             inbox = Inbox(location)
-        except RuntimeError as exc:  # a newer schema
+        except InboxUnavailable as exc:
             raise ConfigurationError(str(exc)) from None
         try:
             if args.command == "migrate":

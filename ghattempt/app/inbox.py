@@ -67,6 +67,7 @@ from ghattempt.app.sink import IntentRef
 
 __all__ = [
     "RETENTION_SECONDS",
+    "InboxUnavailable",
     "SCHEMA_VERSION",
     "Accepted",
     "Admission",
@@ -185,6 +186,11 @@ _MIGRATIONS = {
     "sqlite": {1: _V1_SQLITE, 2: _V2},
     "postgresql": {1: _V1_POSTGRES, 2: _V2},
 }
+
+
+class InboxUnavailable(Exception):  # noqa: N818 - what the caller learns
+    """The inbox cannot be opened or migrated (unreachable, not an inbox, or a schema
+    newer than this ghattempt); the message says which, never the database password."""
 
 
 def is_postgres_url(location: object) -> bool:
@@ -341,7 +347,7 @@ class Inbox:
         max_batch: most deliveries committed by one transaction.
 
     Raises:
-        sqlite3.Error, psycopg.Error: the inbox cannot be opened or migrated.
+        InboxUnavailable: the inbox cannot be opened or migrated.
     """
 
     def __init__(self, location: Path | str, *, busy_timeout: float = 10.0,
@@ -374,8 +380,15 @@ class Inbox:
             self.errors = (sqlite3.Error,)
             assert self.path is not None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.schema_found = self.migrate()
-        """The schema version the inbox had when it was opened (0: new)."""
+        try:
+            self.schema_found = self.migrate()
+            """The schema version the inbox had when it was opened (0: new)."""
+        except self.errors as exc:
+            self.close()
+            where = "the PostgreSQL inbox" if self.kind == "postgresql" else f"{self.path}"
+            raise InboxUnavailable(f"cannot open {where}: {type(exc).__name__}: "
+                                   f"{str(exc).strip()}") from None
+        self.close_connection()  # the opening thread may never use the inbox again
 
     def __repr__(self) -> str:
         where = "PostgreSQL" if self.kind == "postgresql" else str(self.path)
@@ -471,7 +484,7 @@ class Inbox:
         advisory lock held for the transaction).
 
         Raises:
-            RuntimeError: the inbox has a newer schema than this version of ghattempt.
+            InboxUnavailable: the inbox has a newer schema than this version of ghattempt.
         """
         conn = self._conn()
         steps = _MIGRATIONS[self.kind]
@@ -487,7 +500,7 @@ class Inbox:
                 if found == 0 and self._has_table(conn, "deliveries"):
                     found = 1  # an inbox made before versions were recorded
                 if found > SCHEMA_VERSION:
-                    raise RuntimeError(
+                    raise InboxUnavailable(
                         f"the inbox has schema version {found}, newer than this ghattempt "
                         f"({SCHEMA_VERSION}): run the newer version, or a fresh inbox")
                 for version in range(found + 1, SCHEMA_VERSION + 1):

@@ -33,6 +33,7 @@ with PostgreSQL, any number of replicas do.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import fcntl
 import functools
@@ -51,7 +52,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ghattempt.app.catchup import CatchUp
-from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.inbox import Admission, Inbox, InboxUnavailable
 from ghattempt.app.routing import is_routed
 from ghattempt.app.settings import AppSettings, ConfigurationError
 from ghattempt.app.sink import JournalSink
@@ -129,7 +130,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         sink: where the workers send plans.
 
     Raises:
-        sqlite3.Error, psycopg.Error: the inbox cannot be opened or migrated.
+        InboxUnavailable: the inbox cannot be opened or migrated.
     """
     inbox = Inbox(settings.inbox_location)
     secrets = [settings.webhook_secret.reveal(), settings.private_key.reveal()]
@@ -227,8 +228,12 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             state=accepted.state,
         )
 
+    # health reads the inbox from one thread of its own: one connection, however many
+    # requests the web server's thread pool runs at once (PostgreSQL counts connections)
+    reads = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ghattempt-health")
+
     async def healthz(request: Request) -> Response:
-        counts = await run_in_threadpool(inbox.counts)
+        counts = await asyncio.get_running_loop().run_in_executor(reads, inbox.counts)
         return _answer(200, status="ok", inbox=counts)
 
     @contextlib.asynccontextmanager
@@ -243,6 +248,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             finally:
                 await run_in_threadpool(catchup.stop)
                 await run_in_threadpool(worker.stop)
+                reads.shutdown(wait=True)
                 await run_in_threadpool(inbox.close)
                 close = getattr(sink, "close", None)  # e.g. the store sink's connections
                 if callable(close):
@@ -277,7 +283,8 @@ def serve(
         log_level: uvicorn and ``ghattempt.app`` log level.
 
     Raises:
-        ConfigurationError: the environment is incomplete or the sink cannot be built.
+        ConfigurationError: the environment is incomplete, the sink cannot be built, or
+            the inbox cannot be opened.
     """
     import uvicorn
 
@@ -289,7 +296,10 @@ def serve(
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    app = create_app(settings, load_sink(settings))
+    try:
+        app = create_app(settings, load_sink(settings))
+    except InboxUnavailable as exc:
+        raise ConfigurationError(str(exc)) from None
     # uvicorn's access log is off: the server logs each accepted and refused delivery
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False,
                 http=protocol_class())

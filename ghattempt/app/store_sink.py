@@ -48,6 +48,7 @@ from typing import Any
 
 import httpx
 
+from ghattempt.app.connections import SharedTransport
 from ghattempt.app.holds import BurstHolds
 from ghattempt.app.settings import AppSettings
 from ghattempt.app.sink import (
@@ -160,6 +161,8 @@ class StoreSink:
                  retry: RetryPolicy | None = None) -> None:
         self._settings = settings
         self._transport = transport
+        # the network: one connection pool and TLS context for every provider
+        self._shared = SharedTransport(settings.api_url) if transport is None else None
         self._retry = retry or RetryPolicy()
         self._config_path = config_path
         self._providers: dict[tuple[int, float, float, int], GitHubProvider] = {}
@@ -183,6 +186,8 @@ class StoreSink:
         for gh in self._providers.values():
             gh.close()
         self._providers.clear()
+        if self._shared is not None:
+            self._shared.shut()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -198,7 +203,8 @@ class StoreSink:
                            installation_id)
             gh = GitHubProvider(ProviderConfig(
                 auth=auth, base_url=self._settings.api_url, timeout=timeout,
-                mutation_interval=interval, transport=self._transport, retry=self._retry,
+                mutation_interval=interval, retry=self._retry,
+                transport=self._transport if self._transport is not None else self._shared,
                 user_agent=f"ghattempt-app/{self._settings.app_id}"))
             self._providers[key] = gh
         return gh

@@ -5,6 +5,10 @@ dead replica's accepted deliveries exactly once."""
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -17,7 +21,7 @@ from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_calls, read_effects
 from ghattempt.app.worker import Worker
 
-from .conftest import encode
+from .conftest import ROOT, encode, free_port
 
 pytestmark = pytest.mark.network
 
@@ -172,3 +176,32 @@ def test_workers_wake_on_another_replicas_acceptance(postgres, example, tmp_path
         worker.stop()
     idle.close()
     accepting.close()
+
+
+def _app_command(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GHATTEMPT_APP")}
+    return subprocess.run([sys.executable, "-m", "ghattempt.app", *args], env={**base, **env},
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def test_migrate_reports_and_a_newer_schema_is_refused_by_name(postgres):
+    done = _app_command("migrate", GHATTEMPT_APP_DATABASE=postgres)
+    assert done.returncode == 0 and json.loads(done.stdout) == {"schema": SCHEMA_VERSION,
+                                                                  "was": 0}
+    again = _app_command("migrate", GHATTEMPT_APP_DATABASE=postgres)
+    assert json.loads(again.stdout) == {"schema": SCHEMA_VERSION, "was": SCHEMA_VERSION}
+    with psycopg.connect(postgres, autocommit=True) as conn:
+        conn.execute("UPDATE inbox_schema SET version = 99")
+    newer = _app_command("inbox", GHATTEMPT_APP_DATABASE=postgres)
+    assert newer.returncode == 2
+    assert "schema version 99, newer than this ghattempt" in newer.stderr
+    assert "Traceback" not in newer.stderr
+
+
+def test_an_unreachable_database_is_one_line_without_its_password():
+    url = f"postgresql://app:s3cr3t-pw@127.0.0.1:{free_port()}/ghattempt?connect_timeout=5"
+    failed = _app_command("inbox", GHATTEMPT_APP_DATABASE=url)
+    assert failed.returncode == 2
+    assert failed.stderr.startswith("ghattempt app: cannot open the PostgreSQL inbox")
+    assert "s3cr3t-pw" not in failed.stderr + failed.stdout
+    assert "Traceback" not in failed.stderr
