@@ -14,8 +14,10 @@ Each configuration runs on a fresh emulator and a fresh inbox:
 - 1 replica x 1 worker, 1 x 4 (SQLite, the embedded default);
 - 1 x 4 and 3 x 4 on PostgreSQL (``--postgres URL``, a server the benchmark may create
   databases on; rows are skipped without it);
-- 1 x 4 and 3 x 4 again with one installation rate-limited (its token's primary budget
-  is 30 points an hour, so it runs dry at once and the store reports GitHub's reset).
+- 1 x 4 and 3 x 4 again with one installation rate-limited: its tokens' primary budget
+  is 1 point an hour, so each runs dry at its first requests and the store reports
+  GitHub's reset (the emulator counts a budget per token, GitHub per installation; a
+  budget this small limits every token the installation's clients exchange for).
 
 It prints, per configuration, the deliveries processed per second (deliveries / (last
 journal write - first acceptance)) and the p50 and p99 of each delivery's time from
@@ -65,7 +67,7 @@ SECRET = "bench-webhook-secret"
 APP_ID = 4242
 APP_DB_ID = 5550009
 INSTALLATIONS = 5
-LIMITED_BUDGET = 30
+LIMITED_BUDGET = 1
 CONFIG = f"""
 [journal]
 category = "release-journal"

@@ -1,11 +1,17 @@
-"""One HTTP connection pool for all of a sink's GitHub clients.
+"""The store sink's GitHub clients: lent to one worker thread at a time, over one HTTP
+connection pool.
 
-The store sink keeps a GitHub client per installation and worker thread (a client is
-not thread-safe). Each httpx client would otherwise build its own transport, and with
-it a TLS context loading the CA bundle (tens of milliseconds of CPU each, hundreds on a
-loaded machine) and its own connections. :class:`SharedTransport` is one httpx transport
-(thread-safe, one TLS context, one pool of keep-alive connections) that every client of
-the sink uses; a client closing does not close it, the sink does.
+A GitHub client (:class:`~ghattempt.github.GitHubProvider`) is not thread-safe, and
+making one costs: its own App JWT (parsing the RSA key takes tens of milliseconds of
+CPU) and installation-token exchange, and an httpx client. :class:`ClientPool` lends a
+client to one thread for one request, or for a whole burst (the writer scopes a burst
+keeps hold on to their client), and lends it to any thread after that; so an
+installation has as many clients as threads ever worked for it *at the same time*, not
+one per thread.
+
+:class:`SharedTransport` is one httpx transport (thread-safe, one TLS context loading
+the CA bundle once, one pool of keep-alive connections) that every client of the sink
+uses; a client closing does not close it, the sink does.
 
 The environment applies as httpx applies it to a client of its own: ``SSL_CERT_FILE`` /
 ``SSL_CERT_DIR`` (httpx's ``trust_env``), and ``HTTPS_PROXY`` / ``HTTP_PROXY`` /
@@ -15,12 +21,18 @@ The environment applies as httpx applies it to a client of its own: ``SSL_CERT_F
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Hashable, Iterator
+from typing import Generic, TypeVar
 
 import httpx
 
-__all__ = ["SharedTransport"]
+__all__ = ["ClientPool", "SharedTransport"]
+
+T = TypeVar("T")
 
 
 def _proxy_for(base_url: str) -> str | None:
@@ -55,3 +67,60 @@ class SharedTransport(httpx.BaseTransport):
     def shut(self) -> None:
         """Close the pool for good (the sink closing)."""
         self._inner.close()
+
+
+class ClientPool(Generic[T]):
+    """Clients by key, each used by one thread at a time (module docstring).
+
+    A thread takes clients inside :meth:`using` blocks (nested blocks join the outer
+    one); when its outermost block ends, every client it took goes back to the pool.
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[Hashable, list[T]] = {}
+        self._every: list[T] = []
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def using(self) -> Iterator[None]:
+        """Keep the clients this thread takes until the outermost block ends."""
+        depth = getattr(self._local, "depth", 0)
+        self._local.depth = depth + 1
+        if depth == 0:
+            self._local.taken = {}
+        try:
+            yield
+        finally:
+            self._local.depth = depth
+            if depth == 0:
+                taken: dict[Hashable, T] = self._local.taken
+                self._local.taken = {}
+                with self._lock:
+                    for key, client in taken.items():
+                        self._idle.setdefault(key, []).append(client)
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        """This thread's client for ``key``: the one it took already, an idle one, or a
+        new one from ``make()``. Outside :meth:`using` the client stays this thread's."""
+        taken: dict[Hashable, T] | None = getattr(self._local, "taken", None)
+        if taken is None:
+            taken = self._local.taken = {}
+        client = taken.get(key)
+        if client is not None:
+            return client
+        with self._lock:
+            idle = self._idle.get(key)
+            client = idle.pop() if idle else None
+        if client is None:
+            client = make()
+            with self._lock:
+                self._every.append(client)
+        taken[key] = client
+        return client
+
+    def drain(self) -> list[T]:
+        """Every client the pool made (to close them); the pool is empty afterwards."""
+        with self._lock:
+            every, self._every, self._idle = self._every, [], {}
+        return every

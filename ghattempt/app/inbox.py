@@ -96,7 +96,7 @@ _LOCK_CLASS = 0x67686174
 _MIGRATE_LOCK = 0
 _CANDIDATES = 16
 
-_V1_SQLITE = """
+_V1 = """
 CREATE TABLE IF NOT EXISTS deliveries (
     seq          INTEGER PRIMARY KEY AUTOINCREMENT,
     delivery     TEXT NOT NULL UNIQUE,
@@ -123,35 +123,8 @@ CREATE TABLE IF NOT EXISTS heads (
 CREATE INDEX IF NOT EXISTS heads_by_sha ON heads (repository_id, head_sha);
 """
 
-_V1_POSTGRES = """
-CREATE TABLE IF NOT EXISTS deliveries (
-    seq          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    delivery     TEXT NOT NULL UNIQUE,
-    event        TEXT NOT NULL,
-    action       TEXT,
-    body_sha256  TEXT NOT NULL UNIQUE,
-    body         BYTEA NOT NULL,
-    received_at  DOUBLE PRECISION NOT NULL,
-    state        TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
-    tries        INTEGER NOT NULL DEFAULT 0,
-    not_before   DOUBLE PRECISION NOT NULL DEFAULT 0,
-    outcome      TEXT,
-    finished_at  DOUBLE PRECISION
-);
-CREATE INDEX IF NOT EXISTS deliveries_pending ON deliveries (seq) WHERE state = 'pending';
-CREATE TABLE IF NOT EXISTS heads (
-    repository_id   TEXT NOT NULL,
-    pull_request    INTEGER NOT NULL,
-    base_ref        TEXT NOT NULL,
-    repository_name TEXT NOT NULL,
-    head_sha        TEXT NOT NULL,
-    PRIMARY KEY (repository_id, pull_request, base_ref)
-);
-CREATE INDEX IF NOT EXISTS heads_by_sha ON heads (repository_id, head_sha);
-"""
-
-# Version 2, the same text for both (REAL is double precision in PostgreSQL). Rows of a
-# version-1 inbox keep one lane, 'legacy': the single ordered queue they were made for.
+# Version 2. Rows of a version-1 inbox keep one lane, 'legacy': the single ordered queue
+# they were made for.
 _V2 = """
 ALTER TABLE deliveries ADD COLUMN lane TEXT NOT NULL DEFAULT 'legacy';
 CREATE INDEX IF NOT EXISTS deliveries_lane ON deliveries (lane, seq) WHERE state = 'pending';
@@ -182,9 +155,23 @@ CREATE TABLE IF NOT EXISTS inbox_meta (
 );
 """
 
+_POSTGRES_TYPES = (
+    ("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+    ("BLOB", "BYTEA"),
+    ("REAL", "DOUBLE PRECISION"),  # PostgreSQL's REAL has 24 bits: not enough for a time
+)
+
+
+def _postgres(script: str) -> str:
+    """A schema script in PostgreSQL's types (the scripts are written in SQLite's)."""
+    for sqlite_type, postgres_type in _POSTGRES_TYPES:
+        script = script.replace(sqlite_type, postgres_type)
+    return script
+
+
 _MIGRATIONS = {
-    "sqlite": {1: _V1_SQLITE, 2: _V2},
-    "postgresql": {1: _V1_POSTGRES, 2: _V2},
+    "sqlite": {1: _V1, 2: _V2},
+    "postgresql": {1: _postgres(_V1), 2: _postgres(_V2)},
 }
 
 

@@ -48,7 +48,7 @@ from typing import Any
 
 import httpx
 
-from ghattempt.app.connections import SharedTransport
+from ghattempt.app.connections import ClientPool, SharedTransport
 from ghattempt.app.holds import BurstHolds
 from ghattempt.app.settings import AppSettings
 from ghattempt.app.sink import (
@@ -152,8 +152,9 @@ class StoreSink:
         config_path: the consumer configuration's path in the repository.
         retry: the providers' retry bounds for reads (default: the provider's).
 
-    Thread-safe: each thread has its own providers (a provider is not thread-safe);
-    the cache of immutable answers is shared under a lock.
+    Thread-safe: a provider (not thread-safe) is lent to one thread at a time
+    (:class:`~ghattempt.app.connections.ClientPool`); the cache of immutable answers is
+    shared under a lock.
     """
 
     def __init__(self, settings: AppSettings, *, transport: httpx.BaseTransport | None = None,
@@ -165,7 +166,7 @@ class StoreSink:
         self._shared = SharedTransport(settings.api_url) if transport is None else None
         self._retry = retry or RetryPolicy()
         self._config_path = config_path
-        self._providers: dict[tuple[int, float, float, int], GitHubProvider] = {}
+        self._providers: ClientPool[GitHubProvider] = ClientPool()
         self._reader = reader_digest()
         # Answers that can never change: a file at a commit oid, a commit's tree, a
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
@@ -177,15 +178,14 @@ class StoreSink:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
 
     def hold(self, lane: str) -> AbstractContextManager[None]:
-        """Keep the writer scopes this thread enters until the block ends (a burst of
-        one lane's deliveries; :mod:`ghattempt.app.holds`)."""
-        return self._bursts.hold(lane)
+        """Keep the writer scopes this thread enters, and their clients, until the block
+        ends (a burst of one lane's deliveries; :mod:`ghattempt.app.holds`)."""
+        return _joined(self._providers.using(), self._bursts.hold(lane))
 
     def close(self) -> None:
         """Close every provider's connections."""
-        for gh in self._providers.values():
+        for gh in self._providers.drain():
             gh.close()
-        self._providers.clear()
         if self._shared is not None:
             self._shared.shut()
 
@@ -196,18 +196,17 @@ class StoreSink:
         if installation_id is None:
             raise ValueError("the delivery names no installation (payload installation.id); "
                              "App webhooks always do: check the App's webhook settings")
-        key = (installation_id, timeout, interval, threading.get_ident())
-        gh = self._providers.get(key)
-        if gh is None:
+
+        def make() -> GitHubProvider:
             auth = AppAuth(self._settings.app_id, self._settings.private_key.reveal(),
                            installation_id)
-            gh = GitHubProvider(ProviderConfig(
+            return GitHubProvider(ProviderConfig(
                 auth=auth, base_url=self._settings.api_url, timeout=timeout,
                 mutation_interval=interval, retry=self._retry,
                 transport=self._transport if self._transport is not None else self._shared,
                 user_agent=f"ghattempt-app/{self._settings.app_id}"))
-            self._providers[key] = gh
-        return gh
+
+        return self._providers.get((installation_id, timeout, interval), make)
 
     def _once(self, key: tuple[object, ...], read: Callable[[], Any],
               keep: Callable[[Any], bool] = lambda value: True) -> Any:
@@ -303,7 +302,7 @@ class StoreSink:
 
     def _run(self, what: str, body: Any) -> SinkResult:
         try:
-            with self._outcomes(what):
+            with self._providers.using(), self._outcomes(what):
                 result: SinkResult = body()
                 return result
         except _NotYet as exc:
@@ -556,6 +555,13 @@ def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int
         if isinstance(pull, int):
             return pull
     return None
+
+
+@contextmanager
+def _joined(outer: AbstractContextManager[None], inner: AbstractContextManager[None]
+            ) -> Iterator[None]:
+    with outer, inner:
+        yield
 
 
 class _Refused(Exception):  # noqa: N818 - an outcome, not a failure

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ghattempt.app.inbox import _V1_SQLITE, SCHEMA_VERSION, Inbox
+from ghattempt.app.inbox import _V1, SCHEMA_VERSION, Inbox
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_effects
 from ghattempt.app.sink import Outcome, SinkResult, SinkUnavailable
@@ -266,7 +266,7 @@ def test_an_inbox_of_version_1_is_migrated_and_its_deliveries_keep_one_order(tmp
                                                                              example):
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
-    conn.executescript(_V1_SQLITE)
+    conn.executescript(_V1)
     for i, number in enumerate((1, 2)):
         body = encode(pr(example, "opened", number))
         conn.execute("INSERT INTO deliveries (delivery, event, action, body_sha256, body, "

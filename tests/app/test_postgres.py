@@ -205,3 +205,21 @@ def test_an_unreachable_database_is_one_line_without_its_password():
     assert failed.stderr.startswith("ghattempt app: cannot open the PostgreSQL inbox")
     assert "s3cr3t-pw" not in failed.stderr + failed.stdout
     assert "Traceback" not in failed.stderr
+
+
+def test_times_keep_their_precision(postgres, example):
+    """PostgreSQL's REAL has 24 bits (about two minutes at today's epoch seconds): every
+    time column is double precision."""
+    inbox = Inbox(postgres)
+    before = time.time()
+    inbox.accept("t1", "pull_request", "opened", encode(pr(example, "opened", 3, "c" * 40)))
+    with psycopg.connect(postgres) as conn:
+        (received,) = conn.execute("SELECT received_at FROM deliveries").fetchone()
+        (claimed,) = conn.execute("SELECT claimed_at FROM lane_heads").fetchone()
+        types = set(conn.execute(
+            "SELECT data_type FROM information_schema.columns WHERE column_name IN "
+            "('received_at', 'not_before', 'finished_at', 'seen_at', 'claimed_at', "
+            "'requested_at')").fetchall())
+    assert abs(received - before) < 5 and abs(claimed - before) < 5
+    assert types == {("double precision",)}
+    inbox.close()
