@@ -3,15 +3,19 @@
 #
 #   action/install.sh deps PYTHON VENV   create VENV with PYTHON and install the pinned,
 #                                        hash-checked wheels of action/requirements.txt
-#   action/install.sh self VENV          install ghattempt itself from this checkout,
-#                                        without dependencies and without any download
+#   action/install.sh self VENV          copy ghattempt itself from this checkout into
+#                                        VENV: no build, no download, no build backend
 #
 # `deps` refuses any file whose sha256 is not in the lock (--require-hashes), installs
 # nothing the lock does not name (--no-deps) and never builds from source
-# (--only-binary :all:). It skips bytecode compilation (--no-compile): githubkit-schemas
-# alone is ~6,700 files, compiling them all takes longer than the rest of the install,
-# and the few modules a command imports compile on first use. `self` builds with the locked hatchling (--no-build-isolation)
-# and reads no index (--no-index).
+# (--only-binary :all:). It skips bytecode compilation (--no-compile): the few modules a
+# command imports compile on first use.
+#
+# `self` copies the package directory ghattempt/ (without __pycache__) and the reader
+# bundle with its digest (readers/business-attempt.pyz{,.sha256}, as ghattempt/_bundle,
+# where a wheel puts them) into the venv's site-packages; readers/history stays in the
+# checkout. A pure-Python package needs nothing more to import, so no build backend is
+# installed or run.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 pip_flags=(--disable-pip-version-check --no-input --quiet)
@@ -28,10 +32,14 @@ case "${1:-}" in
     ;;
   self)
     [ $# -eq 2 ] || { echo "usage: $0 self VENV" >&2; exit 2; }
-    base=$(cat "$2/.ghattempt-base-python")
-    "$base" -m pip --python "$2/bin/python" install "${pip_flags[@]}" \
-      --no-deps --no-build-isolation --no-index --force-reinstall \
-      "$src"
+    site=$("$2/bin/python" -I -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    [ -d "$site" ] || { echo "$0: no site-packages in $2" >&2; exit 2; }
+    rm -rf "$site/ghattempt"
+    mkdir -p "$site/ghattempt/_bundle"
+    # tar, not `cp --parents`: the same flags on GNU (Linux) and BSD (macOS) runners
+    (cd "$src" && tar -cf - --exclude=__pycache__ ghattempt) | (cd "$site" && tar -xf -)
+    cp "$src/readers/business-attempt.pyz" "$src/readers/business-attempt.pyz.sha256" \
+      "$site/ghattempt/_bundle/"
     ;;
   *)
     echo "usage: $0 deps PYTHON VENV | self VENV" >&2

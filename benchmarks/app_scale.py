@@ -205,7 +205,10 @@ def start_emulator(work: Path, data: dict[str, Any]) -> tuple[subprocess.Popen[b
     err = (work / "emulator.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
-         "--db", str(work / "emu.db"), "--fixture", str(fx)],
+         "--db", str(work / "emu.db"), "--fixture", str(fx),
+         # today's store locks every journal, and GitHub refuses a bot's comment on a
+         # locked discussion (docs/emulator.md): off, as in tests/store/test_real_github.py
+         "--fidelity", "locked_conversations=false"],
         stdout=subprocess.PIPE, stderr=err, cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode()

@@ -1,26 +1,24 @@
-"""Reader speed against a floor, on journals made with the builders.
+"""Reader speed on every CPython found: start-up, verdict time, time per record.
 
-    .venv/bin/python benchmarks/reader.py [--repeat 15] [--events 1000] [--attempts 60]
+    .venv/bin/python benchmarks/reader.py [--repeat 15] [--python PATH ...]
 
-Two journals: one attempt of ``--events`` events, and ``--attempts`` attempts (each a
-successor of the last, a few events each). For each, in one run:
+Runs the committed bundle (``readers/business-attempt.pyz``) as its users do, one fresh
+process per verdict, on each interpreter: those given with ``--python``, else every
+CPython 3.10, 3.11, 3.12 and 3.13 under ``~/.pyenv/versions`` (the ones missing are
+named). The captures are made once, with the builders (``ghattempt.core.testing``):
 
-- in process: the reader's verdict (``read_with`` over ``json.loads`` of the capture)
-  against the floor's work (``json.loads`` of the capture, then for each record
-  ``json.loads`` of its line, the canonical ``json.dumps`` and SHA-256), and their ratio;
-- as processes: ``python3 readers/business-attempt.pyz`` against ``python3 -c FLOOR``
-  doing the same floor work on the same stdin, and their ratio (start-up included);
+- a small journal (one attempt, 4 events): the start-up;
+- one attempt of 1,000 and of 10,000 events (``--max-records 10000``);
+- 60 attempts, each the successor of the one before, with a material carried along.
 
-then the bundle's start-up on a small journal, next to ``python3 -c pass``. Best of
-``--repeat`` runs each (wall and CPU). Goals: the bundle's wall time at most
-1.5 times the floor script's, on 1000 events and on 60 attempts; bundle start-up on a
-small journal at most 60 ms. The in-process ratio (the reader's own work against the
-floor's, start-up left out) is printed for information. Prints numbers and whether each
-goal is met; asserts nothing but that every verdict is valid.
-
-"python3" above is the interpreter running this script (its path and version are printed
-first). The script needs only ``ghattempt/core``, so the interpreter a release job uses
-can be measured without the venv: ``PYTHONPATH=. /usr/bin/python3 benchmarks/reader.py``.
+Prints, per interpreter, the best wall time and the best CPU time (user + system) of
+``--repeat`` runs of each, the journals taken in turn, and the time per record:
+(verdict wall time - start-up wall time) / records. Goals (docs/reader.md, "Speed"):
+start-up <= 60 ms and 1,000 events <= 150 ms, and time per record at 10,000 events
+within 1.3 times that at 1,000 (linear). Prints whether each is met; asserts nothing
+but that every verdict is valid (exit 0). The machine's load average is printed before
+and after, and ``python -c pass`` is measured in the same turns: figures taken under
+load are slower, never faster, and that line shows by how much.
 """
 
 from __future__ import annotations
@@ -28,50 +26,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from ghattempt.core._args import make_options
-from ghattempt.core._journal import read_with
 from ghattempt.core.testing import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "readers" / "business-attempt.pyz"
-ARGS = ["--writer", "github-actions", "--repository-id", "R_kgDOTest0001"]
-OPTS = make_options("github-actions", "R_kgDOTest0001")
-
-# The floor's work, as source: run as a script (``FLOOR``, reading stdin) and defined in
-# process (``floor``) from the same text, so that both measure exactly the same work.
-FLOOR_FUNCTION = r'''
-import hashlib, json
-
-def floor(text):
-    value = json.loads(text)
-    for page in value:
-        data = page["data"]
-        if "repository" in data:
-            nodes = [data["repository"]["discussion"]]
-            for c in data["repository"]["discussion"]["comments"]["nodes"]:
-                nodes.append(c)
-                nodes.extend(c["replies"]["nodes"])
-        else:
-            nodes = data["node"]["replies"]["nodes"]
-        for node in nodes:
-            body = node["body"]
-            start = body.index("```json\n") + 8
-            record = json.loads(body[start:body.index("\n", start)])
-            hashlib.sha256(json.dumps(record, sort_keys=True, separators=(",", ":"),
-                                      ensure_ascii=False).encode()).hexdigest()
-'''
-FLOOR = FLOOR_FUNCTION + "\nimport sys\nfloor(sys.stdin.buffer.read().decode('utf-8'))\n"
+ARGS = ["--writer", "github-actions", "--repository-id", "R_kgDOTest0001",
+        "--max-records", "10000"]
+PYENV = Path.home() / ".pyenv" / "versions"
+VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 
 
-def one_attempt(events: int) -> str:
-    """A capture with one attempt of ``events`` events, as stdin text."""
+def one_attempt(events: int) -> bytes:
+    """A capture with one attempt of ``events`` events, as stdin bytes."""
     s = Scenario()
     a = s.attempt(plan=("admission", "build"))
     a.event("admission", "started")
@@ -79,10 +50,10 @@ def one_attempt(events: int) -> str:
         a.event("admission", "waiting" if i % 2 == 0 else "started")
     a.event("admission", "succeeded")
     return json.dumps(s.pages(roots_per_page=50, replies_per_page=50,
-                              more_replies_per_page=100))
+                              more_replies_per_page=100)).encode()
 
 
-def many_attempts(attempts: int) -> str:
+def many_attempts(attempts: int) -> bytes:
     """A capture with ``attempts`` attempts of one request key, each the successor of
     the one before (which failed), with a material carried along; the last is running."""
     s = Scenario()
@@ -96,61 +67,53 @@ def many_attempts(attempts: int) -> str:
             a.event("build", "failed", "tests failed")
         before = a
     return json.dumps(s.pages(roots_per_page=50, replies_per_page=50,
-                              more_replies_per_page=100))
+                              more_replies_per_page=100)).encode()
 
 
-def _floor_function() -> Callable[[str], None]:
-    """``floor(text)``: the floor's work in process, defined from ``FLOOR_FUNCTION``."""
-    scope: dict[str, Callable[[str], None]] = {}
-    exec(FLOOR_FUNCTION, scope)  # noqa: S102 -- this file's own constant
-    return scope["floor"]
+def interpreters(given: list[str]) -> list[tuple[str, str]]:
+    """``(version, path)`` of each interpreter to measure; names the versions missing."""
+    if given:
+        found = []
+        for path in given:
+            version = subprocess.run([path, "-c", "import platform; "
+                                      "print(platform.python_version())"],
+                                     capture_output=True, text=True, check=True).stdout.strip()
+            found.append((version, path))
+        return found
+    found = []
+    for version in VERSIONS:
+        paths = sorted(PYENV.glob(f"{version}.*/bin/python3"))
+        if paths:
+            found.append((paths[-1].parent.parent.name, str(paths[-1])))
+        else:
+            print(f"CPython {version}: not found under {PYENV} (skipped)")
+    return found
 
 
-floor = _floor_function()
-
-
-def reader(text: str) -> None:
-    """The reader in process: ``json.loads`` of the capture and the whole verdict."""
-    verdict = read_with(json.loads(text), OPTS)
-    assert verdict.exit_code == 0, verdict.to_json()
-
-
-def best_in_process(fns: list[Callable[[str], None]], text: str,
-                    repeat: int) -> list[tuple[float, float]]:
-    """Best (wall, CPU) seconds of each ``fn(text)``, the functions run interleaved."""
-    wall = [float("inf")] * len(fns)
-    cpu = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            t, c = time.perf_counter(), time.process_time()
-            fn(text)
-            wall[i] = min(wall[i], time.perf_counter() - t)
-            cpu[i] = min(cpu[i], time.process_time() - c)
-    return list(zip(wall, cpu, strict=True))
-
-
-def run_process(argv: list[str], stdin: bytes) -> tuple[float, float, int]:
-    """(wall, CPU) seconds and exit status of one process fed ``stdin``."""
-    t = time.perf_counter()
+def once(python: str, stdin: bytes | None) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of the bundle on ``stdin`` (of
+    ``python -c pass`` for None); it must exit 0."""
+    argv = [python, "-c", "pass"] if stdin is None else [python, str(BUNDLE), *ARGS]
+    start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     assert proc.stdin is not None
-    proc.stdin.write(stdin)
+    if stdin is not None:
+        proc.stdin.write(stdin)
     proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_utime + usage.ru_stime, proc.returncode
+    wall = time.perf_counter() - start
+    assert os.waitstatus_to_exitcode(status) == 0, python
+    return wall, usage.ru_utime + usage.ru_stime
 
 
-def best_processes(commands: list[list[str]], stdin: bytes,
-                   repeat: int) -> list[tuple[float, float]]:
-    """Best (wall, CPU) seconds of each command, run interleaved; each must exit 0."""
-    wall = [float("inf")] * len(commands)
-    cpu = [float("inf")] * len(commands)
+def best(python: str, inputs: list[bytes | None], repeat: int) -> list[tuple[float, float]]:
+    """Best wall and best CPU seconds of ``repeat`` runs on each input, the inputs taken
+    in turn (so that a burst of load on the shared machine hits them all alike)."""
+    wall = [float("inf")] * len(inputs)
+    cpu = [float("inf")] * len(inputs)
     for _ in range(repeat):
-        for i, argv in enumerate(commands):
-            w, c, code = run_process(argv, stdin)
-            assert code == 0, (argv[:3], code)
+        for i, stdin in enumerate(inputs):
+            w, c = once(python, stdin)
             wall[i], cpu[i] = min(wall[i], w), min(cpu[i], c)
     return list(zip(wall, cpu, strict=True))
 
@@ -160,41 +123,47 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def report(name: str, text: str, repeat: int) -> None:
-    """Print the in-process and process comparison for one journal."""
-    (fw, fc), (rw, rc) = best_in_process([floor, reader], text, repeat)
-    print(f"{name}: {len(text)} bytes of capture (best of {repeat})")
-    print(f"  in process  floor {ms(fw)} wall {ms(fc)} CPU | reader {ms(rw)} wall "
-          f"{ms(rc)} CPU | ratio {rw / fw:.2f} wall, {rc / fc:.2f} CPU")
-    if BUNDLE.is_file():
-        stdin = text.encode()
-        (pw, pc), (bw, bc) = best_processes(
-            [[sys.executable, "-c", FLOOR], [sys.executable, str(BUNDLE), *ARGS]], stdin,
-            repeat)
-        print(f"  processes   floor {ms(pw)} wall {ms(pc)} CPU | bundle {ms(bw)} wall "
-              f"{ms(bc)} CPU | ratio {bw / pw:.2f} wall, {bc / pc:.2f} CPU "
-              f"(goal <= 1.5: {'met' if bw / pw <= 1.5 else 'NOT met'})")
+def load() -> str:
+    """The 1-, 5- and 15-minute load averages."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=1000)
-    parser.add_argument("--attempts", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--python", action="append", default=[],
+                        help="an interpreter to measure (repeatable)")
     opts = parser.parse_args()
-    print(f"python3 here is {sys.executable} (Python {platform.python_version()}); "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    report(f"one attempt of {opts.events} events", one_attempt(opts.events), opts.repeat)
-    report(f"{opts.attempts} attempts", many_attempts(opts.attempts), opts.repeat)
-    if BUNDLE.is_file():
-        small = one_attempt(4).encode()
-        (sw, sc), (bw, bc) = best_processes(
-            [[sys.executable, "-c", "pass"], [sys.executable, str(BUNDLE), *ARGS]], small,
-            opts.repeat)
-        print(f"start-up on a small journal: bundle {ms(bw)} wall {ms(bc)} CPU "
-              f"(goal <= 60 ms: {'met' if bw <= 0.060 else 'NOT met'}) | python3 -c pass "
-              f"{ms(sw)} wall {ms(sc)} CPU")
+    if not BUNDLE.is_file():
+        sys.exit(f"{BUNDLE} is missing: run scripts/build-reader")
+    small = one_attempt(4)
+    journals = [("1,000 events", one_attempt(1000), 1001),
+                ("10,000 events", one_attempt(10000), 10001),
+                ("60 attempts", many_attempts(60), 60 + 4 * 60 - 1)]
+    print(f"bundle {BUNDLE.name}, best of {opts.repeat} runs each; "
+          f"load average {load()} (2 cores, shared)")
+    met = True
+    for version, python in interpreters(opts.python):
+        (bare, _), (startup, startup_cpu), *rest = best(
+            python, [None, small, *(j[1] for j in journals)], opts.repeat)
+        figures = {name: wall for (name, _, _), (wall, _) in zip(journals, rest, strict=True)}
+        cpus = {name: cpu for (name, _, _), (_, cpu) in zip(journals, rest, strict=True)}
+        per = {name: (figures[name] - startup) / records for name, _, records in journals}
+        goals = {"start-up <= 60 ms": startup <= 0.060,
+                 "1,000 events <= 150 ms": figures["1,000 events"] <= 0.150,
+                 "per record at 10,000 within 1.3x of 1,000":
+                     per["10,000 events"] <= 1.3 * per["1,000 events"]}
+        met = met and all(goals.values())
+        print(f"CPython {version} ({python}); python -c pass: {ms(bare)} wall")
+        print(f"  start-up (small journal) {ms(startup):>10s} wall {ms(startup_cpu):>10s} CPU")
+        for name, _, records in journals:
+            print(f"  {name:24s} {ms(figures[name]):>10s} wall {ms(cpus[name]):>10s} CPU   "
+                  f"{per[name] * 1e6:6.1f} us per record ({records} records)")
+        print("  goals: " + "; ".join(f"{goal} {'met' if ok else 'NOT met'}"
+                                      for goal, ok in goals.items()))
+    print(f"load average after: {load()}")
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,14 +20,19 @@ the reference.
 ``GHATTEMPT_CHANNEL``       release channel (default: the config's)
 ``GHATTEMPT_CONFIG``        config path relative to ``GITHUB_WORKSPACE``
 ``GHATTEMPT_REQUEST_KEY``   request key (default: rendered from the config)
+``GHATTEMPT_SUMMARY``       ``full``, ``brief`` or ``none`` (default: ``full`` for admit
+                            and status, ``brief`` for the other commands)
 ==========================  ========================================================
 
 Outputs (``$GITHUB_OUTPUT``): ``status``, ``recovery``, ``attempt``, ``generation``,
-``missing-phases`` (space-separated), ``journal-url``. The job summary
-(``$GITHUB_STEP_SUMMARY``) holds a Markdown table of the verdict, a Mermaid diagram of
-the current attempt's phases and the journal's records. An invalid journal fails the
-step with an ``::error::`` annotation (fail closed); so does any other error, with the
-CLI's exit status (docs/cli.md).
+``missing-phases`` (space-separated), ``missing-phases-json`` (a JSON array),
+``next-phase``, ``ignored`` (a count), ``journal-url`` and ``timeline`` (the path of the
+journal's timeline page, in ``RUNNER_TEMP``). The job summary
+(``$GITHUB_STEP_SUMMARY``) is what ``summary`` asks for. The step's own detail (notes,
+``::debug::`` lines per GitHub request when ``RUNNER_DEBUG`` or ``ACTIONS_STEP_DEBUG``
+is set) is in one ``::group::``; ignored records give a ``::warning::``; every failure
+is one ``::error::`` annotation (with ``file=``/``line=`` when the configuration file
+is at fault), with the CLI's exit status (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
 import sys
 from collections.abc import Mapping
@@ -43,11 +49,31 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ghattempt.core import Verdict
 
-__all__ = ["COMMANDS", "OUTPUTS", "action_inputs", "default_event_key", "main"]
+__all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
+           "in_action_words", "main", "outputs_of"]
 
 COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback")
-OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases", "journal-url")
+OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases",
+           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline")
+SUMMARY_MODES = ("full", "brief", "none")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
+PULL_REQUEST_MAX = 2**31 - 1
+"""GitHub's GraphQL ``Int`` is 32-bit: no pull request number is larger."""
+
+# The CLI's options as the Action's inputs (and runner variables) name them: a message
+# from the layers below speaks of options; the Action's user wrote inputs.
+_INPUT_OF = {
+    "--pull-request": "input 'pull-request'", "--base-ref": "input 'base-ref'",
+    "--phase": "input 'phase'", "--status": "input 'status'", "--reason": "input 'reason'",
+    "--key": "input 'key'", "--materials": "input 'materials'",
+    "--channel": "input 'channel'", "--config": "input 'config'",
+    "--request-key": "input 'request-key'", "--repository": "input 'repository'",
+    "--actor": "GITHUB_RUN_ID", "--api-url": "GITHUB_API_URL",
+    "--server-url": "GITHUB_SERVER_URL", "--token-env": "input 'token'",
+    "--writer": "the configuration's writer.login",
+    "--writer-id": "the configuration's writer.database_id",
+}
+_OPTION = re.compile(r"--[a-z][a-z-]*")
 
 
 class ActionError(Exception):
@@ -73,11 +99,59 @@ def mask(values: list[str]) -> None:
     sys.stdout.flush()
 
 
-def annotate_error(message: str) -> None:
-    """An ``::error::`` annotation (one line; secrets already scrubbed by the caller)."""
-    sys.stdout.write(f"::error title={_escape_property('ghattempt')}::"
-                     f"{_escape_data(message)}\n")
+def in_action_words(message: str) -> str:
+    """``message`` with the CLI's option names replaced by the Action's input names."""
+    return _OPTION.sub(lambda m: _INPUT_OF.get(m.group(0), m.group(0)), message)
+
+
+def command(name: str, message: str, **props: str | int | None) -> None:
+    """One workflow command line: ``::NAME k=v,...::MESSAGE`` (toolkit escaping)."""
+    given = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props.items()
+                     if v is not None)
+    sys.stdout.write(f"::{name}{' ' + given if given else ''}::{_escape_data(message)}\n")
     sys.stdout.flush()
+
+
+def annotate_error(message: str, **where: str | int | None) -> None:
+    """An ``::error::`` annotation (one line; secrets already scrubbed by the caller);
+    ``where`` may give ``file``, ``line`` and ``col``."""
+    command("error", message, **where, title="ghattempt")
+
+
+class _Debug:
+    """``::debug::`` lines for each GitHub request (the transport's per-request log lines:
+    document name, HTTP status, rate-limit cost; never a body, headers or a token)."""
+
+    def __init__(self) -> None:
+        import logging
+
+        class Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                from ghattempt.cli._errors import scrub
+
+                command("debug", scrub(record.getMessage(), TOKEN_ENV))
+
+        self.handler = Handler(logging.DEBUG)
+        self.logger = logging.getLogger("ghattempt.github")
+
+    def __enter__(self) -> _Debug:
+        import logging
+
+        self.logger.addHandler(self.handler)
+        self.level = self.logger.level
+        self.logger.setLevel(logging.DEBUG)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self.handler)
+        self.logger.setLevel(self.level)
+
+
+def debug_enabled(env: Mapping[str, str]) -> bool:
+    """The runner's step debug logging: ``RUNNER_DEBUG=1`` (set on a re-run with debug
+    logging) or the ``ACTIONS_STEP_DEBUG`` secret or variable ``true``."""
+    return env.get("RUNNER_DEBUG", "") == "1" or \
+        env.get("ACTIONS_STEP_DEBUG", "").strip().lower() == "true"
 
 
 def _event(env: Mapping[str, str]) -> dict[str, Any]:
@@ -125,20 +199,29 @@ def default_event_key(env: Mapping[str, str], phase: str, status: str) -> str:
 def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     """The CLI's options for one Action step, from the step's environment.
 
+    Checks everything that needs no request: the command, the pull request number (1 to
+    2**31-1, GraphQL's ``Int``), the keys (journal-v1 *key*), the summary mode, and that
+    no identifying input holds a token (``ghattempt.cli._secrets``).
+
     Raises:
         ActionError: a missing or malformed input.
     """
+    from ghattempt.core import is_key
+
     command = env.get("GHATTEMPT_COMMAND", "").strip()
     if command not in COMMANDS:
         raise ActionError(f"input 'command' must be one of {', '.join(COMMANDS)}, "
-                          f"got {command!r}")
+                          f"got {command[:40]!r}")
     event = _event(env)
     found = event.get("pull_request")
     pr: dict[str, Any] = found if isinstance(found, dict) else {}
-    pr_number = env.get("GHATTEMPT_PULL_REQUEST", "") or str(pr.get("number") or "")
+    pr_number = env.get("GHATTEMPT_PULL_REQUEST", "").strip() or str(pr.get("number") or "")
     pull_request = _count(pr_number)
+    if pull_request is not None and pull_request > PULL_REQUEST_MAX:
+        pull_request = None
     if pull_request is None and pr_number:
-        raise ActionError(f"input 'pull-request' must be a number >= 1, got {pr_number[:40]!r}")
+        raise ActionError(f"input 'pull-request' must be a number from 1 to "
+                          f"{PULL_REQUEST_MAX}, got {pr_number[:40]!r}")
     if pull_request is None:
         raise ActionError("input 'pull-request' is empty and the triggering event has no "
                           "pull request: pass pull-request (a number)")
@@ -152,13 +235,23 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     if command == "rollback" and status not in ("started", "succeeded", "failed"):
         raise ActionError("command 'rollback' needs input 'status': started, succeeded or "
                           "failed")
+    summary = env.get("GHATTEMPT_SUMMARY", "").strip() or (
+        "full" if command in ("admit", "status") else "brief")
+    if summary not in SUMMARY_MODES:
+        raise ActionError(f"input 'summary' must be one of {', '.join(SUMMARY_MODES)}, "
+                          f"got {summary[:40]!r}")
     key = env.get("GHATTEMPT_KEY", "").strip()
+    request_key = env.get("GHATTEMPT_REQUEST_KEY", "").strip()
+    for name, value in (("key", key), ("request-key", request_key)):
+        if value and not is_key(value):
+            raise ActionError(f"input '{name}' must be 1-128 characters of A-Z a-z 0-9 . _ "
+                              ": / @ + = - (a journal key)")
     if command in ("record", "rollback") and not key:
         key = default_event_key(env, "rollback" if command == "rollback" else phase, status)
     materials = env.get("GHATTEMPT_MATERIALS", "").strip() or None
     workspace = env.get("GITHUB_WORKSPACE", "") or os.getcwd()
     config = env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml"
-    return argparse.Namespace(
+    args = argparse.Namespace(
         command=command,
         repository=env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", ""),
         api_url=env.get("GITHUB_API_URL", "") or "https://api.github.com/",
@@ -172,14 +265,23 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         config_root=workspace,
         writer=None, writer_id=None, repository_id=None,
         max_records=1000, max_attempts=100,
-        request_key=env.get("GHATTEMPT_REQUEST_KEY", "").strip() or None,
+        request_key=request_key or None,
         channel=env.get("GHATTEMPT_CHANNEL", "").strip() or None,
         phase=phase or None, status=status or None,
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
-        json=False, capture=None,
+        json=False, capture=None, summary=summary,
         actions_writer=None if command == "status" else _actions_writer(env),
     )
+    from ghattempt.cli._errors import CliError
+    from ghattempt.cli._secrets import refuse_secrets
+
+    try:
+        refuse_secrets(args, {"key": "input 'key'", "request_key": "input 'request-key'",
+                              "channel": "input 'channel'", "base_ref": "input 'base-ref'"})
+    except CliError as exc:
+        raise ActionError(exc.message) from None
+    return args
 
 
 def _actions_writer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -207,23 +309,103 @@ def _write_outputs(path: str, values: Mapping[str, str]) -> None:
                 f.write(f"{name}={value}\n")
 
 
-def outputs_of(verdict: Verdict, url: str | None) -> dict[str, str]:
+def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None) -> dict[str, str]:
     """The step outputs for a verdict (empty strings for absent values)."""
+    from ghattempt.cli._render import next_phase
+
     return {"status": verdict.status, "recovery": verdict.recovery,
             "attempt": verdict.attempt or "", "generation": verdict.generation or "",
-            "missing-phases": " ".join(verdict.missing_phases), "journal-url": url or ""}
+            "missing-phases": " ".join(verdict.missing_phases),
+            "missing-phases-json": json.dumps(list(verdict.missing_phases),
+                                              separators=(",", ":")),
+            "next-phase": next_phase(verdict), "ignored": str(verdict.ignored),
+            "journal-url": url or "", "timeline": timeline or ""}
 
 
-def _publish(env: Mapping[str, str], verdict: Verdict, url: str | None) -> None:
+def check_files(env: Mapping[str, str]) -> None:
+    """``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` can be appended to (checked before
+    anything is read or written, so a step never writes a record it cannot report).
+
+    Raises:
+        ActionError: one names the file and why.
+    """
+    for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        path = env.get(name, "")
+        if not path:
+            continue
+        try:
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "Is a directory")
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise ActionError(f"{name} ({path[:200]}) cannot be written: "
+                              f"{exc.strerror or exc}; the runner sets it to a writable "
+                              "file: do not override it") from None
+
+
+def _timeline_path(env: Mapping[str, str]) -> str | None:
+    base = env.get("RUNNER_TEMP", "")
+    if not base or not os.path.isdir(base):
+        return None
+    run = "-".join(_safe(env.get(n, "")) or "0" for n in ("GITHUB_RUN_ID",
+                                                         "GITHUB_RUN_ATTEMPT", "GITHUB_JOB"))
+    return os.path.join(base, f"ghattempt-timeline-{run}.html")
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[:60]
+
+
+def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
+              pages: Any) -> str | None:
+    """Write the journal's timeline page to ``RUNNER_TEMP``; its path, or None (no
+    journal yet, no ``RUNNER_TEMP``, or the page could not be written: a note says why)."""
+    path = _timeline_path(env)
+    if path is None or pages is None:
+        return None
+    from ghattempt.cli._reading import timeline_page, write_page
+
+    try:
+        page, _lanes = timeline_page(pages, verdict, args, getattr(args, "loaded_config", None))
+        write_page(path, page)
+    except OSError as exc:
+        print(f"ghattempt: note: the timeline page could not be written: {exc.strerror}",
+              file=sys.stderr)
+        return None
+    return path
+
+
+def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
+             url: str | None, pages: Any, message: str = "") -> None:
     from ghattempt.cli._render import markdown_summary
 
+    timeline = _timeline(env, args, verdict, pages)
     out = env.get("GITHUB_OUTPUT", "")
     if out:
-        _write_outputs(out, outputs_of(verdict, url))
+        _write_outputs(out, outputs_of(verdict, url, timeline))
     summary = env.get("GITHUB_STEP_SUMMARY", "")
-    if summary:
+    text = markdown_summary(verdict, url, mode=args.summary, command=args.command,
+                            message=message, server_url=args.server_url)
+    if summary and text:
+        from ghattempt.cli._errors import scrub
+
         with open(summary, "a", encoding="utf-8") as f:
-            f.write(markdown_summary(verdict, url))
+            f.write(scrub_lines(text, scrub))
+
+
+def scrub_lines(text: str, scrub: Any) -> str:
+    """``scrub`` (which also folds whitespace) applied line by line, keeping the lines."""
+    return "\n".join(scrub(line, TOKEN_ENV) if line.strip() else line
+                     for line in text.split("\n"))
+
+
+def _warn_ignored(verdict: Verdict) -> None:
+    if verdict.ignored:
+        from ghattempt.cli._render import ignored_text
+
+        command("warning", ignored_text(verdict) + ": they do not count; the journal's "
+                "timeline and summary show which", title="ghattempt")
 
 
 def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, code: int,
@@ -235,18 +417,53 @@ def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, cod
     if not out:
         return
     if code == 3:
-        _write_outputs(out, {"status": "invalid", "recovery": "fail-closed", "attempt": "",
-                             "generation": "", "missing-phases": "", "journal-url": ""})
+        empty = {name: "" for name in OUTPUTS}
+        _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
+                                     "missing-phases-json": "[]", "ignored": "0"})
         return
     if code not in (1, 4) or args.command == "status":
         return
-    from ghattempt.cli._reading import current_verdict
+    from ghattempt.cli._reading import current_reading
 
     try:
-        verdict, url = current_verdict(args)
+        reading = current_reading(args)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, verdict, url)
+    _publish(env, args, reading.verdict, reading.url, reading.pages)
+
+
+def _config_error(exc: BaseException) -> bool:
+    """Annotate a configuration error on the file and line it is about; True if it was."""
+    from ghattempt.config import ConfigError
+
+    if not isinstance(exc, ConfigError):
+        return False
+    from ghattempt.cli._errors import scrub
+
+    annotate_error(scrub(in_action_words(str(exc)), TOKEN_ENV), file=exc.path,
+                   line=exc.line, col=exc.column)
+    return True
+
+
+def _prepare(args: argparse.Namespace) -> None:
+    """Everything that needs no request: the configuration (kept in
+    ``args.loaded_config`` for the command), the channel and, for ``record``, that the
+    phase is in its plan.
+
+    Raises:
+        ConfigError, CliError: exit 2.
+    """
+    from ghattempt.cli._context import load_settings
+    from ghattempt.cli._writing import check_plan
+
+    # status reads without a file too; a file that is there is read as a writer reads it
+    # (its repository-relative path names it in an annotation)
+    present = os.path.lexists(os.path.join(args.config_root, args.config))
+    required = args.command != "status" or present
+    cfg = load_settings(args.config, required=required, root=args.config_root)
+    args.loaded_config = cfg
+    if cfg is not None and args.command != "status":
+        check_plan(args, cfg)
 
 
 def run(env: Mapping[str, str]) -> int:
@@ -256,31 +473,57 @@ def run(env: Mapping[str, str]) -> int:
 
     install_notes(TOKEN_ENV)
     try:
+        check_files(env)
         args = action_inputs(env)
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
         return 2
+    pages: Any = None
+    group = False
     try:
-        if args.command == "status":
-            from ghattempt.cli._reading import current_verdict
+        _prepare(args)
+        sys.stdout.write(f"::group::ghattempt {args.command}\n")
+        sys.stdout.flush()
+        group = True
+        debug = _Debug() if debug_enabled(env) else None
+        try:
+            if debug is not None:
+                debug.__enter__()
+            if args.command == "status":
+                from ghattempt.cli._reading import current_reading
 
-            verdict, url = current_verdict(args)
-            message = f"status {verdict.status}, recovery {verdict.recovery}"
-        else:
-            from ghattempt.cli._writing import perform
+                reading = current_reading(args)
+                verdict, url, pages = reading.verdict, reading.url, reading.pages
+                message = f"status {verdict.status}, recovery {verdict.recovery}"
+            else:
+                from ghattempt.cli._writing import perform
 
-            outcome = perform(args.command, args)
-            verdict, url, message = outcome.verdict, outcome.url, outcome.message
+                outcome = perform(args.command, args)
+                verdict, url, message = outcome.verdict, outcome.url, outcome.message
+                pages = outcome.pages
+        finally:
+            if debug is not None:
+                debug.__exit__()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            sys.stdout.write("::endgroup::\n")
+            sys.stdout.flush()
+            group = False
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
+        if group:
+            sys.stdout.write("::endgroup::\n")
+        if _config_error(exc):
+            return 2
         known = classify(exc)
         code, text = known if known is not None else (
             70, f"internal error {type(exc).__name__}: {exc}")
         if code == 3:
             text = f"journal invalid, failing closed: {text}"
-        annotate_error(scrub(text, TOKEN_ENV))
+        annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         _outputs_after_failure(env, args, code, exc)
         return code
-    _publish(env, verdict, url)
+    _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV))
+    _warn_ignored(verdict)
     print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))
     if verdict.status == "invalid":
         annotate_error(scrub(f"journal invalid, failing closed: {verdict.reason}: "

@@ -10,14 +10,18 @@ Shape::
 
     load_config(path, *, root=None) -> LoadedConfig
     parse_config(data, *, path, blob_oid=None) -> LoadedConfig
+    check_config(data, *, path) -> list[ConfigError]  # every problem, with its line
+    json_schema() -> dict                              # generated from KEYS
 
     LoadedConfig(path: str, blob: str, digest: str, settings: Settings)
     Settings(journal, writer, attempt, channels, lease, pacing, app)
 
-Every default lives in the field defaults of the dataclasses below (and nowhere else);
-each table of the file is read by one small ``build_*`` function. A file that cannot be
-used raises exactly one :class:`ConfigError` naming the file, the dotted key, the problem
-and the fix; unknown keys are errors. ``docs/configuration.md`` documents every key.
+Every key is defined once, in :data:`KEYS` (its type, bounds, pattern and meaning): the
+``build_*`` functions read each table by it and :func:`json_schema` is generated from it.
+Every default lives in the field defaults of the dataclasses below (and nowhere else).
+A file that cannot be used raises exactly one :class:`ConfigError` naming the file, the
+dotted key, the problem and the fix; unknown keys are errors. ``docs/configuration.md``
+documents every key.
 
 Digest choice: ``digest`` is ``"sha256:"`` + the lowercase hex SHA-256 of the file's raw
 bytes (not of the parsed TOML), so two files that parse alike but differ in a byte are
@@ -32,10 +36,11 @@ import difflib
 import hashlib
 import math
 import re
+import stat
 import string
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path, PurePosixPath
 from typing import Final, NoReturn
@@ -56,10 +61,13 @@ __all__ = [
     "SCHEMA",
     "AppSettings",
     "AttemptSettings",
+    "CROSS_KEY_RULES",
     "Channel",
     "ConfigError",
     "JobPhase",
     "JournalSettings",
+    "KEYS",
+    "Key",
     "LeaseSettings",
     "LoadedConfig",
     "PacingSettings",
@@ -74,7 +82,10 @@ __all__ = [
     "build_pacing",
     "build_settings",
     "build_writer",
+    "check_config",
     "content_digest",
+    "json_schema",
+    "key_position",
     "load_config",
     "parse_config",
 ]
@@ -101,22 +112,114 @@ _SAMPLE_REPOSITORY: Final = "octo-org/octo-repo"
 _SAMPLE_PULL_REQUEST: Final = 1
 _SAMPLE_BASE_REF: Final = "main"
 
-# Every key of the file, by table ("" is the top level; "channels.*" is each channel,
-# "app.jobs[]" each [[app.jobs]] entry). The builders accept exactly these.
-SCHEMA: Final[Mapping[str, tuple[str, ...]]] = {
-    "": ("journal", "writer", "attempt", "channels", "lease", "pacing", "app"),
-    "journal": ("category", "title"),
-    "writer": ("login", "database_id"),
-    "attempt": ("request_key", "default_channel", "expires_after"),
-    "channels.*": ("plan",),
-    "lease": ("length", "request_timeout", "clock_skew", "acquire_timeout"),
-    "pacing": ("write_interval",),
-    "app": ("jobs",),
-    "app.jobs[]": ("workflow", "job", "phase"),
-}
-
 _REQUEST_KEY_FIELDS: Final = ("repository_id", "pull_request", "base_ref", "channel")
 _TITLE_FIELDS: Final = ("repository", "repository_id", "pull_request", "base_ref")
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of the file: the one definition the builders read it by and the JSON
+    Schema is generated from (:func:`json_schema`).
+
+    Attributes:
+        path: dotted path; ``channels.*`` is each channel, ``app.jobs[]`` each entry.
+        kind: ``string``, ``integer``, ``seconds`` (a number of seconds), ``template``
+            (a string with ``{placeholders}``), ``plan`` (an array of phases in the
+            phase order) or ``phase``.
+        doc: what it means (the schema's description; docs/configuration.md says more).
+        minimum, maximum: bounds of an integer or a number of seconds.
+        above_zero: a number of seconds must be more than 0 (else 0 or more).
+        max_length: longest string, in characters.
+        pattern: a regular expression the whole string must match (its meaning is the
+            same in Python's ``re`` and ECMA-262 for the characters the file can hold).
+        fields: the placeholders a template may use.
+        required: the entry must have it (``channels.*.plan``, ``app.jobs[]`` keys).
+    """
+
+    path: str
+    kind: str
+    doc: str
+    minimum: int | None = None
+    maximum: int | None = None
+    above_zero: bool = False
+    max_length: int = _NAME_MAX
+    pattern: str | None = None
+    fields: tuple[str, ...] = ()
+    required: bool = False
+
+    @property
+    def table(self) -> str:
+        return self.path.rpartition(".")[0]
+
+    @property
+    def name(self) -> str:
+        return self.path.rpartition(".")[2]
+
+
+_KEY_CHARS = "A-Za-z0-9._:/@+=-"
+KEYS: Final[tuple[Key, ...]] = (
+    Key("journal.category", "string", "Discussion category of the journals, by slug or "
+        "name; no surrounding spaces", max_length=100, pattern=r"\S(?:[\s\S]*\S)?"),
+    Key("journal.title", "template", "title of a new journal Discussion (informational)",
+        fields=_TITLE_FIELDS),
+    Key("writer.login", "string", "GraphQL login of the one writer whose records count "
+        "(no [bot] suffix)", pattern=_LOGIN.pattern.removesuffix("\\Z")),
+    Key("writer.database_id", "integer", "that account's databaseId; required for any "
+        "login but github-actions", minimum=1),
+    Key("attempt.request_key", "template", "template of the request key; renders to a "
+        "journal key", fields=_REQUEST_KEY_FIELDS,
+        pattern="(?:[" + _KEY_CHARS + "]|\\{(?:" + "|".join(_REQUEST_KEY_FIELDS) + ")\\})+"),
+    Key("attempt.default_channel", "string", "channel used when a writer names none; "
+        "required with several channels"),
+    Key("attempt.expires_after", "integer", "whole seconds from admission to expires_at",
+        minimum=1, maximum=_MAX_SECONDS),
+    Key("channels.*.plan", "plan", "the channel's phases, in the phase order, each once",
+        required=True),
+    Key("lease.length", "integer", "lease duration, whole seconds; must exceed "
+        "3 x request_timeout + 10 + clock_skew + 1", minimum=1, maximum=_MAX_SECONDS),
+    Key("lease.request_timeout", "seconds", "client timeout of one GitHub request",
+        above_zero=True, maximum=_MAX_SECONDS),
+    Key("lease.clock_skew", "seconds", "allowance between GitHub's clock and the "
+        "writer's", maximum=_MAX_SECONDS),
+    Key("lease.acquire_timeout", "seconds", "how long a writer tries to get the lease (0: "
+        "once)", maximum=_MAX_SECONDS),
+    Key("pacing.write_interval", "seconds", "minimum seconds between two writes of one "
+        "writer", maximum=_MAX_SECONDS),
+    Key("app.jobs[].workflow", "string", "workflow file name under .github/workflows",
+        pattern=_WORKFLOW_FILE.pattern.removesuffix("\\Z"), required=True),
+    Key("app.jobs[].job", "string", "job name as the workflow_job webhook reports it",
+        required=True),
+    Key("app.jobs[].phase", "phase", "the phase the job's conclusion records; in some "
+        "channel's plan", required=True),
+)
+"""Every key of the file (the builders accept exactly these)."""
+
+_BY_PATH: Final = {k.path: k for k in KEYS}
+_TABLES: Final = ("journal", "writer", "attempt", "channels", "lease", "pacing", "app")
+
+SCHEMA: Final[Mapping[str, tuple[str, ...]]] = {
+    "": _TABLES,
+    **{t: tuple(k.name for k in KEYS if k.table == t)
+       for t in ("journal", "writer", "attempt", "channels.*", "lease", "pacing")},
+    "app": ("jobs",),
+    "app.jobs[]": tuple(k.name for k in KEYS if k.table == "app.jobs[]"),
+}
+"""Every key of the file, by table (``""`` is the top level), from :data:`KEYS`."""
+
+CROSS_KEY_RULES: Final = (
+    "lease.length exceeds 3 x lease.request_timeout + 10 + lease.clock_skew + 1",
+    "attempt.default_channel names a channel ([channels.NAME], or release without any)",
+    "attempt.request_key renders to a journal key (at most 128 characters) for every channel",
+    "journal.title renders to 1-256 characters, not all spaces, for a sample pull request",
+    "every app.jobs[].phase is in some channel's plan",
+    "each app.jobs (workflow, job) pair appears once",
+)
+"""The rules that tie keys together, which JSON Schema cannot state: the parser (and
+``ghattempt config check``) checks them, the schema does not."""
+
+
+def _key(path: str) -> Key:
+    return _BY_PATH[path]
 
 
 class ConfigError(ValueError):
@@ -131,7 +234,8 @@ class ConfigError(ValueError):
         key: dotted key path, or None when the problem is the file as a whole.
         problem: what is wrong.
         fix: what to do about it.
-        line, column: 1-based position of a syntax error, else None.
+        line, column: 1-based position of the problem in the file: of a syntax error, or
+            of the key (or its table's header) when the file holds it; else None.
     """
 
     def __init__(
@@ -150,10 +254,12 @@ class ConfigError(ValueError):
         self.fix = fix
         self.line = line
         self.column = column
-        if line is not None:
+        if key:
+            where = key
+        elif line is not None:
             where = f"line {line}, column {column}" if column is not None else f"line {line}"
         else:
-            where = key or ""
+            where = ""
         head = f"{path}: {where}: " if where else f"{path}: "
         super().__init__(_one_line(f"{head}{problem}; {fix}"))
 
@@ -476,6 +582,15 @@ def load_config(
     rel = _record_path(path)
     fs_path = Path(root, rel) if root is not None else Path(rel)
     try:
+        # A FIFO, a device or a directory would block or mislead the read: refuse it
+        # before opening (os.open of a FIFO for reading waits for a writer).
+        mode = fs_path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else
+                    "a directory" if stat.S_ISDIR(mode) else "not a regular file")
+            raise ConfigError(rel, None, f"is {kind}, not a regular file ({fs_path})",
+                              "name the configuration file itself, a regular file in the "
+                              "checkout")
         with fs_path.open("rb") as f:
             data = f.read(_MAX_FILE_BYTES + 1)
     except FileNotFoundError:
@@ -574,8 +689,64 @@ def parse_config(data: bytes, *, path: str, blob_oid: str | None = None) -> Load
             rel, None, f"invalid TOML: {str(e)[:80]}",
             "fix the TOML syntax (https://toml.io/en/v1.0.0); integers are 64-bit",
         ) from None
-    settings = build_settings(doc, path=rel)
+    try:
+        settings = build_settings(doc, path=rel)
+    except ConfigError as e:
+        if e.key and e.line is None:
+            e.line, e.column = key_position(text, e.key) or (None, None)
+        raise
     return LoadedConfig(path=rel, blob=oid, digest=content_digest(data), settings=settings)
+
+
+_HEADER = re.compile(r"\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_ASSIGN = re.compile(r"\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')"
+                     r"(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*=")
+
+
+def _parts(dotted: str) -> list[str]:
+    """``a."b.c".d`` -> ``["a", "b.c", "d"]`` (TOML dotted keys, bare or quoted)."""
+    out = []
+    for m in re.finditer(r"\"([^\"]*)\"|'([^']*)'|([A-Za-z0-9_-]+)", dotted):
+        out.append(next(g for g in m.groups() if g is not None))
+    return out
+
+
+def key_position(text: str, key: str) -> tuple[int, int] | None:
+    """The 1-based (line, column) where ``key`` (a dotted key of a :class:`ConfigError`,
+    e.g. ``channels.stable.plan`` or ``app.jobs[1].phase``) is written in ``text``: its
+    assignment, else the header of its table; None when the file does not hold it (a
+    missing key) or writes it in a way this scan does not follow (inline tables)."""
+    wanted: list[str | int] = []
+    for m in re.finditer(r"\"((?:[^\"\\\\]|\\\\.)*)\"|\[(\d+)\]|([^.\[\"]+)", key):
+        quoted, index, bare = m.groups()
+        wanted.append(int(index) if index is not None else
+                      bare if bare is not None else quoted.replace('\\"', '"'))
+    table: list[str | int] = []
+    arrays: dict[tuple[str, ...], int] = {}
+    best: tuple[int, int, int] | None = None  # (matched length, line, column)
+    for number, line in enumerate(text.split("\n"), start=1):
+        header = _HEADER.match(line)
+        if header and not _ASSIGN.match(line):
+            names = _parts(header.group(2))
+            if header.group(1) == "[[":
+                index = arrays.get(tuple(names), -1) + 1
+                arrays[tuple(names)] = index
+                table = [*names, index]
+            else:
+                table = list(names)
+            path = table
+            column = line.index("[") + 1
+        else:
+            assign = _ASSIGN.match(line)
+            if not assign:
+                continue
+            path = [*table, *_parts(assign.group(1))]
+            column = assign.start(1) + 1
+        if path == wanted[:len(path)] and (best is None or len(path) > best[0]):
+            best = (len(path), number, column)
+            if len(path) == len(wanted):
+                return number, column
+    return (best[1], best[2]) if best is not None else None
 
 
 # --------------------------------------------------------------------------- builders
@@ -614,10 +785,8 @@ def build_journal(t: Mapping[str, object], *, path: str) -> JournalSettings:
     r = _Reader(path)
     d = JournalSettings()
     r.known(t, "journal", SCHEMA["journal"])
-    category = r.string(t, "journal.category", d.category, max_len=100)
-    if category != category.strip():
-        r.fail("journal.category", f"{_q(category)} has surrounding spaces", "remove them")
-    title = r.template(t, "journal.title", d.title, _TITLE_FIELDS)
+    category = r.string(t, "journal.category", d.category, _key("journal.category"))
+    title = r.template(t, "journal.title", d.title, _key("journal.title"))
     rendered = title.format_map(
         {
             "repository": _SAMPLE_REPOSITORY,
@@ -640,21 +809,17 @@ def build_writer(t: Mapping[str, object], *, path: str) -> WriterSettings:
     r = _Reader(path)
     d = WriterSettings()
     r.known(t, "writer", SCHEMA["writer"])
-    login = r.string(t, "writer.login", d.login)
-    if login.endswith("[bot]"):
+    login = t.get("writer.login".rsplit(".", 1)[1], d.login)
+    if isinstance(login, str) and login.endswith("[bot]"):
         r.fail(
             "writer.login",
             f"{_q(login)} carries the REST suffix [bot]",
             f"use the bare GraphQL login {_q(login.removesuffix('[bot]'))}",
         )
-    if not _LOGIN.match(login):
-        r.fail(
-            "writer.login",
-            f"{_q(login)} is not a GitHub login",
-            "use letters, digits and single hyphens (at most 39 characters)",
-        )
+    login = r.string(t, "writer.login", d.login, _key("writer.login"))
     if "database_id" in t:
-        database_id = r.integer(t, "writer.database_id", d.database_id, minimum=1)
+        database_id = r.integer(t, "writer.database_id", d.database_id,
+                                _key("writer.database_id"))
     elif login == d.login:
         database_id = d.database_id
     else:
@@ -718,7 +883,8 @@ def build_attempt(
     r = _Reader(path)
     d = AttemptSettings()
     r.known(t, "attempt", SCHEMA["attempt"])
-    request_key = r.template(t, "attempt.request_key", d.request_key, _REQUEST_KEY_FIELDS)
+    request_key = r.template(t, "attempt.request_key", d.request_key,
+                             _key("attempt.request_key"))
     for channel in channels:
         sample = request_key.format_map(
             {
@@ -737,7 +903,8 @@ def build_attempt(
             )
     names = [c.name for c in channels]
     if "default_channel" in t:
-        default_channel = r.string(t, "attempt.default_channel", d.default_channel)
+        default_channel = r.string(t, "attempt.default_channel", d.default_channel,
+                                   _key("attempt.default_channel"))
         if default_channel not in names:
             r.fail(
                 "attempt.default_channel",
@@ -752,8 +919,8 @@ def build_attempt(
             f"missing while there are {len(names)} channels",
             f"add default_channel = one of: {', '.join(names)}",
         )
-    expires_after = r.integer(t, "attempt.expires_after", d.expires_after, minimum=1,
-                              maximum=_MAX_SECONDS)
+    expires_after = r.integer(t, "attempt.expires_after", d.expires_after,
+                              _key("attempt.expires_after"))
     return AttemptSettings(
         request_key=request_key, default_channel=default_channel, expires_after=expires_after
     )
@@ -769,10 +936,12 @@ def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     d = LeaseSettings()
     r.known(t, "lease", SCHEMA["lease"])
     lease = LeaseSettings(
-        length=r.integer(t, "lease.length", d.length, minimum=1, maximum=_MAX_SECONDS),
-        request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout),
-        clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, allow_zero=True),
-        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout, allow_zero=True),
+        length=r.integer(t, "lease.length", d.length, _key("lease.length")),
+        request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout,
+                                  _key("lease.request_timeout")),
+        clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, _key("lease.clock_skew")),
+        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout,
+                                  _key("lease.acquire_timeout")),
     )
     try:
         _LeaseRule(
@@ -803,7 +972,8 @@ def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
     d = PacingSettings()
     r.known(t, "pacing", SCHEMA["pacing"])
     return PacingSettings(
-        write_interval=r.seconds(t, "pacing.write_interval", d.write_interval, allow_zero=True)
+        write_interval=r.seconds(t, "pacing.write_interval", d.write_interval,
+                                 _key("pacing.write_interval"))
     )
 
 
@@ -833,15 +1003,9 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
         for name in ("workflow", "job", "phase"):
             if name not in item:
                 r.fail(f"{key}.{name}", "missing", f'add {name} = "..." to this [[app.jobs]]')
-        workflow = r.string(item, f"{key}.workflow", "")
-        if not _WORKFLOW_FILE.match(workflow):
-            r.fail(
-                f"{key}.workflow",
-                f"{_q(workflow)} is not a workflow file name",
-                'give the file name under .github/workflows, e.g. "release.yml"',
-            )
-        job = r.string(item, f"{key}.job", "")
-        phase = r.string(item, f"{key}.phase", "")
+        workflow = r.string(item, f"{key}.workflow", "", _key("app.jobs[].workflow"))
+        job = r.string(item, f"{key}.job", "", _key("app.jobs[].job"))
+        phase = r.string(item, f"{key}.phase", "", _key("app.jobs[].phase"))
         if phase not in PHASES:
             r.fail(
                 f"{key}.phase",
@@ -867,6 +1031,21 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+_PATTERN_PROBLEM: Final = {
+    "journal.category": "has surrounding spaces",
+    "writer.login": "is not a GitHub login",
+    "attempt.request_key": "holds characters outside a journal key",
+    "app.jobs[].workflow": "is not a workflow file name",
+}
+_PATTERN_FIX: Final = {
+    "journal.category": "remove them",
+    "writer.login": "use letters, digits and single hyphens (at most 39 characters)",
+    "attempt.request_key": "use only A-Z a-z 0-9 . _ : / @ + = - around the placeholders "
+                           "{repository_id}, {pull_request}, {base_ref}, {channel}",
+    "app.jobs[].workflow": 'give the file name under .github/workflows, e.g. "release.yml"',
+}
 
 
 class _Reader:
@@ -895,33 +1074,34 @@ class _Reader:
             self.fail(name, f"expected a table, got {_kind(value)}", f"write it as [{name}]")
         return value
 
-    def string(
-        self, t: Mapping[str, object], key: str, default: str, *, max_len: int = _NAME_MAX
-    ) -> str:
+    def string(self, t: Mapping[str, object], key: str, default: str, spec: Key) -> str:
         value = t.get(_leaf(key), default)
         if not isinstance(value, str):
             self.fail(key, f"expected a string, got {_kind(value)}", 'write it in quotes: "..."')
+        max_len = spec.max_length
         if not value:
             self.fail(key, "is empty", f"use 1 to {max_len} characters")
         if len(value) > max_len:
             self.fail(key, f"has {len(value)} characters", f"use 1 to {max_len} characters")
+        if spec.pattern is not None and re.fullmatch(spec.pattern, value) is None:
+            self.fail(key, f"{_q(value)} {_PATTERN_PROBLEM[spec.path]}",
+                      _PATTERN_FIX[spec.path])
         return value
 
-    def integer(self, t: Mapping[str, object], key: str, default: int, *, minimum: int,
-                maximum: int | None = None) -> int:
+    def integer(self, t: Mapping[str, object], key: str, default: int, spec: Key) -> int:
         value = t.get(_leaf(key), default)
         if not isinstance(value, int) or isinstance(value, bool):
             self.fail(key, f"expected an integer, got {_kind(value)}", "write a whole number")
+        minimum, maximum = spec.minimum or 0, spec.maximum
         if value < minimum:
             self.fail(key, f"{value} is less than {minimum}", f"use {minimum} or more")
         if maximum is not None and value > maximum:
             self.fail(key, f"{value} is more than {maximum}", f"use at most {maximum}")
         return value
 
-    def seconds(
-        self, t: Mapping[str, object], key: str, default: float, *, allow_zero: bool = False
-    ) -> float:
+    def seconds(self, t: Mapping[str, object], key: str, default: float, spec: Key) -> float:
         value = t.get(_leaf(key), default)
+        allow_zero = not spec.above_zero
         if not isinstance(value, int | float) or isinstance(value, bool):
             self.fail(
                 key, f"expected a number of seconds, got {_kind(value)}", "write e.g. 30 or 2.5"
@@ -929,15 +1109,14 @@ class _Reader:
         if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
             bound = "0 or more" if allow_zero else "more than 0"
             self.fail(key, f"{_num(value)} is not a duration", f"use a number of seconds {bound}")
-        if value > _MAX_SECONDS:
+        if spec.maximum is not None and value > spec.maximum:
             self.fail(key, f"{_num(value)} s is more than 10 years",
-                      f"use at most {_MAX_SECONDS} seconds")
+                      f"use at most {spec.maximum} seconds")
         return float(value)
 
-    def template(
-        self, t: Mapping[str, object], key: str, default: str, fields: Sequence[str]
-    ) -> str:
-        value = self.string(t, key, default)
+    def template(self, t: Mapping[str, object], key: str, default: str, of: Key) -> str:
+        fields = of.fields
+        value = self.string(t, key, default, replace(of, pattern=None))
         allowed = ", ".join("{" + f + "}" for f in fields)
         try:
             parts = list(string.Formatter().parse(value))
@@ -959,6 +1138,9 @@ class _Reader:
                     f"{_did_you_mean(name, fields) if name not in fields else ''}",
                     f"use only {allowed}, without format specs or conversions",
                 )
+        if of.pattern is not None and re.fullmatch(of.pattern, value) is None:
+            self.fail(key, f"{_q(value)} {_PATTERN_PROBLEM[of.path]}",
+                      _PATTERN_FIX[of.path])
         return value
 
 
@@ -1068,3 +1250,157 @@ def _kind(value: object) -> str:
     if isinstance(value, dict):
         return "a table"
     return type(value).__name__  # dates and times
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _plans() -> list[list[str]]:
+    """Every plan (journal-v1 section 4): a non-empty subsequence of PHASES."""
+    return [[p for i, p in enumerate(PHASES) if mask >> i & 1]
+            for mask in range(1, 1 << len(PHASES))]
+
+
+def _key_schema(k: Key) -> dict[str, object]:
+    out: dict[str, object] = {"description": k.doc}
+    if k.kind in ("string", "template"):
+        out |= {"type": "string", "minLength": 1, "maxLength": k.max_length}
+        if k.kind == "template":
+            names = "|".join(k.fields)
+            # literal text, {{ and }}, and only the allowed placeholders
+            out["pattern"] = "^(?:[^{}]|\\{\\{|\\}\\}|\\{(?:" + names + ")\\})*$"
+            if k.pattern:
+                out["allOf"] = [{"pattern": f"^(?:{k.pattern})$"}]
+        elif k.pattern:
+            out["pattern"] = f"^(?:{k.pattern})$"
+    elif k.kind == "integer":
+        out["type"] = "integer"
+        if k.minimum is not None:
+            out["minimum"] = k.minimum
+        if k.maximum is not None:
+            out["maximum"] = k.maximum
+    elif k.kind == "seconds":
+        out["type"] = "number"
+        out["exclusiveMinimum" if k.above_zero else "minimum"] = 0
+        if k.maximum is not None:
+            out["maximum"] = k.maximum
+    elif k.kind == "plan":
+        out |= {"type": "array", "enum": _plans()}
+    elif k.kind == "phase":
+        out |= {"type": "string", "enum": list(PHASES)}
+    d = _default_of(k)
+    if d is not None:
+        out["default"] = d
+    return out
+
+
+def _default_of(k: Key) -> object:
+    records = {"journal": JournalSettings(), "writer": WriterSettings(),
+               "attempt": AttemptSettings(), "lease": LeaseSettings(),
+               "pacing": PacingSettings()}
+    record = records.get(k.table)
+    return getattr(record, k.name, None) if record is not None else None
+
+
+def _table_schema(table: str) -> dict[str, object]:
+    keys = [k for k in KEYS if k.table == table]
+    return {"type": "object", "additionalProperties": False,
+            "properties": {k.name: _key_schema(k) for k in keys},
+            **({"required": [k.name for k in keys if k.required]}
+               if any(k.required for k in keys) else {})}
+
+
+def json_schema() -> dict[str, object]:
+    """The JSON Schema (draft 2020-12) of the file, generated from :data:`KEYS` and the
+    defaults of the settings records. It states every rule of one key; the rules that
+    tie keys together (:data:`CROSS_KEY_RULES`) are the parser's alone."""
+    writer = _table_schema("writer")
+    writer["if"] = {"properties": {"login": {"not": {"const": WriterSettings().login}}},
+                    "required": ["login"]}
+    writer["then"] = {"required": ["database_id"]}
+    channels = {"type": "object", "minProperties": 1,
+                "propertyNames": {"pattern": "^" + _CHANNEL_NAME.pattern.removesuffix("\\Z")
+                                  + "$"},
+                "additionalProperties": _table_schema("channels.*"),
+                "description": "release channels, each with its plan (default: one "
+                               "channel 'release' with every phase)"}
+    app = {"type": "object", "additionalProperties": False,
+           "properties": {"jobs": {"type": "array", "items": _table_schema("app.jobs[]"),
+                                   "description": "GitHub App: workflow jobs mapped to "
+                                                  "phases"}}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://github.com/ghattempt/ghattempt/docs/ghattempt.schema.json",
+        "title": "ghattempt consumer configuration (.github/ghattempt.toml)",
+        "description": "Generated by `ghattempt config schema` from ghattempt.config.KEYS. "
+                       "Not stated here, checked by the parser and `ghattempt config "
+                       "check`: " + "; ".join(CROSS_KEY_RULES) + ".",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"journal": _table_schema("journal"), "writer": writer,
+                       "attempt": _table_schema("attempt"), "channels": channels,
+                       "lease": _table_schema("lease"), "pacing": _table_schema("pacing"),
+                       "app": app},
+        # several channels: the default one must be named
+        "if": {"properties": {"channels": {"minProperties": 2}}, "required": ["channels"]},
+        "then": {"required": ["attempt"],
+                 "properties": {"attempt": {"required": ["default_channel"]}}},
+    }
+
+
+# --------------------------------------------------------------------------- check
+
+
+def check_config(data: bytes, *, path: str = DEFAULT_CONFIG_PATH) -> list[ConfigError]:
+    """Every problem of a configuration file, one per table (the first problem within a
+    table), each with its line and column when the file holds the key; [] when good.
+
+    The same builders as :func:`parse_config` run, table by table, so a file is good
+    here exactly when ``parse_config`` accepts it.
+    """
+    try:
+        parse_config(data, path=path)
+    except ConfigError as exc:
+        first = exc
+    else:
+        return []
+    if first.key is None:
+        return [first]  # the file as a whole: size, encoding, TOML syntax
+    text = data.decode("utf-8")
+    doc = tomllib.loads(text)
+    rel = _record_path(path)
+    problems: list[ConfigError] = []
+
+    def attempt(build: object, *args: object) -> object:
+        try:
+            return build(*args, path=rel)  # type: ignore[operator]
+        except ConfigError as e:
+            problems.append(e)
+            return None
+
+    r = _Reader(rel)
+    for name in doc:
+        if name not in _TABLES:
+            attempt(lambda *, path, n=name: r.known({n: None}, "", SCHEMA[""]))
+    tables: dict[str, Mapping[str, object]] = {}
+    for name in _TABLES:
+        value = doc.get(name, {})
+        if isinstance(value, dict):
+            tables[name] = value
+        else:
+            attempt(lambda *, path, n=name: r.table(doc, n))
+    for name, build in (("journal", build_journal), ("writer", build_writer),
+                        ("lease", build_lease), ("pacing", build_pacing)):
+        if name in tables:
+            attempt(build, tables[name])
+    channels = attempt(build_channels, tables["channels"] if "channels" in doc else None) \
+        if "channels" in tables or "channels" not in doc else None
+    if channels is not None:
+        if "attempt" in tables:
+            attempt(build_attempt, tables["attempt"], channels)
+        if "app" in tables:
+            attempt(build_app, tables["app"], channels)
+    for e in problems:
+        if e.key and e.line is None:
+            e.line, e.column = key_position(text, e.key) or (None, None)
+    return problems or [first]

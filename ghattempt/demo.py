@@ -15,14 +15,15 @@
 4. ``ghattempt capture`` of the journal, then the committed reader bundle
    ``readers/business-attempt.pyz`` in a separate process on that capture.
 
-It prints the verdict, the journal as a table and its URL, and exits non-zero when
+It prints the verdict, the journal as a table and its URL, writes the journal's timeline
+page (``ghattempt show --html``) and prints its path, and exits non-zero when
 anything differs from what is expected: status ``succeeded``, recovery ``none``, no
 duplicate record, the first attempt ``superseded`` and succeeded by the current one, the
 publication fault fired once and its event is in the journal once.
 
 Shape::
 
-    run_demo(*, keep: Path | None = None, quiet: bool = False) -> int
+    run_demo(*, keep: Path | None = None, quiet: bool = False, html: Path | None = None) -> int
     run_demo_command(args) -> int            # ``ghattempt demo``
 """
 
@@ -390,10 +391,26 @@ def _check(demo: Demo, facts: dict[str, Any]) -> dict[str, Any]:
             "capture": capture_path, "reader_exit": read.returncode}
 
 
-def run_demo(*, keep: Path | None = None, quiet: bool = False) -> int:
-    """Run the demo; returns 0 when every check holds, 1 otherwise."""
+def _page_path(keep: Path | None, html: Path | None) -> Path:
+    """Where the timeline page goes: ``html``, else ``keep/timeline.html``, else a new
+    file in the temporary directory (the work folder is removed at the end)."""
+    if html is not None:
+        return html
+    if keep is not None:
+        return keep / "timeline.html"
+    fd, name = tempfile.mkstemp(prefix="ghattempt-demo-timeline-", suffix=".html")
+    os.close(fd)
+    return Path(name)
+
+
+def run_demo(*, keep: Path | None = None, quiet: bool = False,
+             html: Path | None = None) -> int:
+    """Run the demo; returns 0 when every check holds, 1 otherwise. The journal's
+    timeline page (``ghattempt show --html``) is written to ``html`` (default: see
+    ``_page_path``) and its path printed."""
     work = Path(tempfile.mkdtemp(prefix="ghattempt-demo-")) if keep is None else keep
     work.mkdir(parents=True, exist_ok=True)
+    page = _page_path(keep, html)
     demo = Demo(work, quiet=quiet)
     start = time.monotonic()
     try:
@@ -404,6 +421,12 @@ def run_demo(*, keep: Path | None = None, quiet: bool = False) -> int:
             result = _check(demo, facts)
             table = _cli(demo, "status", "--discussion", result["number"], "--writer",
                          WRITER_LOGIN, "--writer-id", str(WRITER_ID))
+            shown = _cli(demo, "show", "--capture", str(result["capture"]), "--html",
+                         str(page.resolve()), "--writer", WRITER_LOGIN, "--writer-id",
+                         str(WRITER_ID))
+            if shown.returncode != 0:
+                raise DemoFailed(f"ghattempt show exited {shown.returncode}: "
+                                 f"{shown.stderr.strip()}")
     except DemoFailed as exc:
         print(f"demo FAILED: {exc}", file=sys.stderr)
         return 1
@@ -416,6 +439,7 @@ def run_demo(*, keep: Path | None = None, quiet: bool = False) -> int:
     demo.say("\njournal:")
     demo.say(table.stdout.rstrip())
     demo.say(f"\njournal URL: {result['url']}")
+    print(f"timeline page: {page.resolve()}")
     seconds = time.monotonic() - start
     if result["problems"]:
         for p in result["problems"]:
@@ -430,8 +454,9 @@ def run_demo(*, keep: Path | None = None, quiet: bool = False) -> int:
 
 
 def run_demo_command(args: Any) -> int:
-    """``ghattempt demo [--keep DIR] [--quiet]``."""
-    return run_demo(keep=Path(args.keep) if args.keep else None, quiet=bool(args.quiet))
+    """``ghattempt demo [--keep DIR] [--quiet] [--html FILE]``."""
+    return run_demo(keep=Path(args.keep) if args.keep else None, quiet=bool(args.quiet),
+                    html=Path(args.html) if getattr(args, "html", None) else None)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@ Usage::
 
     python3 capture-gh.py --repository OWNER/NAME --discussion N [--queries DIR] [-o FILE]
 
-Runs the shipped queries (``JournalPage.graphql`` and ``RepliesPage.graphql`` from
-``--queries``, default ``ghattempt/github/graphql`` next to this script's ``readers/``
-directory) through ``gh api graphql``: every JournalPage while
-``comments.pageInfo.hasNextPage`` is true, and RepliesPage for every attempt root whose
-``replies.pageInfo.hasNextPage`` is true, until it is false. Prints the responses as one
-JSON array (journal-v1 section 5): the reader's stdin. Pages that disagree (the journal
-grew while it was read) are read again, at most three times in all.
+Runs the shipped queries (``JournalPage.graphql``, ``RepliesPage.graphql`` and
+``LeaseRef.graphql`` from ``--queries``, default ``ghattempt/github/graphql`` next to this
+script's ``readers/`` directory) through ``gh api graphql`` (docs/journal-format.md
+section 5): a first JournalPage of one comment names the journal's intent, so that the
+writer scope's lease ref can be read (``LeaseRef``) *before* the journal pages; then every
+JournalPage while ``comments.pageInfo.hasNextPage`` is true, and RepliesPage for every
+attempt root whose ``replies.pageInfo.hasNextPage`` is true, until it is false. Prints
+the LeaseRef response and the pages as one JSON array: the reader's stdin. Pages that
+disagree (the journal grew while it was read), or that hold fewer records than the
+lease ref's witness names (GitHub's replicas lag), are read again, lease ref first, at
+most three times in all.
 
 Standard library only; ``gh`` must be on PATH and authenticated (``GH_TOKEN`` or
 ``GITHUB_TOKEN`` in a workflow; ``GH_HOST`` for GitHub Enterprise Server).
@@ -23,6 +27,7 @@ answered with errors, or the pages kept disagreeing.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -126,15 +131,91 @@ def capture_once(gh: str, queries: dict[str, str], owner: str, name: str,
     return pages, agree
 
 
+def record_line(body: str) -> dict[str, Any] | None:
+    """The record of a body's ``<!-- ghattempt:v1 -->`` block, if it parses (the reader
+    checks it properly; this only counts)."""
+    text = body.replace("\r\n", "\n")
+    at = text.find("<!-- ghattempt:v1 -->\n```json\n")
+    if at < 0:
+        return None
+    start = at + len("<!-- ghattempt:v1 -->\n```json\n")
+    try:
+        record = json.loads(text[start:text.find("\n", start)])
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def scope_ref(page: dict[str, Any]) -> tuple[str, str] | None:
+    """``(repository id, lease ref name)`` of the journal a JournalPage shows: the scope
+    key is the first 40 hex digits of the SHA-256 of the canonical
+    ``{"intent", "repository"}`` (docs/journal-format.md section 1). None when the body
+    holds no record with a digest."""
+    repository = page["data"]["repository"]
+    intent = record_line(repository["discussion"]["body"] or "")
+    if intent is None or not isinstance(intent.get("digest"), str):
+        return None
+    scope = json.dumps({"intent": intent["digest"], "repository": repository["id"]},
+                       sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    key = hashlib.sha256(scope.encode("utf-8")).hexdigest()[:40]
+    return repository["id"], f"refs/heads/ghattempt/lease/{key}"
+
+
+def witnessed(lease_page: dict[str, Any] | None) -> int:
+    """The ``head.records`` of a LeaseRef response's lease record (0 when none)."""
+    lease = ((lease_page or {}).get("data") or {}).get("repository", {}).get("lease")
+    message = ((lease or {}).get("target") or {}).get("message")
+    if not isinstance(message, str):
+        return 0
+    try:
+        record = json.loads(message.replace("\r\n", "\n").strip().rsplit("\n", 1)[-1])
+        records = record["head"]["records"]
+    except (ValueError, KeyError, TypeError, IndexError):
+        return 0
+    return records if isinstance(records, int) else 0
+
+
+def records_held(pages: list[dict[str, Any]]) -> int:
+    """Distinct attempt and event records in unedited, undeleted comments of ``pages``,
+    whoever wrote them: at least what the reader will count."""
+    digests = set()
+    for page in pages:
+        data = page.get("data") or {}
+        if "node" in data:
+            nodes = (data["node"] or {}).get("replies", {}).get("nodes", [])
+        else:
+            roots = data["repository"]["discussion"]["comments"]["nodes"]
+            nodes = roots + [r for root in roots for r in root["replies"]["nodes"]]
+        for node in nodes:
+            if node.get("lastEditedAt") or node.get("includesCreatedEdit") or node.get("deletedAt"):
+                continue
+            record = record_line(node.get("body") or "")
+            if record is not None and record.get("type") in ("attempt", "event"):
+                digests.add(str(record.get("digest")))
+    return len(digests)
+
+
 def capture(gh: str, queries: dict[str, str], owner: str, name: str,
             number: int) -> list[dict[str, Any]]:
-    """A capture whose pages agree, read again at most ``ROUNDS`` times in all."""
+    """The lease ref, then pages that agree and hold every record its witness names;
+    read again at most ``ROUNDS`` times in all."""
+    first = gh_graphql(gh, queries["JournalPage"], [("owner", owner), ("name", name)],
+                       [("number", str(number)), ("roots", "1"), ("replies", "1")])
+    repository = (first.get("data") or {}).get("repository")
+    if not isinstance(repository, dict) or not isinstance(repository.get("discussion"), dict):
+        raise CaptureError(f"no discussion #{number} in {owner}/{name}; check "
+                           "--repository and --discussion (the journal-url output)")
+    scope = scope_ref(first)
+    problem = "kept disagreeing"
     for _ in range(ROUNDS):
+        lease = None if scope is None else gh_graphql(
+            gh, queries["LeaseRef"], [("owner", owner), ("name", name), ("lease", scope[1])], [])
         pages, agree = capture_once(gh, queries, owner, name, number)
-        if agree:
-            return pages
-    raise CaptureError(f"the pages of {owner}/{name}#{number} kept disagreeing in {ROUNDS} "
-                       "reads (the journal is being written); run the capture again")
+        if agree and records_held(pages) >= witnessed(lease):
+            return ([] if lease is None else [lease]) + pages
+        problem = "kept disagreeing" if not agree else "kept holding fewer records than the witness"
+    raise CaptureError(f"the pages of {owner}/{name}#{number} {problem} in {ROUNDS} reads "
+                       "(the journal is being written, or GitHub lags); run the capture again")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,8 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--discussion", metavar="N", type=int, required=True,
                         help="the journal Discussion's number (end of the journal-url)")
     parser.add_argument("--queries", metavar="DIR", type=Path, default=DEFAULT_QUERIES,
-                        help="directory holding JournalPage.graphql and RepliesPage.graphql "
-                             f"(default {DEFAULT_QUERIES})")
+                        help="directory holding JournalPage.graphql, RepliesPage.graphql and "
+                             f"LeaseRef.graphql (default {DEFAULT_QUERIES})")
     parser.add_argument("--gh", metavar="PATH", default="gh", help="the gh executable")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the array to FILE instead of stdout")
@@ -161,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             raise CaptureError("--discussion must be a number >= 1", 2)
         owner, name = args.repository.split("/")
         queries = {}
-        for query in ("JournalPage", "RepliesPage"):
+        for query in ("JournalPage", "RepliesPage", "LeaseRef"):
             path = args.queries / f"{query}.graphql"
             try:
                 queries[query] = path.read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 
 =================  ==================================================================
 ``status``         capture a journal and show the current attempt (table, or ``--json``)
+``show``           write the journal's timeline as one self-contained HTML page (``--html``)
 ``capture``        write the journal's JournalPage/RepliesPage responses (reader stdin)
 ``read``           the reader itself: same arguments, output and exit codes as the bundle
 ``admit``          open the journal if needed and admit an attempt (ADR-038 preflight)
@@ -20,6 +21,9 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``verify-material`` check retrieved bytes against a material reference
 ``emulator serve`` the embedded GitHub over HTTP on loopback
 ``app serve``      the GitHub App webhook server
+``app send``       sign and post a webhook delivery (``probot receive``), for trying the App
+``config check``   check ``.github/ghattempt.toml``: each problem with file, line and fix
+``config schema``  print the JSON Schema of ``.github/ghattempt.toml``
 ``demo``           a pull request's whole life against the emulator, checked end to end
 =================  ==================================================================
 
@@ -36,10 +40,12 @@ needs (githubkit, graphql-core, ...) when it runs.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 __all__ = ["EXIT_CODES", "build_parser", "main"]
 
@@ -63,6 +69,67 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
     pass
 
 
+GRAPHQL_INT_MAX = 2**31 - 1
+"""GitHub's GraphQL ``Int`` is 32-bit: a larger pull request or discussion number names
+nothing (GraphQL spec, "Int")."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with every usage error as one line and no secret in it.
+
+    argparse prints the usage and ``PROG: error: MESSAGE`` (its message quotes the bad
+    value, e.g. a token pasted into ``--discussion``); this prints
+    ``ghattempt: error: MESSAGE (see PROG --help)`` with the message scrubbed, exit 2.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        from ghattempt.cli._errors import scrub
+
+        token_env = None
+        argv = sys.argv[1:]
+        if "--token-env" in argv[:-1]:
+            token_env = argv[argv.index("--token-env") + 1]
+        clean = scrub(message, token_env)
+        sys.stderr.write(f"ghattempt: error: {clean} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def _number(text: str) -> int:
+    """A pull request or discussion number: ASCII digits, 1 to 2**31-1."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 10 \
+            or not 1 <= int(text) <= GRAPHQL_INT_MAX:
+        raise argparse.ArgumentTypeError(f"must be a number from 1 to {GRAPHQL_INT_MAX}")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) < 1:
+        raise argparse.ArgumentTypeError("must be a whole number >= 1")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """A request timeout: a finite number of seconds > 0 (``0``, ``inf`` and ``nan`` are
+    not timeouts)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value <= 0 or value > 3600:
+        raise argparse.ArgumentTypeError("must be a number of seconds > 0 and at most 3600")
+    return value
+
+
+def _key(text: str) -> str:
+    """A journal-v1 *key* (section 3): 1-128 characters of ``A-Z a-z 0-9 . _ : / @ + = -``."""
+    from ghattempt.core import is_key
+
+    if not is_key(text):
+        raise argparse.ArgumentTypeError("must be 1-128 characters of A-Z a-z 0-9 . _ : / @ "
+                                         "+ = -")
+    return text
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name, "")
     return value if value else default
@@ -79,7 +146,7 @@ def _add_connection(p: argparse.ArgumentParser) -> None:
     g.add_argument("--token-env", metavar="NAME", default="GITHUB_TOKEN",
                    help="environment variable holding the token (default GITHUB_TOKEN); "
                         "tokens are never taken on the command line")
-    g.add_argument("--timeout", metavar="SECONDS", type=float, default=30.0,
+    g.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=30.0,
                    help="client timeout of one request (default 30; GitHub ends requests "
                         "at 10 s)")
 
@@ -89,13 +156,13 @@ def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,
     g = p.add_argument_group("journal")
     if writes:
         # A writer finds (or opens) the journal of the pull request's intent itself.
-        g.add_argument("--pull-request", metavar="N", type=int, required=True,
+        g.add_argument("--pull-request", metavar="N", type=_number, required=True,
                        help="pull request whose journal to write (required)")
         p.set_defaults(discussion=None)
     else:
-        g.add_argument("--discussion", metavar="N", type=int,
+        g.add_argument("--discussion", metavar="N", type=_number,
                        help="number of the journal Discussion")
-        g.add_argument("--pull-request", metavar="N", type=int,
+        g.add_argument("--pull-request", metavar="N", type=_number,
                        help="pull request whose journal to use (with --base-ref; looked up "
                             "instead of --discussion)")
     g.add_argument("--base-ref", metavar="BRANCH",
@@ -114,16 +181,16 @@ def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,
         r.add_argument("--repository-id", metavar="ID",
                        help="repository node id the capture must be of (default: the id "
                             "the capture reports)")
-        r.add_argument("--writer-id", metavar="N", type=int,
+        r.add_argument("--writer-id", metavar="N", type=_count,
                        help="databaseId the writer must also have (default: config)")
-        r.add_argument("--request-key", metavar="KEY",
+        r.add_argument("--request-key", metavar="KEY", type=_key,
                        help="request key whose chain is current (needed with several keys)")
         r.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
                        help="web base material URLs must start with (env GITHUB_SERVER_URL; "
                             "default https://github.com)")
-        r.add_argument("--max-records", metavar="N", type=int, default=1000,
+        r.add_argument("--max-records", metavar="N", type=_count, default=1000,
                        help="most events per attempt (default 1000)")
-        r.add_argument("--max-attempts", metavar="N", type=int, default=100,
+        r.add_argument("--max-attempts", metavar="N", type=_count, default=100,
                        help="most attempts per journal (default 100)")
 
 
@@ -146,15 +213,17 @@ _REASON_HELP = {
 }
 
 
-def _sub(subs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help_: str,
+def _sub(subs: Any, name: str, help_: str,
          description: str) -> argparse.ArgumentParser:
-    return subs.add_parser(name, help=help_, description=textwrap.fill(description, 79),
-                           epilog=_EPILOG, formatter_class=_Formatter)
+    parser: argparse.ArgumentParser = subs.add_parser(
+        name, help=help_, description=textwrap.fill(description, 79), epilog=_EPILOG,
+        formatter_class=_Formatter)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (argparse only; nothing else imported)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ghattempt", formatter_class=_Formatter,
         description=textwrap.fill("Record and read business attempts at a release pipeline, "
                                   "kept as a hash-chained journal in GitHub Discussions.", 79)
@@ -172,6 +241,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the reader's verdict as JSON")
     p.add_argument("--capture", metavar="FILE",
                    help="read this capture file instead of GitHub ('-' for stdin)")
+
+    p = _sub(subs, "show", "write a journal's timeline as one HTML page",
+             "Capture the journal (or read --capture) and write its timeline: every attempt "
+             "on a time axis, each phase a bar from its first record to its result, "
+             "coloured by status, successor and supersede links, the generation that "
+             "changed, ignored and tampered records marked, links to the runs. One "
+             "self-contained file: no script, no network, no external font. Exit status "
+             "as `status` (3 for an invalid journal, whose page is still written).")
+    _add_connection(p)
+    _add_journal(p)
+    p.add_argument("--html", metavar="FILE", required=True,
+                   help="file to write the page to ('-' for stdout)")
+    p.add_argument("--capture", metavar="FILE",
+                   help="read this capture file instead of GitHub ('-' for stdin)")
+
+    p = _sub(subs, "config", "check the consumer configuration",
+             "Check .github/ghattempt.toml, or print its JSON Schema.")
+    csubs = p.add_subparsers(dest="config_command", metavar="SUBCOMMAND", required=True)
+    c = _sub(csubs, "check", "check a configuration file; print each problem",
+             "Parse FILE (default .github/ghattempt.toml) exactly as every writer does and "
+             "print each problem as FILE:LINE:COLUMN: KEY: problem; fix (one line each). "
+             "Exit 0 when the file is good, 2 when not.")
+    c.add_argument("file", metavar="FILE", nargs="?", default=".github/ghattempt.toml",
+                   help="the file (default .github/ghattempt.toml)")
+    c = _sub(csubs, "schema", "print the JSON Schema of the configuration",
+             "Print the JSON Schema (draft 2020-12) of .github/ghattempt.toml, generated from "
+             "the key table of ghattempt.config; editors read it through a `#:schema` "
+             "comment (docs/configuration.md).")
 
     p = _sub(subs, "capture", "write a journal's pages for the reader",
              "Write every JournalPage and RepliesPage response of the journal (spec "
@@ -192,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection(p)
     _add_journal(p, reader=False, writes=True)
     _add_writer(p)
-    p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+    p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
     p.add_argument("--authorization", metavar="ID", help="authorization id presented")
     p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
 
@@ -203,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection(p)
     _add_journal(p, reader=False, writes=True)
     _add_writer(p)
-    p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+    p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
     p.add_argument("--phase", required=True, metavar="PHASE",
                    help="a plan phase, 'rollback', or 'attempt' for an attempt-level event")
     p.add_argument("--status", required=True, metavar="STATUS",
@@ -211,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(attempt-level: expired cancelled superseded)")
     p.add_argument("--reason", metavar="TEXT",
                    help="required for waiting failed cancelled superseded expired unknown")
-    p.add_argument("--key", metavar="KEY",
+    p.add_argument("--key", metavar="KEY", type=_key,
                    help="idempotency key of the event (default: derived from the writer, "
                         "phase and status, so a re-run reuses it)")
     p.add_argument("--materials", metavar="JSON",
@@ -237,12 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
         _add_connection(p)
         _add_journal(p, reader=False, writes=True)
         _add_writer(p)
-        p.add_argument("--request-key", metavar="KEY", help="default: rendered from the config")
+        p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
         if name in _REASON_HELP:
             p.add_argument("--reason", metavar="TEXT", help=_REASON_HELP[name])
         if name == "rollback":
             p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
-            p.add_argument("--key", metavar="KEY", help="idempotency key of the event")
+            p.add_argument("--key", metavar="KEY", type=_key,
+                           help="idempotency key of the event")
         if name == "successor":
             p.add_argument("--authorization", metavar="ID", help="authorization id presented")
         p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
@@ -295,13 +396,34 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default info)")
 
+    a = _sub(asubs, "send", "sign and post a webhook delivery to the App",
+             "Read FIXTURE (a webhook payload as JSON), sign it with the webhook secret "
+             "(X-Hub-Signature-256: HMAC-SHA256, as GitHub does) and POST it to the App's "
+             "webhook URL with the X-GitHub-Event EVENT and a fresh X-GitHub-Delivery id, "
+             "like `probot receive`. Prints the answer's status line; exit 0 for 2xx, 4 "
+             "otherwise.")
+    a.add_argument("event", metavar="EVENT", help="webhook event name, e.g. workflow_job")
+    a.add_argument("fixture", metavar="FIXTURE", help="JSON payload file ('-' for stdin)")
+    a.add_argument("--url", metavar="URL", default="http://127.0.0.1:8000/webhook",
+                   help="webhook URL (default http://127.0.0.1:8000/webhook)")
+    a.add_argument("--secret-env", metavar="NAME", default="GHATTEMPT_WEBHOOK_SECRET",
+                   help="environment variable holding the webhook secret (default "
+                        "GHATTEMPT_WEBHOOK_SECRET; NAME_FILE may name a file holding it)")
+    a.add_argument("--delivery", metavar="ID", help="X-GitHub-Delivery (default: a new UUID)")
+    a.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=30.0,
+                   help="request timeout (default 30)")
+
     p = _sub(subs, "demo", "run a pull request's whole life against the emulator",
              "Start the emulator over HTTP, drive a pull request through every phase with "
              "the Action's entry point (a superseded first generation, a publication whose "
              "response is lost after commit), capture the journal, read it with the reader "
              "bundle in a separate process and check the outcome.")
     p.add_argument("--keep", metavar="DIR", help="keep the database and captures in DIR")
-    p.add_argument("--quiet", action="store_true", help="print only the final line")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the timeline page's path and the final line")
+    p.add_argument("--html", metavar="FILE",
+                   help="where to write the journal's timeline page (default: timeline.html "
+                        "in --keep DIR, else a new file in the temporary directory)")
     return parser
 
 
@@ -312,10 +434,23 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt.cli import _serve
 
         handler = _serve.emulator_serve
+    elif command == "app" and args.app_command == "send":
+        from ghattempt.cli import _send
+
+        handler = _send.app_send
     elif command == "app":
         from ghattempt.cli import _serve
 
         handler = _serve.app_serve
+    elif command == "config":
+        from ghattempt.cli import _config
+
+        handler = _config.config_check if args.config_command == "check" \
+            else _config.config_schema
+    elif command == "show":
+        from ghattempt.cli import _reading
+
+        handler = _reading.show
     elif command == "demo":
         from ghattempt import demo
 

@@ -119,9 +119,12 @@ def install_notes(token_env: str | None) -> None:
     handler.ghattempt_notes = True  # type: ignore[attr-defined]
     handler.setFormatter(logging.Formatter("ghattempt: note: %(message)s"))
     handler.addFilter(_Scrubbed(token_env))
+    level = logging.WARNING if os.environ.get("GHATTEMPT_DEBUG") != "1" else logging.DEBUG
+    # the handler's own level too: a child logger set to DEBUG for the Action's ::debug::
+    # lines must not also print them here
+    handler.setLevel(level)
     root.addHandler(handler)
-    root.setLevel(logging.WARNING if os.environ.get("GHATTEMPT_DEBUG") != "1"
-                  else logging.DEBUG)
+    root.setLevel(level)
 
 
 def guarded(run: Callable[[], int], token_env: str | None = None) -> int:

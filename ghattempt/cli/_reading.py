@@ -5,6 +5,8 @@ Shape::
     read(argv: list[str]) -> int                 # the reader CLI, reporting the bundle digest
     capture(args) -> int                         # pages -> file or stdout
     status(args) -> int                          # table or --json verdict
+    show(args) -> int                            # the timeline page, --html FILE
+    current_reading(args) -> Reading             # verdict, URL, pages, configuration
     fetch_pages(args) -> tuple[list[dict], Target]
     verdict_for(pages, args, cfg, repository_id) -> Verdict
 
@@ -37,8 +39,8 @@ if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import Verdict
 
-__all__ = ["Target", "capture", "current_verdict", "fetch_pages", "read", "status",
-           "verdict_for"]
+__all__ = ["Reading", "Target", "capture", "current_reading", "current_verdict", "fetch_pages",
+           "read", "show", "status", "timeline_page", "verdict_for", "write_page"]
 
 
 class NoJournal(CliError):
@@ -172,12 +174,20 @@ def _captured_repository_id(pages: object) -> str | None:
     return None
 
 
-def current_verdict(args: Any) -> tuple[Verdict, str | None]:
-    """Capture the journal ``args`` names (or read ``--capture``) and judge it.
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one read of a journal gives: the verdict, the journal's URL (None when
+    unknown), the captured pages (None when there is no journal yet) and the
+    configuration the reading options came from (None when there was no file)."""
 
-    Returns:
-        The reader's verdict and the journal's web URL (None when unknown).
-    """
+    verdict: Verdict
+    url: str | None
+    pages: Any
+    cfg: LoadedConfig | None
+
+
+def current_reading(args: Any) -> Reading:
+    """Capture the journal ``args`` names (or read ``--capture``) and judge it."""
     cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
     target: Target | None = None
     if getattr(args, "capture", None):
@@ -190,7 +200,7 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
         try:
             pages, target = fetch_pages(args, cfg)
         except NoJournal as missing:
-            return _no_journal(args, missing.message), None
+            return Reading(_no_journal(args, missing.message), None, None, cfg)
     repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
     verdict = verdict_for(pages, args, cfg, repository_id)
@@ -200,7 +210,54 @@ def current_verdict(args: Any) -> tuple[Verdict, str | None]:
     elif verdict.journal is not None:
         url = journal_url(args.server_url, verdict.journal.repository_name,
                           verdict.journal.discussion_number)
-    return verdict, url
+    return Reading(verdict, url, pages, cfg)
+
+
+def current_verdict(args: Any) -> tuple[Verdict, str | None]:
+    """Capture the journal ``args`` names (or read ``--capture``) and judge it.
+
+    Returns:
+        The reader's verdict and the journal's web URL (None when unknown).
+    """
+    reading = current_reading(args)
+    return reading.verdict, reading.url
+
+
+def timeline_page(pages: Any, verdict: Verdict, args: Any,
+                  cfg: LoadedConfig | None) -> tuple[str, int]:
+    """The timeline page (``ghattempt.cli._timeline``) of captured ``pages``, read with
+    the same writer identity as ``verdict``, and how many attempts it shows."""
+    from ghattempt.cli._timeline import build_timeline, render_html
+
+    writer, writer_id = reader_identity(args, cfg)
+    timeline = build_timeline(pages, verdict, writer=writer, writer_id=writer_id,
+                              server_url=getattr(args, "server_url", None))
+    return render_html(timeline), len(timeline.lanes)
+
+
+def write_page(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` (``-``: stdout) through a temporary file beside it."""
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def show(args: Any) -> int:
+    """``ghattempt show --html FILE``: the journal's timeline page; prints its path."""
+    reading = current_reading(args)
+    if reading.pages is None:
+        raise CliError(1, f"{reading.verdict.detail}; there is no timeline to show yet")
+    page, lanes = timeline_page(reading.pages, reading.verdict, args, reading.cfg)
+    write_page(args.html, page)
+    if args.html != "-":
+        print(f"wrote the timeline of {lanes} attempt(s) (journal {reading.verdict.status}) "
+              f"to {args.html}")
+    return reading.verdict.exit_code
 
 
 def _no_journal(args: Any, detail: str) -> Verdict:

@@ -4,7 +4,8 @@ Shape::
 
     text_report(verdict: Verdict, url: str | None) -> str
     event_rows(journal: JournalState) -> list[EventRow]
-    markdown_summary(verdict: Verdict, url: str | None) -> str
+    markdown_summary(verdict, url, *, mode, command, message, server_url) -> str
+    next_phase(verdict) -> str; ignored_text(verdict) -> str
     mermaid_phases(state: AttemptState) -> str
 
 Phases, their order and each attempt's plan come from the core (``PHASES``, the
@@ -20,8 +21,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ghattempt.core import AttemptState, JournalState, Verdict
 
-__all__ = ["EventRow", "event_rows", "markdown_summary", "mermaid_phases", "short",
-           "text_report"]
+__all__ = ["EventRow", "event_rows", "ignored_reasons", "ignored_text", "markdown_summary",
+           "mermaid_phases", "next_phase", "short", "text_report"]
 
 
 def short(digest: str | None, n: int = 12) -> str:
@@ -74,7 +75,10 @@ def event_rows(journal: JournalState) -> list[EventRow]:
 
 def _inert(text: str) -> str:
     """``text`` for a terminal: control characters (escapes, newlines) shown as ``\\xNN``,
-    so record text cannot move the cursor, retitle the window or add lines."""
+    so record text cannot move the cursor, retitle the window or add lines; a token of
+    the environment or a token-shaped string (a record written before such values were
+    refused) shown as ``[redacted]``."""
+    text = public(text)
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -126,8 +130,16 @@ def text_report(verdict: Verdict, url: str | None) -> str:
     return out
 
 
+def public(text: str) -> str:
+    """``text`` with the environment's tokens and token-shaped strings redacted."""
+    from ghattempt.cli._secrets import secret_values
+    from ghattempt.github._redact import redact
+
+    return redact(text, secret_values())
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    return public(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 _STYLE = {
@@ -159,20 +171,75 @@ def mermaid_phases(state: AttemptState) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_summary(verdict: Verdict, url: str | None) -> str:
-    """The job summary: verdict table, the current attempt's phases as a Mermaid
-    diagram, and every record of the journal as a table."""
+def ignored_reasons(verdict: Verdict) -> dict[str, int]:
+    """The journal's ignored comments counted by why (edited, deleted, other author, no
+    record, reply of an ignored comment), from the core's ``ignored_comments``; empty
+    when the core gives no reasons (only ``Verdict.ignored``, the count)."""
+    journal = verdict.journal
+    found = getattr(journal, "ignored_comments", None) if journal is not None else None
+    counts: dict[str, int] = {}
+    for _node, why in found or ():
+        text = str(why)
+        kind = ("edited" if "edited" in text else "deleted" if "deleted" in text
+                else "other author" if "author" in text
+                else "reply of an ignored comment" if "ignored comment" in text
+                else "no record" if "marker" in text else text)
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def ignored_text(verdict: Verdict) -> str:
+    """``3 comments ignored (edited: 1, other author: 2)``, or the count alone."""
+    n = verdict.ignored
+    reasons = ignored_reasons(verdict)
+    head = f"{n} comment{'s' if n != 1 else ''} of the journal ignored"
+    if reasons:
+        return head + " (" + ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) + ")"
+    return head + " (edited, deleted, or not by the configured writer)"
+
+
+def next_phase(verdict: Verdict) -> str:
+    """The phase the recovery names (``continue:P``, ``wait:P``, ``reconcile:P``), else
+    empty: what the next step of a release workflow runs."""
+    kind, _, phase = verdict.recovery.partition(":")
+    return phase if kind in ("continue", "wait", "reconcile") else ""
+
+
+def markdown_summary(verdict: Verdict, url: str | None, *, mode: str = "full",
+                     command: str = "", message: str = "",
+                     server_url: str | None = None) -> str:
+    """The job summary of one step.
+
+    ``brief``: one line of what the step did and where the attempt stands. ``full``: the
+    verdict table, then every attempt of the journal (not only the current) with each
+    phase's records, its duration and the run and job that wrote it (linked), what was
+    ignored, and a Mermaid diagram of the current attempt's phases. ``none``: empty.
+    """
+    if mode == "none":
+        return ""
+    nxt = next_phase(verdict)
+    if mode == "brief":
+        link = f" \u00b7 [journal]({url})" if url else ""
+        done = f"{_md(message)}: " if message else ""
+        return (f"**ghattempt {_md(command)}**: {done}status `{verdict.status}`, recovery "
+                f"`{verdict.recovery}`" + (f", next phase `{nxt}`" if nxt else "")
+                + f"{link}\n")
     title = "ghattempt: journal invalid (fail closed)" if verdict.status == "invalid" \
         else f"ghattempt: {verdict.status}"
-    out = [f"### {title}", "", "| | |", "| --- | --- |"]
+    out = [f"### {title}", ""]
+    if message:
+        out += [f"{_md(command)}: {_md(message)}", ""]
+    out += ["| | |", "| --- | --- |"]
     rows = [
         ("status", f"`{verdict.status}`"),
         ("reason", _md(verdict.reason) if verdict.reason else "-"),
         ("recovery", f"`{verdict.recovery}`"),
+        ("next phase", f"`{nxt}`" if nxt else "-"),
         ("request key", f"`{verdict.request_key}`" if verdict.request_key else "-"),
         ("attempt", f"`{short(verdict.attempt)}`"),
         ("generation", f"`{short(verdict.generation)}`"),
         ("missing phases", " ".join(f"`{p}`" for p in verdict.missing_phases) or "-"),
+        ("ignored", _md(ignored_text(verdict)) if verdict.ignored else "0"),
         ("journal", f"[{url}]({url})" if url else "-"),
     ]
     if verdict.detail:
@@ -184,10 +251,51 @@ def markdown_summary(verdict: Verdict, url: str | None) -> str:
                 mermaid_phases(current).rstrip("\n"), "```"]
     journal = verdict.journal
     if journal is not None and journal.attempts:
-        out += ["", "#### Journal", "",
-                "| attempt | seq | phase | status | reason | key | at |",
-                "| --- | --- | --- | --- | --- | --- | --- |"]
-        out += [f"| `{r.attempt}` | {r.seq or '-'} | {_md(r.phase)} | {r.status} | "
-                f"{_md(r.reason) or '-'} | `{_md(r.key)}` | {r.at} |"
-                for r in event_rows(journal)]
+        out += ["", "#### Attempts", ""]
+        out += _attempts(journal, server_url)
     return "\n".join(out) + "\n"
+
+
+def _attempts(journal: JournalState, server_url: str | None) -> list[str]:
+    from ghattempt.cli._timeline import phase_spans, run_url, writer_label
+
+    server = server_url or "https://github.com"
+    by_id = {s.id: s for s in journal.attempts}
+    out: list[str] = []
+
+    def who(writer: object) -> str:
+        link = run_url(server, journal.repository_name, writer)  # type: ignore[arg-type]
+        label = _md(writer_label(writer))  # type: ignore[arg-type]
+        return f"[{label}]({link})" if link else label
+
+    for state in journal.attempts:
+        a = state.attempt
+        pred = by_id.get(a.predecessor or "")
+        gen = f"generation `{short(a.generation_id)}`"
+        if pred is not None and pred.generation_id != a.generation_id:
+            gen = f"**new generation** `{short(a.generation_id)}` (head " \
+                  f"`{a.generation.source_commit[:12]}`)"
+        after = f", after `{short(a.predecessor)}`" if a.predecessor else ""
+        out += [f"**attempt `{short(state.id)}`**: `{state.status}`, channel "
+                f"`{_md(a.channel)}`, {gen}{after}; admitted {a.at} by {who(a.writer)}", "",
+                "| phase | status | first record | result | duration | reason | written by |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]
+        spans = {s.phase: s for s in phase_spans(state.events, a.plan)}
+        for phase in [*a.plan, *(p for p in spans if p not in a.plan)]:
+            span = spans.get(phase)
+            if span is None:
+                out.append(f"| {_md(phase)} | - | - | - | - | - | - |")
+                continue
+            first, last = span.events[0], span.events[-1]
+            seconds = span.seconds
+            took = "open" if seconds is None else f"{seconds:.0f} s"
+            writers = " ".join(dict.fromkeys(who(e.writer) for e in span.events))
+            out.append(f"| {_md(phase)} | `{span.status}` | {first.at} | "
+                       f"{last.at if seconds is not None else '-'} | {took} | "
+                       f"{_md(last.reason or '-')} | {writers} |")
+        for e in state.events:
+            if e.phase is None:
+                out.append(f"| (attempt) | `{e.status}` | {e.at} | {e.at} | - | "
+                           f"{_md(e.reason or '-')} | {who(e.writer)} |")
+        out.append("")
+    return out

@@ -4,7 +4,8 @@
 Shape::
 
     perform(command: str, args) -> WriteOutcome          # shared by the CLI and the Action
-    WriteOutcome(verdict: Verdict, url: str, message: str, wrote: bool)
+    check_plan(args, cfg) -> None                        # before any request
+    WriteOutcome(verdict: Verdict, url: str, message: str, wrote: bool, pages)
     admit(args) / record(args) / successor(args) / expire(args) / rollback(args) -> int
 
 Every write goes through the business attempt store (``ghattempt.store``) under a
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider
     from ghattempt.store import BusinessAttemptStore, Journal, Session
 
-__all__ = ["WriteOutcome", "admit", "expire", "perform", "record", "rollback", "successor",
-           "supersede"]
+__all__ = ["WriteOutcome", "admit", "check_plan", "expire", "perform", "record", "rollback",
+           "successor", "supersede"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 
@@ -54,12 +55,14 @@ _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 @dataclass(frozen=True, slots=True)
 class WriteOutcome:
     """What a write did: the verdict read right after it, the journal URL, a one-line
-    message, and whether anything was written (False: the same operation was there)."""
+    message, whether anything was written (False: the same operation was there), and
+    the pages the verdict was read from (for the timeline page)."""
 
     verdict: Verdict
     url: str
     message: str
     wrote: bool
+    pages: Any = None
 
 
 @dataclass
@@ -112,18 +115,45 @@ def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
     return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings)
 
 
+# Options whose values are written verbatim (records, the lease holder): never a token.
+_VERBATIM = {"actor": "--actor", "key": "--key", "request_key": "--request-key",
+             "channel": "--channel", "authorization": "--authorization",
+             "base_ref": "--base-ref"}
+
+
+def check_plan(args: Any, cfg: LoadedConfig) -> None:
+    """What a write can be refused for without asking GitHub: the channel exists and,
+    for ``record``, the phase is ``attempt``, ``rollback`` or in the channel's plan.
+
+    Raises:
+        ConfigError: no such channel (exit 2).
+        CliError: (2) a phase outside the plan.
+    """
+    channel = cfg.channel(getattr(args, "channel", None))
+    phase = getattr(args, "phase", None)
+    if args.command == "record" and phase not in (None, "attempt", "rollback") \
+            and phase not in channel.plan:
+        raise CliError(2, f"--phase {phase[:40]!r} is not in the plan of channel "
+                          f"{channel.name!r} ({cfg.path}): use one of "
+                          f"{', '.join(channel.plan)}, 'attempt' or 'rollback'")
+
+
 @contextmanager
 def _context(args: Any) -> Iterator[_Ctx]:
+    from ghattempt.cli._secrets import refuse_secrets
     from ghattempt.readers import reader_digest
     from ghattempt.store import BusinessAttemptStore
 
-    cfg = load_settings(args.config, required=True, root=getattr(args, "config_root", None))
+    cfg = getattr(args, "loaded_config", None) or load_settings(
+        args.config, required=True, root=getattr(args, "config_root", None))
     assert cfg is not None
     owner, name = split_repository(args.repository)
     if args.pull_request is None:
         raise CliError(2, "which pull request? pass --pull-request N")
     if args.pull_request < 1:
         raise CliError(2, "--pull-request must be a number >= 1")
+    refuse_secrets(args, _VERBATIM)
+    check_plan(args, cfg)
     writer = _writer(args)
     lease = cfg.settings.lease
     args.timeout = min(float(args.timeout or lease.request_timeout), lease.request_timeout)
@@ -193,7 +223,7 @@ def _outcome(ctx: _Ctx, journal: Journal, pages: list[dict[str, Any]], key: str,
              message: str, wrote: bool) -> WriteOutcome:
     verdict = ctx.store.read(pages, key)
     url = journal_url(getattr(ctx.args, "server_url", None), ctx.repository, journal.number)
-    return WriteOutcome(verdict, url, message, wrote)
+    return WriteOutcome(verdict, url, message, wrote, pages)
 
 
 def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
@@ -220,7 +250,13 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise CliError(2, "--materials must be a JSON array of objects")
     out: list[Material] = []
+    from ghattempt.cli._secrets import looks_secret
+
     for i, m in enumerate(items):
+        if any(isinstance(v, str) and looks_secret(v, getattr(ctx.args, "token_env", None))
+               for v in m.values()):
+            raise CliError(2, f"--materials[{i}] holds a token or key (or a value shaped like "
+                              "one); a material is written into the journal verbatim")
         try:
             if "attempt" in m or "generation" in m:
                 out.append(Material(m["id"], m["kind"], m["bytes"], m["digest"], m["attempt"],

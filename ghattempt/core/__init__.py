@@ -1,4 +1,6 @@
-"""The pure journal core: every rule of the wire contract journal-v1, no I/O.
+"""The pure journal core: every rule of the wire contract, no I/O.
+
+The contract is docs/journal-format.md; each module cites its sections.
 
 Stdlib only; imports nothing else from the package. The reader bundle
 (``readers/business-attempt.pyz``) is built from this package alone.

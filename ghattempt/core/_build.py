@@ -2,7 +2,7 @@
 
 Every builder assembles the wire form, computes the digest, renders the canonical line
 and parses it back with the same ``parse_line`` the reader uses, so what a writer
-posts is exactly what the reader accepts (spec journal-v1, sections 2-4).
+posts is exactly what the reader accepts (docs/journal-format.md sections 2-4).
 ``next_event`` fills ``seq``/``prev`` from an attempt's state; ``check_event`` and
 ``check_attempt`` replay a candidate onto the journal and return the failure code it
 would cause, so a writer refuses an illegal record before writing it.
@@ -18,7 +18,7 @@ from ._c14n import canonical_text, digest_text
 from ._codes import Failure, JournalInvalid
 from ._journal import AttemptState, JournalState, _across, _attempt_state, _Context, chain
 from ._records import (
-    _KEY_CHARS,
+    KEY_CHARS,
     MAX_BODY_CHARS,
     Attempt,
     Event,
@@ -35,13 +35,13 @@ from ._rules import ReplayState
 
 R = TypeVar("R", Intent, Attempt, Event)
 
-_NOT_KEY = re.compile("[^" + re.escape(_KEY_CHARS.decode("ascii")) + "]+")
+_NOT_KEY = re.compile(f"[^{KEY_CHARS}]+")
 _KEY_MAX = 128
 
 
 def key_from(text: str) -> str:
     """An idempotency key derived from free text: every run of characters outside the
-    *key* alphabet (spec journal-v1 section 3: ``[A-Za-z0-9._:/@+=-]``) becomes one
+    *key* alphabet (docs/journal-format.md section 3: ``[A-Za-z0-9._:/@+=-]``) becomes one
     ``-``, and the result is cut to the pattern's 128 characters. The same text always
     gives the same key, so a re-run of the same step reuses it. An empty ``text`` gives
     ``""``, which is not a key."""
@@ -144,7 +144,7 @@ def build_material(*, attempt: Attempt | AttemptState, id: str, kind: str, size:
 
 def _context(journal: JournalState) -> _Context:
     return _Context(journal.options, journal.intent,
-                    {s.id: s.attempt for s in journal.attempts})
+                    {s.id: s.attempt for s in journal.attempts}, journal.repository_name)
 
 
 def check_event(journal: JournalState, event: Event) -> Failure | None:

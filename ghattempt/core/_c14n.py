@@ -1,4 +1,4 @@
-"""Canonical JSON and digests, c14n v1 (spec journal-v1, section 3).
+"""Canonical JSON and digests, c14n v1 (docs/journal-format.md section 3).
 
 The canonical form of a value is the UTF-8 of
 ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``.
@@ -14,27 +14,12 @@ from hashlib import sha256
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
 MAX_SAFE_INTEGER = 2**53 - 1
 """Largest integer magnitude an allowed value may have (section 3)."""
 
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                            allow_nan=True, check_circular=False)
-# The C accelerator behind json.dumps, called without its Python wrappers (same output).
-_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-_c_encode_basestring = getattr(json.encoder, "c_encode_basestring", None)
-_encode: Callable[[Any], str]
-_string: Callable[[str], str] = _c_encode_basestring or _ENCODER.encode
-if _c_make_encoder is not None and _c_encode_basestring is not None:
-    _chunks = _c_make_encoder(None, _ENCODER.default, _c_encode_basestring, None, ":", ",",
-                              True, False, True)
-
-    def _encode(value: Any) -> str:
-        return "".join(_chunks(value, 0))
-else:  # pragma: no cover -- interpreters without _json
-    _encode = _ENCODER.encode
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_text(value: Any) -> str:
@@ -42,15 +27,16 @@ def canonical_text(value: Any) -> str:
 
     Raises:
         TypeError: ``value`` holds something JSON cannot express.
+        ValueError: ``value`` holds a float NaN or infinity.
     """
-    return _encode(value)
+    return _ENCODER.encode(value)
 
 
 def canonical(value: Any) -> bytes:
     """Return the canonical bytes of ``value`` (section 3).
 
     Raises:
-        ValueError: ``value`` is outside the allowed subset (see ``check_allowed``)
+        ValueError: ``value`` is outside the allowed subset (see ``allowed_problem``)
             or holds a string that is not valid Unicode (a lone surrogate).
         TypeError: ``value`` holds something JSON cannot express.
     """
@@ -58,7 +44,7 @@ def canonical(value: Any) -> bytes:
     if problem is not None:
         raise ValueError(f"not an allowed c14n v1 value: {problem}")
     try:
-        return _encode(value).encode("utf-8")
+        return canonical_text(value).encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ValueError("a string holds a lone surrogate; it has no UTF-8 form") from exc
 
@@ -89,23 +75,21 @@ def allowed_problem(value: Any) -> str | None:
     (section 3).
     """
     stack: list[Any] = [value]
-    pop = stack.pop
-    push = stack.extend
     while stack:
-        item = pop()
+        item = stack.pop()
         kind = type(item)
         if kind is str or kind is bool or item is None:
             continue
         if kind is int:
             if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                return f"integer {item} is beyond 2**53-1"
+                return "an integer is beyond 2**53-1 in magnitude"
         elif kind is dict:
             for key in item:
                 if type(key) is not str or not key.isascii():
-                    return f"object key {key!r} is not ASCII"
-            push(item.values())
+                    return f"object key {str(key)[:40]!r} is not ASCII"
+            stack.extend(item.values())
         elif kind is list:
-            push(item)
+            stack.extend(item)
         elif kind is float:
             return f"number {item!r} is not an integer"
         else:
@@ -114,7 +98,7 @@ def allowed_problem(value: Any) -> str | None:
 
 
 def _reject_float(text: str) -> Any:
-    raise ValueError(f"number {text} is not an integer")
+    raise ValueError(f"number {text[:40]} is not an integer")
 
 
 def _reject_constant(name: str) -> Any:
@@ -124,60 +108,39 @@ def _reject_constant(name: str) -> Any:
 decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
 """Parse JSON text (stdin): like ``json.loads`` but ``NaN``/``Infinity`` are not JSON."""
 
-_scan_record: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
-    parse_float=_reject_float, parse_constant=_reject_constant).scan_once  # type: ignore[attr-defined]
+decode_record = json.JSONDecoder(parse_float=_reject_float,
+                                 parse_constant=_reject_constant).decode
+"""Parse a record line: JSON syntax, and no number with a fraction or exponent, no
+NaN/Infinity (section 3). Integer range and object keys are ``allowed_problem``'s;
+whitespace around the value is left to the canonical-form check, which refuses it.
+
+Raises ``ValueError`` (not JSON, a float) or ``RecursionError`` (nesting too deep)."""
 
 
-def decode_record(line: str) -> Any:
-    """Parse a record line: JSON syntax, and no number with a fraction or exponent, no
-    NaN/Infinity. Integer range and object keys are left to ``allowed_problem`` (or to
-    the record shapes, which bound every integer).
-
-    The line must be exactly one JSON value: no whitespace around it either (a record
-    line never has any; its canonical form has none). This calls the parser's scanner
-    directly, without the whitespace handling of ``json.loads``.
+def read_canonical(line: str) -> Any:
+    """The value a line of canonical JSON holds, checked in section 3's order: JSON
+    syntax (no floats, no NaN/Infinity), canonical form (the line is byte-equal to the
+    canonical form of what it parses to), a UTF-8 form (no lone surrogate), allowed
+    values. Records (``parse_line``) and lease records (``parse_lease``) are read so.
 
     Raises:
-        ValueError: not exactly one JSON value, or a float or NaN/Infinity in it.
-        RecursionError: nesting deeper than the parser allows.
+        ValueError: naming the first check that fails.
     """
     try:
-        value, end = _scan_record(line, 0)
-    except StopIteration as exc:
-        raise ValueError(f"Expecting value: char {exc.value}") from None
-    if end != len(line):
-        raise ValueError(f"Extra data: char {end}")
-    return value
-
-
-def split_canonical(obj: dict[str, Any], text: str) -> str | None:
-    """Check that ``text`` is the canonical form of ``obj``; return the canonical text of
-    ``obj`` without its top-level ``"digest"`` member (what the digest covers), or None.
-
-    ``obj`` must be what ``text`` parses to. One encoding of ``obj`` serves both checks:
-    it must equal ``text`` (section 3), and the covered text is cut out of it. The cut
-    is the first ``"digest":<value>`` when no ``{`` comes before it but the opening
-    brace: a ``"`` inside a canonical string is escaped and a closing ``"`` is never
-    followed by a letter, so the match is a key, and with no object opened before it, a
-    key of the top-level object: the one ``digest`` member. Otherwise (an object, or a
-    string holding ``{``, sorts before ``digest``) the rest is encoded again.
-    """
+        value = decode_record(line)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"the line is not JSON ({str(exc)[:80]})") from None
     try:
-        full = _encode(obj)
+        canonical = canonical_text(value)
     except (ValueError, RecursionError):
-        return None
-    if full != text:
-        return None
-    if "digest" not in obj:
-        return full
-    value = obj["digest"]
-    member = '"digest":' + (_string(value) if type(value) is str else _encode(value))
-    start = full.find(member)
-    if start > 0 and full.find("{", 1, start) < 0:
-        end = start + len(member)
-        if full[start - 1] == ",":  # a member before it
-            return full[:start - 1] + full[end:]
-        return "{" + full[end + 1:] if full[end] == "," else "{}"
-    rest = dict(obj)
-    del rest["digest"]
-    return _encode(rest)
+        canonical = None
+    if canonical != line:
+        raise ValueError("the line is not in canonical form (c14n v1)")
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("the line holds a lone surrogate; it has no UTF-8 form") from None
+    problem = allowed_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value

@@ -1,7 +1,9 @@
-"""Reconstruction of a journal from captured GraphQL responses (spec journal-v1, section 5).
+"""Reconstruction of a journal from captured GraphQL responses (docs/journal-format.md
+section 5).
 
-Stdin is one JSON value: a response object or an array of them, in any order. Two
-response shapes are read, ``JournalPage`` and ``RepliesPage`` (``spec/queries``).
+Stdin is one JSON value: a response object or an array of them, in any order. Three
+response shapes are read, ``JournalPage``, ``RepliesPage`` and ``LeaseRef`` (the
+queries in ``ghattempt/github/graphql``); a JournalPage may carry a ``lease`` member.
 Top-level comments are the union of every JournalPage's ``comments.nodes`` by ``id``;
 the replies of comment X are the union of X's nested replies and of every RepliesPage
 whose ``node.id`` is X. Anything that cannot come from one consistent capture is
@@ -11,22 +13,23 @@ and is left to the caller (``Capture.missing``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import attrgetter
 
+from ._args import shown
 from ._codes import JournalInvalid
-from ._slots import frozen, mutable
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-@mutable
+@dataclass(frozen=True, slots=True)
 class Comment:
-    """One captured comment node (fragment ``RecordComment``); read-only by convention.
+    """One captured comment node (fragment ``RecordComment``), or the discussion body.
 
     ``login``/``database_id`` are None for a deleted account (``author: null``);
-    ``database_id`` is None when the author is not a Bot.
+    ``database_id`` is None when the author object has none.
     """
 
     id: str
@@ -39,42 +42,30 @@ class Comment:
     login: str | None
     database_id: int | None
 
-    def __init__(self, id: str, body: str, created_at: str, last_edited_at: str | None,
-                 includes_created_edit: bool, is_minimized: bool, deleted_at: str | None,
-                 login: str | None, database_id: int | None) -> None:
-        # Written out: one comment per captured node, so this is on the reader's hot path
-        # (plain slot stores cost half of the generic ``__init__`` of ``@mutable``).
-        self.id = id
-        self.body = body
-        self.created_at = created_at
-        self.last_edited_at = last_edited_at
-        self.includes_created_edit = includes_created_edit
-        self.is_minimized = is_minimized
-        self.deleted_at = deleted_at
-        self.login = login
-        self.database_id = database_id
-
     def contributes(self, writer: str, writer_id: int | None) -> bool:
         """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
         return self.refused_because(writer, writer_id) is None
 
     def refused_because(self, writer: str, writer_id: int | None) -> str | None:
-        """Why the comment does not contribute (section 6), for a failure's detail; None
-        when it does. The one place of the rule: ``contributes`` asks it."""
+        """Why the comment does not contribute (section 6), or None when it does.
+
+        The one place of the rule: ``contributes`` asks it, the ``untrusted_journal``
+        detail quotes it, and ``JournalState.ignored_comments`` gives it per comment.
+        """
         if self.login != writer:
             author = "a deleted account" if self.login is None else repr(self.login[:100])
-            return f"its author is {author}, not --writer {writer[:100]!r}"
+            return f"author {author} is not the writer {writer[:100]!r}"
         if writer_id is not None and self.database_id != writer_id:
-            return (f"its author's databaseId is {self.database_id}, not --writer-id "
-                    f"{writer_id}")
+            mine = "null" if self.database_id is None else shown(self.database_id)
+            return f"databaseId {mine} differs from --writer-id {shown(writer_id)}"
         if self.deleted_at is not None:
-            return "it was deleted"
+            return "deleted"
         if self.last_edited_at is not None or self.includes_created_edit:
-            return "it was edited"
+            return "edited"
         return None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Capture:
     """A reconstructed journal: the discussion and its comments in node order.
 
@@ -92,18 +83,41 @@ class Capture:
     comments: tuple[Comment, ...]
     replies: dict[str, tuple[Comment, ...]]
     replies_total: dict[str, int]
+    lease: LeaseRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseRef:
+    """The captured lease ref (section 5, ``lease``): its ``name`` and ``prefix``, and
+    its target's ``oid`` and commit ``message``. ``oid`` is None when the target is
+    null; ``message`` is None when the target has none (it is not a commit)."""
+
+    name: str
+    prefix: str
+    oid: str | None
+    message: str | None
 
 
 def _mismatch(detail: str) -> JournalInvalid:
     return JournalInvalid("capture_mismatch", detail)
 
 
+def is_lease_ref(repository: object) -> bool:
+    """True for a ``data.repository`` of a LeaseRef response: an object with a
+    ``lease`` member and no ``discussion`` member (section 5)."""
+    return type(repository) is dict and "lease" in repository and "discussion" not in repository
+
+
 def is_journal_page(response: object) -> bool:
-    """True for a response whose ``data.repository`` is an object (section 7.1)."""
+    """True for a response whose ``data.repository`` is an object that is not a
+    LeaseRef (section 7.1)."""
     if type(response) is not dict:
         return False
     data = response.get("data")
-    return type(data) is dict and type(data.get("repository")) is dict
+    if type(data) is not dict:
+        return False
+    repository = data.get("repository")
+    return type(repository) is dict and not is_lease_ref(repository)
 
 
 def check_input(value: object) -> list[dict[str, Any]]:
@@ -145,33 +159,12 @@ def _author(obj: Any, where: str) -> tuple[str | None, int | None]:
 
 
 def _comment(obj: Any, where: str) -> Comment:
-    try:  # the common case in one step; any surprise takes the explaining path below
-        author = obj["author"]
-        comment = Comment(obj["id"], obj["body"], obj["createdAt"], obj["lastEditedAt"],
-                          obj["includesCreatedEdit"], obj["isMinimized"], obj.get("deletedAt"),
-                          None if author is None else author["login"],
-                          None if author is None else author.get("databaseId"))
-    except (KeyError, TypeError, AttributeError):
-        comment = None
-    if (comment is not None and type(comment.id) is str and type(comment.body) is str
-            and type(comment.created_at) is str
-            and (comment.last_edited_at is None or type(comment.last_edited_at) is str)
-            and type(comment.includes_created_edit) is bool
-            and type(comment.is_minimized) is bool
-            and (comment.deleted_at is None or type(comment.deleted_at) is str)
-            and (author is None or (type(comment.login) is str
-                                    and (comment.database_id is None
-                                         or type(comment.database_id) is int)))):
-        return comment
-    return _explain_comment(obj, where)
-
-
-def _explain_comment(obj: Any, where: str) -> Comment:
-    """Check a node field by field; raises ``capture_mismatch`` naming the first problem."""
+    """Check a node field by field (fragment ``RecordComment``); raises
+    ``capture_mismatch`` naming the first problem."""
     if type(obj) is not dict:
         raise _mismatch(f"{where}: a node is not an object")
     where = f"{where} node {str(obj.get('id'))[:40]}"
-    deleted = obj.get("deletedAt")
+    deleted = obj.get("deletedAt")  # absent counts as null (section 6)
     if deleted is not None and type(deleted) is not str:
         raise _mismatch(f"{where}: deletedAt is not a string or null")
     login, dbid = _author(obj, where)
@@ -182,14 +175,30 @@ def _explain_comment(obj: Any, where: str) -> Comment:
                    _get(obj, "isMinimized", bool, where), deleted, login, dbid)
 
 
+def _lease(obj: Any, where: str) -> LeaseRef | None:
+    """The ``lease`` member of a repository object (section 5): null or
+    ``{name, prefix, target: null | {oid, message?}}``; any other shape is
+    ``capture_mismatch``. Whether it is this scope's lease record is step 7's question."""
+    if obj is None:
+        return None
+    where += " lease"
+    name = _get(obj, "name", str, where)
+    prefix = _get(obj, "prefix", str, where)
+    if "target" not in obj:
+        raise _mismatch(f"{where}: no field 'target'")
+    target = obj["target"]
+    if target is None:
+        return LeaseRef(name, prefix, None, None)
+    oid = _get(target, "oid", str, where + " target")
+    message = target.get("message") if type(target) is dict else None
+    if message is not None and type(message) is not str:
+        raise _mismatch(f"{where} target: field 'message' has the wrong type")
+    return LeaseRef(name, prefix, oid, message)
+
+
 def _connection(obj: Any, key: str, where: str) -> tuple[int, list[Any]]:
-    conn = obj.get(key) if type(obj) is dict else None
-    if type(conn) is dict:  # the common case in one step; else the explaining path below
-        total, info, nodes = conn.get("totalCount"), conn.get("pageInfo"), conn.get("nodes")
-        if (type(total) is int and type(nodes) is list and type(info) is dict
-                and type(info.get("hasNextPage")) is bool and "endCursor" in info
-                and (info["endCursor"] is None or type(info["endCursor"]) is str)):
-            return total, nodes
+    """A connection ``{totalCount, pageInfo{hasNextPage, endCursor}, nodes}``: its
+    ``totalCount`` and ``nodes``."""
     conn = _get(obj, key, dict, where)
     total = _get(conn, "totalCount", int, f"{where} {key}")
     info = _get(conn, "pageInfo", dict, f"{where} {key}")
@@ -202,7 +211,10 @@ class _Builder:
     """Accumulates responses; every conflict between them is ``capture_mismatch``."""
 
     def __init__(self) -> None:
-        self.repository: tuple[str, str] | None = None
+        self.repository_id: str | None = None
+        self.repository_name: str | None = None
+        self.lease: LeaseRef | None = None
+        self.lease_seen = False
         self.discussion: tuple[Any, ...] | None = None
         self.comments_total: int | None = None
         self.nodes: dict[str, tuple[Comment, str | None]] = {}  # id -> (node, parent id)
@@ -228,13 +240,30 @@ class _Builder:
         if old != total:
             raise _mismatch(f"pages disagree on replies.totalCount of {parent}")
 
+    def repository(self, repo: dict[str, Any], where: str, name_required: bool) -> None:
+        """The repository's id and ``nameWithOwner``, which every response must agree on
+        (a LeaseRef need not carry the name), and its ``lease`` member, if any."""
+        ident = _get(repo, "id", str, where)
+        if self.repository_id is None:
+            self.repository_id = ident
+        elif self.repository_id != ident:
+            raise _mismatch("pages disagree on the repository")
+        if name_required or "nameWithOwner" in repo:
+            name = _get(repo, "nameWithOwner", str, where)
+            if self.repository_name is None:
+                self.repository_name = name
+            elif self.repository_name != name:
+                raise _mismatch("pages disagree on the repository")
+        if "lease" in repo:
+            lease = _lease(repo["lease"], where)
+            if not self.lease_seen:
+                self.lease, self.lease_seen = lease, True
+            elif self.lease != lease:
+                raise _mismatch(f"{where}: its lease member differs from another response's")
+
     def journal_page(self, data: dict[str, Any], where: str) -> None:
         repo = data["repository"]
-        ident = (_get(repo, "id", str, where), _get(repo, "nameWithOwner", str, where))
-        if self.repository is None:
-            self.repository = ident
-        elif self.repository != ident:
-            raise _mismatch("pages disagree on the repository")
+        self.repository(repo, where, True)
         if "discussion" not in repo or repo["discussion"] is None:
             raise _mismatch(f"{where}: repository.discussion is null or missing")
         disc = _get(repo, "discussion", dict, where)
@@ -282,7 +311,8 @@ class _Builder:
                              [_comment(r, f"{where} replies") for r in raw]))
 
     def finish(self) -> Capture:
-        assert self.repository is not None and self.discussion is not None
+        assert self.repository_id is not None and self.repository_name is not None
+        assert self.discussion is not None
         assert self.comments_total is not None
         body, number = self.discussion
         for parent, disc_id, total, replies in self.pending:
@@ -304,10 +334,10 @@ class _Builder:
                 raise _mismatch(f"{len(bucket)} distinct replies of {parent}, more than "
                                 f"replies.totalCount {self.replies_total[parent]}")
         order = node_order
-        return Capture(self.repository[0], self.repository[1], body.id, number, body,
+        return Capture(self.repository_id, self.repository_name, body.id, number, body,
                        self.comments_total, tuple(sorted(self.top, key=order)),
                        {p: tuple(sorted(b.values(), key=order)) for p, b in self.replies.items()},
-                       self.replies_total)
+                       self.replies_total, self.lease)
 
 
 node_order = attrgetter("created_at", "id")
@@ -331,9 +361,12 @@ def reconstruct(responses: list[dict[str, Any]]) -> Capture:
         if "repository" in data and "node" not in data:
             if data["repository"] is None:
                 raise _mismatch(f"{where}: repository is null")
-            builder.journal_page(data, where)
+            if is_lease_ref(data["repository"]):
+                builder.repository(data["repository"], where, False)
+            else:
+                builder.journal_page(data, where)
         elif "node" in data and "repository" not in data:
             builder.replies_page(data, where)
         else:
-            raise _mismatch(f"{where} is neither a JournalPage nor a RepliesPage")
+            raise _mismatch(f"{where} is neither a JournalPage, a RepliesPage nor a LeaseRef")
     return builder.finish()

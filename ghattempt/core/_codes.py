@@ -1,6 +1,6 @@
 """Failure codes of the wire contract and the one exception that carries them.
 
-Every way a journal can be refused has exactly one code here (spec journal-v1,
+Every way a journal can be refused has exactly one code here (docs/journal-format.md
 sections 2-10). ``bad_arguments`` and ``bad_input`` are the caller's fault (exit 2);
 every other code means the captured journal is invalid (exit 3).
 """

@@ -1,16 +1,20 @@
-"""Reading a journal: validation in the spec's order, verdict and writer state.
+"""Reading a journal: validation in the contract's order, verdict and writer state.
 
-``read_journal`` runs spec journal-v1 section 7 top to bottom (capture, trust, records,
-each attempt's chain and replay, then the rules across attempts of section 9) and
-returns a ``Verdict`` (section 10). When the journal is valid, the verdict also holds a
-``JournalState``: what a writer needs to append the next record or admit an attempt.
+``read_journal`` runs docs/journal-format.md section 7 top to bottom (capture, trust,
+records, each attempt's chain and replay, the rules across attempts of section 9, then
+the witness) and returns a ``Verdict`` (section 10). When the journal is valid, the
+verdict also holds a ``JournalState``: what a writer needs to append the next record or
+admit an attempt.
 """
 
 from __future__ import annotations
 
-from ._args import Options, make_options
-from ._capture import Capture, Comment, check_input, node_order, reconstruct
+from dataclasses import dataclass, field
+
+from ._args import Options, make_options, shown
+from ._capture import Capture, Comment, LeaseRef, check_input, node_order, reconstruct
 from ._codes import CALLER_FAULTS, JournalInvalid
+from ._lease import LEASE_NAME_PREFIX, LEASE_REF_PREFIX, Lease, parse_lease, scope_key
 from ._records import Attempt, Event, Intent, Material, is_key, parse_body
 from ._rules import (
     ReplayState,
@@ -21,18 +25,17 @@ from ._rules import (
     recovery_for,
     refusal,
 )
-from ._slots import field, frozen, slot_setters
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from ._codes import Failure
     from ._rules import AttemptStatus
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PhaseState:
     """The last status of one plan phase, with that record's reason."""
 
@@ -40,7 +43,7 @@ class PhaseState:
     reason: str | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class AttemptState:
     """One valid attempt after replay (sections 7.5, 8, 10).
 
@@ -108,7 +111,7 @@ class AttemptState:
 
     @property
     def blocks(self) -> bool:
-        """Whether this attempt blocks a fresh attempt at its key (ADR-038, section 9)."""
+        """Whether this attempt blocks a fresh attempt at its key (section 9)."""
         return blocks_fresh_attempt(self.status)
 
     @property
@@ -130,13 +133,20 @@ class AttemptState:
                 "status": self.status}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class JournalState:
     """A valid journal: the intent, its attempts in node order, and reading context.
 
     ``materials`` maps each material id to the first reference seen (section 4: an id
     always has the same bytes and digest); ``options`` are the arguments it was read
     with (a writer's checks must use the same).
+
+    ``record_digests`` are the distinct contributing attempt and event records (the
+    intent not counted) and ``record_count`` their number: what a writer puts in the
+    witness's ``head.records`` (section 4, lease). ``lease`` is the captured lease
+    record and ``lease_oid`` its commit's oid (both None when no lease ref was
+    captured, or it was null). ``ignored_comments`` holds ``(node id, why)`` for every
+    comment not read as a record, in reading order (``len`` is ``ignored``).
     """
 
     intent: Intent
@@ -148,6 +158,16 @@ class JournalState:
     materials: Mapping[str, Material]
     ignored: int
     options: Options
+    record_digests: frozenset[str] = frozenset()
+    lease: Lease | None = None
+    lease_oid: str | None = None
+    ignored_comments: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def record_count(self) -> int:
+        """Distinct contributing attempt and event records, each digest once, the intent
+        not counted: the exact number a writer puts in the witness ``head.records``."""
+        return len(self.record_digests)
 
     def attempt(self, attempt_id: str) -> AttemptState | None:
         """The attempt with this id, or None."""
@@ -168,7 +188,7 @@ class JournalState:
         return tips[-1] if tips else None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The reader's verdict (section 10) and, when valid, the journal state.
 
@@ -229,11 +249,18 @@ _LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 class _Context:
     """What the checks of one journal share: options, intent, attempts, materials."""
 
-    def __init__(self, options: Options, intent: Intent, roots: Mapping[str, Attempt]) -> None:
+    def __init__(self, options: Options, intent: Intent, roots: Mapping[str, Attempt],
+                 repository_name: str | None = None) -> None:
         self.options = options
         self.intent = intent
         self.roots = roots
-        self.url_prefix = _lower_ascii(f"{options.server_url}/{intent.repository_name}/")
+        # Section 4 (material url): the intent's repository name, or the captured
+        # nameWithOwner (the name now, after a rename).
+        names = [intent.repository_name]
+        if repository_name is not None and repository_name != intent.repository_name:
+            names.append(repository_name)
+        self.url_prefixes = tuple(_lower_ascii(f"{options.server_url}/{name}/")
+                                  for name in names)
         self.materials: dict[str, Material] = {}
 
     def lineage(self, attempt: Attempt) -> Iterable[Attempt]:
@@ -261,16 +288,16 @@ class _Context:
         """Section 8 (last rule) with section 4 (material): rejected first, then conflict."""
         if not event.materials:
             return
-        prefix = self.url_prefix
+        prefixes = self.url_prefixes
         for m in event.materials:
             url = m.url
             if "?" in url or "#" in url or "@" in url:
                 raise JournalInvalid("material_rejected",
                                      f"material {m.id} url holds ?, # or @ (seq {event.seq})")
-            if not _lower_ascii(url).startswith(prefix):
+            if not _lower_ascii(url).startswith(prefixes):
                 raise JournalInvalid("material_rejected",
-                                     f"material {m.id} url is not under {prefix} "
-                                     f"(seq {event.seq})")
+                                     f"material {m.id} url is not under "
+                                     f"{' or '.join(prefixes)} (seq {event.seq})")
             producer: Attempt | None = attempt
             if attempt.digest != m.attempt:
                 producer = None
@@ -296,31 +323,38 @@ class _Context:
                                      f"(seq {event.seq})")
 
 
-def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment]) -> tuple[
-        dict[str, Event], list[tuple[str, str]], int]:
+def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment],
+               ignored: list[tuple[str, str]]) -> tuple[dict[str, Event], list[tuple[str, str]]]:
     """Section 7.5 a-b: contributing event records, deduplicated by digest, with
-    ``(digest, reply id)`` of every reply holding one, and the count of ignored replies."""
+    ``(digest, reply id)`` of every reply holding one; each ignored reply is appended
+    to ``ignored`` as ``(node id, why)``."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
     by_digest: dict[str, Event] = {}
     held: list[tuple[str, str]] = []
-    ignored = 0
     for reply in replies:
-        if not reply.contributes(writer, writer_id):
-            ignored += 1
+        refused = reply.refused_because(writer, writer_id)
+        if refused is not None:
+            ignored.append((reply.id, refused))
             continue
         try:
             event = parse_body(reply.body, "event")
         except JournalInvalid as exc:
             raise JournalInvalid(exc.code, f"reply {reply.id}: {exc.detail}") from None
         if event is None:
-            ignored += 1
+            ignored.append((reply.id, NO_MARKER))
             continue
         assert isinstance(event, Event)
         ctx.check_identity(attempt, event, reply.id)
         by_digest.setdefault(event.digest, event)
         held.append((event.digest, reply.id))
-    return by_digest, held, ignored
+    return by_digest, held
+
+
+NO_MARKER = "no marker"
+"""Why a contributing comment holding no record block is ignored (section 2)."""
+IGNORED_PARENT = "reply of an ignored comment"
+"""Why a reply of an ignored top-level comment is ignored (section 6)."""
 
 
 def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
@@ -333,7 +367,7 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
     aid = attempt.digest
     if len(records) > ctx.options.max_records:
         raise JournalInvalid("history_bound", f"attempt {aid} has {len(records)} records, "
-                             f"more than --max-records {ctx.options.max_records}")
+                             f"more than --max-records {shown(ctx.options.max_records)}")
     keys: dict[str, str] = {}
     seqs: dict[int, Event] = {}
     forked: Event | None = None
@@ -370,43 +404,11 @@ def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
     return ordered, state
 
 
-def _attempt_state_maker() -> Callable[..., AttemptState]:
-    """``AttemptState(...)`` for the reader (one per attempt of every read): the same
-    frozen object, built with one slot setter per field instead of the generic
-    ``__init__``. Arguments in field order."""
-    new = object.__new__
-    (s_attempt, s_root_ids, s_status, s_reason, s_recovery, s_missing, s_last, s_events,
-     s_replies) = slot_setters(AttemptState, (
-         "attempt", "root_ids", "status", "reason", "recovery", "missing_phases", "last",
-         "events", "event_replies"))
-
-    def make(attempt: Attempt, root_ids: tuple[str, ...], status: AttemptStatus,
-             reason: str | None, recovery: str, missing: tuple[str, ...],
-             last: Mapping[str, tuple[str, str | None]], events: tuple[Event, ...],
-             event_replies: tuple[tuple[str, str], ...]) -> AttemptState:
-        made: AttemptState = new(AttemptState)
-        s_attempt(made, attempt)
-        s_root_ids(made, root_ids)
-        s_status(made, status)
-        s_reason(made, reason)
-        s_recovery(made, recovery)
-        s_missing(made, missing)
-        s_last(made, last)
-        s_events(made, events)
-        s_replies(made, event_replies)
-        return made
-
-    return make
-
-
-_make_attempt_state = _attempt_state_maker()
-
-
 def _attempt_state(attempt: Attempt, root_ids: tuple[str, ...], events: tuple[Event, ...],
                    held: Iterable[tuple[str, str]], state: ReplayState) -> AttemptState:
     status, reason, phase = derive_status(state)
-    return _make_attempt_state(attempt, root_ids, status, reason, recovery_for(status, phase),
-                               missing_phases(state), state.last, events, tuple(held))
+    return AttemptState(attempt, root_ids, status, reason, recovery_for(status, phase),
+                        missing_phases(state), state.last, events, tuple(held))
 
 
 def _across(states: tuple[AttemptState, ...]) -> None:
@@ -469,18 +471,20 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
     if intent.repository_id != capture.repository_id:
         raise JournalInvalid("repository_mismatch", "the intent names another repository")
     # 7.4: attempt roots, in node order.
-    ignored = 0
+    ignored: list[tuple[str, str]] = []
     roots: dict[str, Attempt] = {}
     root_nodes: dict[str, list[str]] = {}
     for comment in capture.comments:
         record = None
-        if comment.contributes(writer, writer_id):
+        refused = comment.refused_because(writer, writer_id)
+        if refused is None:
             try:
                 record = parse_body(comment.body, "attempt")
             except JournalInvalid as exc:
                 raise JournalInvalid(exc.code, f"comment {comment.id}: {exc.detail}") from None
         if record is None:
-            ignored += 1 + len(capture.replies[comment.id])
+            ignored.append((comment.id, NO_MARKER if refused is None else refused))
+            ignored.extend((r.id, IGNORED_PARENT) for r in capture.replies[comment.id])
             continue
         assert isinstance(record, Attempt)
         if record.intent != intent.digest:
@@ -493,9 +497,9 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
             root_nodes[record.digest] = [comment.id]
     if len(roots) > opts.max_attempts:
         raise JournalInvalid("history_bound", f"{len(roots)} attempts, more than "
-                             f"--max-attempts {opts.max_attempts}")
+                             f"--max-attempts {shown(opts.max_attempts)}")
     # 7.5: each attempt.
-    ctx = _Context(opts, intent, roots)
+    ctx = _Context(opts, intent, roots, capture.repository_name)
     states: list[AttemptState] = []
     for aid, attempt in roots.items():
         ids = root_nodes[aid]
@@ -503,26 +507,72 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
         if len(ids) > 1:
             replies = sorted((r for i in ids for r in capture.replies[i]),
                              key=node_order)
-        by_digest, held, skipped = _events_of(ctx, attempt, replies)
-        ignored += skipped
+        by_digest, held = _events_of(ctx, attempt, replies, ignored)
         ordered, state = chain(ctx, attempt, by_digest.values(), ctx.materials)
         states.append(_attempt_state(attempt, tuple(ids), ordered, held, state))
     result = tuple(states)
     _across(result)  # section 9
+    digests = frozenset([*roots, *(e.digest for s in result for e in s.events)])
+    lease = _witness(capture, intent, digests, opts)  # 7.7
     return JournalState(intent, capture.discussion_id, capture.discussion_number,
                         capture.repository_id, capture.repository_name, result,
-                        dict(ctx.materials), ignored, opts)
+                        dict(ctx.materials), len(ignored), opts, digests, lease,
+                        None if lease is None or capture.lease is None else capture.lease.oid,
+                        tuple(ignored))
+
+
+def _witness(capture: Capture, intent: Intent, digests: frozenset[str],
+             opts: Options) -> Lease | None:
+    """Step 7: the lease ref's witness. Returns the lease record (None when no lease
+    ref was captured, or it was null).
+
+    Raises:
+        JournalInvalid: ``bad_witness`` (7a), then ``rolled_back`` (7b); ``rolled_back``
+            also when ``--require-witness`` is given and no lease ref was captured.
+    """
+    ref: LeaseRef | None = capture.lease
+    if ref is None:
+        if opts.require_witness:
+            raise JournalInvalid("rolled_back", "--require-witness, and the capture holds "
+                                 "no lease ref (no LeaseRef response, no lease member, "
+                                 "or a null one)")
+        return None
+    key = scope_key(intent.digest, capture.repository_id)
+    if ref.prefix != LEASE_REF_PREFIX or ref.name != LEASE_NAME_PREFIX + key:
+        raise JournalInvalid("bad_witness", f"the lease ref is {ref.prefix[:40]}"
+                             f"{ref.name[:80]}, not {LEASE_REF_PREFIX}{LEASE_NAME_PREFIX}"
+                             f"{key} (this journal's writer scope)")
+    if ref.oid is None:
+        raise JournalInvalid("bad_witness", "the lease ref's target is null")
+    lease = parse_lease(ref.message)
+    if lease.intent != intent.digest or lease.repository != capture.repository_id:
+        raise JournalInvalid("bad_witness", "the lease record's scope is not this journal's "
+                             "intent and repository")
+    if lease.journal is not None and lease.journal != capture.discussion_number:
+        raise JournalInvalid("bad_witness", f"the lease record names journal "
+                             f"#{lease.journal}, not the captured #{capture.discussion_number}")
+    head = lease.head
+    if head.records > len(digests):
+        raise JournalInvalid("rolled_back", f"the witness names {head.records} records; the "
+                             f"journal holds {len(digests)} (a newest record deleted, "
+                             "edited or not by --writer no longer counts)")
+    if head.last is not None and head.last not in digests:
+        raise JournalInvalid("rolled_back", f"the witness's head.last {head.last} is not a "
+                             "record of the journal (deleted, edited or not by --writer)")
+    return lease
 
 
 def read_journal(pages: object, *, writer: str, repository_id: str,
                  writer_id: int | None = None, request_key: str | None = None,
                  server_url: str | None = None, max_records: int = 1000,
-                 max_attempts: int = 100, reader: str | None = None) -> Verdict:
-    """Read a captured journal and return the verdict (spec journal-v1, sections 5-10).
+                 max_attempts: int = 100, reader: str | None = None,
+                 require_witness: bool = False) -> Verdict:
+    """Read a captured journal and return the verdict (docs/journal-format.md sections 5-10).
 
     Args:
         pages: the parsed stdin value: a GraphQL response dict or a list of them
-            (``JournalPage``/``RepliesPage``, any order).
+            (``JournalPage``/``RepliesPage``/``LeaseRef``, any order; a JournalPage may
+            carry a ``lease`` member).
         writer: the login whose unedited comments contribute (``--writer``).
         repository_id: the repository's GraphQL node id (``--repository-id``).
         writer_id: the author's ``databaseId`` that must also match (``--writer-id``).
@@ -531,6 +581,8 @@ def read_journal(pages: object, *, writer: str, repository_id: str,
         max_records: most events per attempt (``--max-records``).
         max_attempts: most attempts per journal (``--max-attempts``).
         reader: the reader digest to report in ``Verdict.reader``.
+        require_witness: a journal whose capture holds no lease ref is ``rolled_back``
+            (``--require-witness``).
 
     Returns:
         A ``Verdict``; never raises for any input. Wrong arguments give a
@@ -539,7 +591,8 @@ def read_journal(pages: object, *, writer: str, repository_id: str,
     try:
         opts = make_options(writer, repository_id, writer_id=writer_id,
                             request_key=request_key, server_url=server_url,
-                            max_records=max_records, max_attempts=max_attempts)
+                            max_records=max_records, max_attempts=max_attempts,
+                            require_witness=require_witness)
     except JournalInvalid as exc:
         key = request_key if is_key(request_key) else None
         return invalid_verdict(exc.code, exc.detail, key, reader)
@@ -592,7 +645,7 @@ def _with_journal(verdict: Verdict, journal: JournalState,
 
 
 def find_blocking(journal: JournalState, request_key: str) -> AttemptState | None:
-    """The attempt of ``request_key`` that blocks a fresh attempt, if any (ADR-038).
+    """The attempt of ``request_key`` that blocks a fresh attempt, if any (section 9).
 
     The preflight before admission: the attempt whose status blocks
     (``blocks_fresh_attempt``); in a valid journal only a chain tip can.
@@ -601,7 +654,7 @@ def find_blocking(journal: JournalState, request_key: str) -> AttemptState | Non
 
 
 def find_history(journal: JournalState, request_key: str) -> tuple[AttemptState, ...]:
-    """Every attempt of ``request_key``, blocking or not, in node order (ADR-038).
+    """Every attempt of ``request_key``, blocking or not, in node order (section 9).
 
     For audit and for comparing a presented authorization with every past attempt.
     """

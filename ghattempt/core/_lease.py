@@ -1,4 +1,4 @@
-"""The lease record and the scope key (spec journal-v1 revision 2, sections 1 and 4).
+"""The lease record and the scope key (docs/journal-format.md sections 1 and 4).
 
 A writer scope (one repository and one intent) has one *lease ref*,
 ``refs/heads/ghattempt/lease/<scope key>``, moved only by compare-and-set. Its target
@@ -18,15 +18,26 @@ there is one definition of the format.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from hashlib import sha256
 
-from ._c14n import MAX_SAFE_INTEGER, allowed_problem, canonical_text, decode_record
+from ._c14n import canonical_text, read_canonical
 from ._codes import JournalInvalid
-from ._records import is_count, is_digest, is_name, is_time
-from ._slots import frozen
+from ._records import (
+    COUNT,
+    DIGEST,
+    NAME,
+    SIZE,
+    TIME,
+    ShapeProblem,
+    check_shape,
+    nullable,
+    shape,
+)
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 LEASE_HEADLINE = "ghattempt lease [skip ci]"
@@ -41,10 +52,16 @@ LEASE_NAME_PREFIX = "ghattempt/lease/"
 
 LEASE_STATES = ("held", "released")
 
-_LEASE_KEYS = frozenset({"v", "type", "scope", "holder", "token", "state", "expires_at",
-                         "journal", "head"})
-_SCOPE_KEYS = frozenset({"intent", "repository"})
-_HEAD_KEYS = frozenset({"records", "last"})
+LEASE: Mapping[str, Any] = {
+    "v": shape(lambda v: type(v) is int and v == 1, "the integer 1"),
+    "type": shape(lambda v: v == "lease", "'lease'"),
+    "scope": {"intent": DIGEST, "repository": NAME},
+    "holder": NAME, "token": COUNT,
+    "state": shape(lambda v: type(v) is str and v in LEASE_STATES, "'held' or 'released'"),
+    "expires_at": TIME, "journal": nullable(COUNT),
+    "head": {"records": SIZE, "last": nullable(DIGEST)},
+}
+"""The lease record's field table (section 4, lease), applied by ``check_shape``."""
 
 
 def scope_key(intent: str, repository: str) -> str:
@@ -67,7 +84,7 @@ def lease_ref_name(intent: str, repository: str) -> str:
     return LEASE_REF_PREFIX + LEASE_NAME_PREFIX + scope_key(intent, repository)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Witness:
     """The lease record's ``head`` (section 4): ``records`` distinct attempt and event
     records (each digest once, the intent not counted) and ``last``, the digest of the
@@ -86,7 +103,7 @@ NO_WITNESS = Witness(0, None)
 """The witness of a scope with no confirmed write yet."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Lease:
     """A lease record (section 4, lease).
 
@@ -134,50 +151,20 @@ def _bad(what: str) -> JournalInvalid:
     return JournalInvalid("bad_witness", what)
 
 
-def _keys(obj: object, expected: frozenset[str], what: str) -> dict[str, Any]:
-    if type(obj) is not dict:
-        raise _bad(f"{what} is not an object")
-    if obj.keys() != expected:
-        missing = sorted(expected - obj.keys())
-        unknown = sorted(obj.keys() - expected)
-        raise _bad(f"{what}: missing keys {missing}, unknown keys {unknown}")
-    return obj
-
-
 def _lease_from(obj: object) -> Lease:
-    """Check the shapes of a decoded lease object (section 4) and build the record."""
-    fields = _keys(obj, _LEASE_KEYS, "the lease record")
-    if type(fields["v"]) is not int or fields["v"] != 1:
-        raise _bad(f"the lease record's v is {fields['v']!r}, not 1")
-    if fields["type"] != "lease":
-        raise _bad(f"the record's type is {fields['type']!r}, not 'lease'")
-    scope = _keys(fields["scope"], _SCOPE_KEYS, "the lease record's scope")
-    if not is_digest(scope["intent"]):
-        raise _bad("the lease record's scope.intent is not a sha256 digest")
-    if not is_name(scope["repository"]):
-        raise _bad("the lease record's scope.repository is not a string of 1..256 characters")
-    if not is_name(fields["holder"]):
-        raise _bad("the lease record's holder is not a string of 1..256 characters")
-    if not is_count(fields["token"]):
-        raise _bad("the lease record's token is not an integer >= 1")
-    if fields["state"] not in LEASE_STATES or type(fields["state"]) is not str:
-        raise _bad("the lease record's state is neither 'held' nor 'released'")
-    if not is_time(fields["expires_at"]):
-        raise _bad("the lease record's expires_at is not a time YYYY-MM-DDTHH:MM:SSZ")
-    journal = fields["journal"]
-    if journal is not None and not is_count(journal):
-        raise _bad("the lease record's journal is neither null nor an integer >= 1")
-    head = _keys(fields["head"], _HEAD_KEYS, "the lease record's head")
-    records, last = head["records"], head["last"]
-    if type(records) is not int or not 0 <= records <= MAX_SAFE_INTEGER:
-        raise _bad("the lease record's head.records is not an integer >= 0")
-    if last is not None and not is_digest(last):
-        raise _bad("the lease record's head.last is neither null nor a sha256 digest")
-    if (records == 0) != (last is None):
-        raise _bad(f"the lease record's head.records is {records} while head.last is "
-                   f"{'null' if last is None else 'a digest'}")
+    """Check a decoded lease object against ``LEASE`` and build the record."""
+    try:
+        fields = check_shape(obj, LEASE, "lease")
+    except ShapeProblem as exc:
+        raise _bad(f"the lease record: {exc}") from None
+    head = fields["head"]
+    if (head["records"] == 0) != (head["last"] is None):
+        raise _bad(f"the lease record's head.records is {head['records']} while head.last "
+                   f"is {'null' if head['last'] is None else 'a digest'}")
+    scope = fields["scope"]
     return Lease(scope["intent"], scope["repository"], fields["holder"], fields["token"],
-                 fields["state"], fields["expires_at"], journal, Witness(records, last))
+                 fields["state"], fields["expires_at"], fields["journal"],
+                 Witness(head["records"], head["last"]))
 
 
 def parse_lease(message: object) -> Lease:
@@ -208,18 +195,9 @@ def parse_lease(message: object) -> Lease:
                    "and one line of JSON")
     line = lines[2]
     try:
-        obj = decode_record(line)
-    except (ValueError, RecursionError) as exc:
-        raise _bad(f"the lease record is not JSON: {exc}") from None
-    problem = allowed_problem(obj)
-    if problem is not None:
-        raise _bad(f"the lease record holds a value outside c14n v1: {problem}")
-    try:
-        canonical = canonical_text(obj)
-    except (ValueError, RecursionError):  # pragma: no cover -- allowed values encode
-        canonical = None
-    if canonical != line:
-        raise _bad("the lease record is not in canonical form")
+        obj = read_canonical(line)
+    except ValueError as exc:
+        raise _bad(f"the lease record: {exc}") from None
     return _lease_from(obj)
 
 

@@ -1,4 +1,4 @@
-"""The reader CLI (spec journal-v1, sections 6 and 10).
+"""The reader CLI (docs/journal-format.md sections 6 and 10).
 
 ``python3 business-attempt.pyz --writer LOGIN --repository-id ID [...] < capture.json``
 prints one JSON verdict and a newline on stdout; exit 0 valid, 3 invalid, 2
@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 USAGE = """\
 usage: business-attempt.pyz --writer LOGIN --repository-id ID [--writer-id N]
        [--request-key KEY] [--server-url URL] [--max-records N] [--max-attempts N]
-       < capture.json
+       [--require-witness] < capture.json
 
-Reads a captured attempt journal (GraphQL JournalPage/RepliesPage responses, one JSON
-object or an array of them) on stdin and prints one JSON verdict, then a newline.
+Reads a captured attempt journal (GraphQL JournalPage/RepliesPage/LeaseRef responses,
+one JSON object or an array of them) on stdin and prints one JSON verdict, then a
+newline.
 
 arguments (each flag and its value are separate tokens):
   --writer LOGIN        only unedited, undeleted comments by this login count (required)
@@ -41,6 +42,7 @@ arguments (each flag and its value are separate tokens):
                         (default https://github.com)
   --max-records N       most events per attempt (default 1000)
   --max-attempts N      most attempts per journal (default 100)
+  --require-witness     a capture without the writer scope's lease ref is rolled_back
   --help                print this help and exit 0
 
 output: {"reader","status","reason","intent","request_key","attempt","generation",

@@ -1,4 +1,5 @@
-"""Phases, statuses and the replay rules of one attempt (spec journal-v1, sections 4, 8-10).
+"""Phases, statuses and the replay rules of one attempt (docs/journal-format.md sections
+4 and 8-10).
 
 Theory of operation
 -------------------
@@ -6,7 +7,7 @@ An attempt walks its *plan*, an ordered subsequence of ``PHASES``. Each event na
 plan phase (``phase`` set), the rollback (``"rollback"``) or the attempt itself
 (``phase`` null). Replay keeps, per plan phase, the last status seen, plus the last
 attempt-level or rollback outcome. From that state ``derive_status`` reads the
-attempt's status with the precedence of section 8 (``STATUS_ORDER``):
+attempt's status with the precedence of section 8:
 
     attempt-level / rollback outcome > failed|cancelled|superseded phase
     > all succeeded > some phase unknown (reconciling) > first open phase waiting
@@ -14,18 +15,18 @@ attempt's status with the precedence of section 8 (``STATUS_ORDER``):
 
 Before a record is applied, ``TRANSITIONS`` is consulted top to bottom; the first row
 whose guard holds refuses the record with its code. A record no row refuses is
-applied. Terminal results are never rewritten (ADR 0006): recovery opens a successor.
+applied. Terminal results are never rewritten: recovery opens a successor.
 An ``unknown`` outcome is reconciled, never abandoned or retried under a new identity
-(idempotency note; ADR-038 keeps RECONCILIATION blocking).
+(section 8: reconciling blocks, and refuses an attempt-level cancel).
 
-``BLOCKING`` is ADR-038's classification, the single source of truth for whether an
+``BLOCKING`` is section 9's classification, the single source of truth for whether an
 attempt blocks a fresh attempt at the same request key (section 9), and
 ``recovery_for`` maps a status to the one recovery selector of section 10.
 """
 
 from __future__ import annotations
 
-from ._slots import mutable
+from dataclasses import dataclass, field
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ PHASE_TERMINAL = frozenset({"succeeded", "failed", "cancelled", "superseded"})
 """A phase with one of these last statuses is never written again (section 8)."""
 
 BLOCKING: Mapping[str, bool] = {
-    # ADR-038 table, in spec terms (section 9): outcome unresolved or not unwound -> blocks.
+    # Section 9: an outcome unresolved or not unwound blocks.
     "pending": True,  # PREPARED: its real-world outcome is unresolved
     "running": True,  # EXECUTING: a send may be in flight
     "waiting": True,  # still in flight, parked on a person or a check
@@ -101,7 +102,7 @@ BLOCKING: Mapping[str, bool] = {
 def blocks_fresh_attempt(status: str) -> bool:
     """True when an attempt in ``status`` blocks a fresh attempt at its request key.
 
-    The single source of truth for ADR-038's classification (spec section 9).
+    The single source of truth for section 9's classification.
 
     Raises:
         KeyError: ``status`` is not an attempt status.
@@ -122,7 +123,7 @@ _ROLLBACK_OUTCOME = {"started": "rolling-back", "succeeded": "rolled-back",
                      "failed": "rollback-failed"}
 
 
-@mutable
+@dataclass(slots=True)
 class ReplayState:
     """Mutable replay state of one attempt (section 8).
 
@@ -133,24 +134,14 @@ class ReplayState:
 
     plan: tuple[str, ...]
     expires_at: str
-    last: dict[str, tuple[str, str | None]]
+    last: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     overall: tuple[str, str | None] | None = None
     events: int = 0
-
-    def __init__(self, plan: tuple[str, ...], expires_at: str,
-                 last: dict[str, tuple[str, str | None]],
-                 overall: tuple[str, str | None] | None = None, events: int = 0) -> None:
-        # Written out: one per attempt of every read (plain slot stores, no field loop).
-        self.plan = plan
-        self.expires_at = expires_at
-        self.last = last
-        self.overall = overall
-        self.events = events
 
     @classmethod
     def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
-        return cls(plan, expires_at, {})
+        return cls(plan, expires_at)
 
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:
@@ -276,34 +267,8 @@ _ROWS = {(kind, status): tuple((rule, code, guard)
 
 
 def refusal(state: ReplayState, step: Step) -> tuple[Failure, str] | None:
-    """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None.
-
-    A plan-phase record, before any attempt-level or rollback outcome, is first
-    checked in one pass against the five plan rows (in the plan, no later phase has a
-    record, its phase not terminal, every earlier phase succeeded, an ``unknown``
-    resolved to succeeded, failed or unknown); when all five pass it is accepted
-    without the table, otherwise the table names the first row that refuses. Passing
-    them implies the attempt is open (pending, running, waiting or reconciling: its
-    first not-succeeded phase is this one, none failed), whose rows for a plan-phase
-    record are exactly these five, so the status need not be derived.
-    """
-    phase = step.phase
-    if state.overall is None and phase is not None and phase in state.plan:
-        last = state.last
-        seen = last.get(phase)
-        if seen is None or (seen[0] not in PHASE_TERMINAL
-                            and (seen[0] != "unknown"
-                                 or step.status in ("succeeded", "failed", "unknown"))):
-            before = True  # walking the plan phases before ``phase``
-            for p in state.plan:
-                if p == phase:
-                    before = False
-                    continue
-                got = last.get(p)
-                if (got is None or got[0] != "succeeded") if before else got is not None:
-                    break  # an earlier phase open or a later one written: ask the table
-            else:
-                return None
+    """Return ``(code, rule)`` of the first ``TRANSITIONS`` row refusing ``step``, or None
+    when no row refuses it (section 8)."""
     status = derive_status(state)[0]
     for rule, code, guard in _ROWS[_kind(step), status]:
         if guard(status, step, state):

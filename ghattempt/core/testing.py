@@ -1,6 +1,6 @@
-"""Capture fixtures for tests: GraphQL ``JournalPage``/``RepliesPage`` responses built
-from records, with control over authors, edits, deletes, minimizing, node ids,
-``createdAt``, page sizes and splitting (spec journal-v1, section 5).
+"""Capture fixtures for tests: GraphQL ``JournalPage``/``RepliesPage``/``LeaseRef``
+responses built from records, with control over authors, edits, deletes, minimizing,
+node ids, ``createdAt``, page sizes and splitting (docs/journal-format.md section 5).
 
 Not part of the reader bundle. Typical use::
 
@@ -33,6 +33,7 @@ from ._build import (
 )
 from ._c14n import canonical_text, digest_text
 from ._journal import Verdict, read_journal
+from ._lease import LEASE_NAME_PREFIX, LEASE_REF_PREFIX, Lease, Witness, scope_key
 from ._records import ActionsWriter, Attempt, Event, Generation, Material, Record, Writer
 from ._rules import PHASES
 
@@ -161,7 +162,7 @@ class JournalFixture:
     def pages(self, *, roots_per_page: int = 50, replies_per_page: int = 50,
               more_replies_per_page: int = 100, shuffle: random.Random | None = None
               ) -> list[dict[str, Any]]:
-        """Capture the journal as the spec queries would, page by page.
+        """Capture the journal as the capture queries would, page by page.
 
         Each JournalPage holds ``roots_per_page`` top-level comments with their first
         ``replies_per_page`` replies; the rest of each root's replies come in
@@ -265,6 +266,7 @@ class AttemptHandle:
         event = self.build(phase, status, reason, **kwargs)
         self.post(event, **node_fields)
         self.events.append(event)
+        self.scenario.written.append(event.digest)
         return event
 
     def run(self, *steps: tuple[str | None, str]) -> AttemptHandle:
@@ -311,6 +313,8 @@ class Scenario:
         self.login = author.login
         self._minutes = 0
         self.attempts: list[AttemptHandle] = []
+        self.written: list[str] = []
+        """Digests of the records posted by ``attempt`` and ``event``, in order."""
 
     def clock(self) -> str:
         """The next record time (one minute later each call)."""
@@ -331,6 +335,8 @@ class Scenario:
                                writer=self.writer, reader=self.reader, at=self.clock(),
                                predecessor=pred, authorization=authorization)
         root = self.fixture.root(record, **node) if post else None
+        if post:
+            self.written.append(record.digest)
         handle = AttemptHandle(self, record, root)
         self.attempts.append(handle)
         return handle
@@ -338,6 +344,50 @@ class Scenario:
     def pages(self, **kwargs: Any) -> list[dict[str, Any]]:
         """``JournalFixture.pages`` of this journal."""
         return self.fixture.pages(**kwargs)
+
+    def witness(self) -> Witness:
+        """The witness a writer would write now: the distinct records posted so far
+        (``attempt``/``event``) and the digest of the last one."""
+        if not self.written:
+            return Witness(0, None)
+        return Witness(len(set(self.written)), self.written[-1])
+
+    def lease(self, *, head: Witness | None = None, holder: str = "actions:run/1",
+              token: int = 1, state: str = "held", expires_at: str = "2026-03-20T00:00:00Z",
+              journal: int | None | str = "number") -> Lease:
+        """A lease record of this journal's writer scope; ``head`` defaults to
+        ``witness()``, ``journal`` to the discussion's number."""
+        number = self.fixture.number if isinstance(journal, str) else journal
+        return Lease(self.intent.digest, self.fixture.repository_id, holder, token, state,
+                     expires_at, number, self.witness() if head is None else head)
+
+    def lease_ref(self, lease: Lease | None | str = "default", *, name: str | None = None,
+                  prefix: str = LEASE_REF_PREFIX, oid: str = "1e" * 20,
+                  message: str | None = None, target: bool = True) -> dict[str, Any]:
+        """A ``LeaseRef`` response (section 5) holding ``lease`` (default ``lease()``)
+        in its target commit's message; ``lease=None`` gives a null ``lease`` member.
+        ``name``, ``prefix``, ``oid`` and ``message`` override what is captured;
+        ``target=False`` gives a null target."""
+        repository: dict[str, Any] = {"id": self.fixture.repository_id,
+                                      "lease": self.lease_member(lease, name=name,
+                                                                 prefix=prefix, oid=oid,
+                                                                 message=message,
+                                                                 target=target)}
+        return {"data": {"repository": repository}}
+
+    def lease_member(self, lease: Lease | None | str = "default", *, name: str | None = None,
+                     prefix: str = LEASE_REF_PREFIX, oid: str = "1e" * 20,
+                     message: str | None = None, target: bool = True) -> Any:
+        """The ``lease`` member of a LeaseRef or JournalPage (see ``lease_ref``)."""
+        if lease is None:
+            return None
+        record = self.lease() if lease == "default" else lease
+        assert isinstance(record, Lease)
+        if name is None:
+            name = LEASE_NAME_PREFIX + scope_key(record.intent, record.repository)
+        text = record.message() if message is None else message
+        return {"name": name, "prefix": prefix,
+                "target": {"oid": oid, "message": text} if target else None}
 
     def read(self, *, pages: Any = None, **kwargs: Any) -> Verdict:
         """``read_journal`` over ``pages`` (default ``self.pages()``) as this writer."""

@@ -17,6 +17,18 @@ from .fixture import DEFAULT_FIXTURE, FixtureError
 from .server import EmulatorServer
 
 
+def _switches(pairs: list[str]) -> dict[str, object]:
+    """``["replica_lag_ms=2000", "rulesets=false"]`` -> switches. Raises ValueError."""
+    out: dict[str, object] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--fidelity {pair!r}: write SWITCH=VALUE")
+        low = value.strip().lower()
+        out[name.strip()] = (low == "true") if low in ("true", "false") else int(value)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ghattempt.emulator")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -32,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--content-per-hour", type=int, default=None,
                        help="secondary content-creation limit per token and hour "
                             "(default: the fixture's [limits], else GitHub's 500)")
+    serve.add_argument("--fidelity", action="append", default=[], metavar="SWITCH=VALUE",
+                       help="set a fidelity switch, e.g. replica_lag_ms=2000 or "
+                            "locked_conversations=false (repeatable; docs/emulator.md)")
     sub.add_parser("fixture", help="print the built-in default fixture as JSON")
     args = parser.parse_args(argv)
     if args.command == "fixture":
@@ -44,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             server_url=args.server_url,
             content_per_minute=args.content_per_minute,
             content_per_hour=args.content_per_hour,
+            fidelity=_switches(args.fidelity),
         )
-    except FixtureError as exc:
+    except (FixtureError, ValueError) as exc:
         print(f"emulator: {exc}", file=sys.stderr)
         return 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):

@@ -18,8 +18,8 @@ Kinds (``kind``), grounded in GitHub behaviour noted in the architecture notes:
 ``primary_rate_limit``  HTTP 200 ``RATE_LIMITED`` error; ``remaining`` (default: the
                    real remaining budget, so "limited while remaining > 0") is the
                    ``x-ratelimit-remaining`` header sent.
-``secondary_rate_limit``  HTTP 403 with GitHub's secondary-limit message and
-                   ``retry-after: retry_after``.
+``secondary_rate_limit``  HTTP 403 (or ``status`` 429; GitHub documents both) with
+                   GitHub's secondary-limit message and ``retry-after: retry_after``.
 ``latency``        sleep ``latency_ms`` before running (``after_commit``: after it ran,
                    before answering).
 ``read_lag``       comments and discussions the request creates stay invisible to
@@ -56,7 +56,8 @@ class FaultRule:
     """One fault; see the module docstring for the meaning of each field.
 
     Raises:
-        ValueError: unknown ``kind``, ``status`` not 502/504, a probability outside
+        ValueError: unknown ``kind``, ``status`` not 502/504 (403/429 as well for a
+            secondary limit), a probability outside
             [0, 1], or a non-positive ``nth``/``count``.
     """
 
@@ -79,8 +80,10 @@ class FaultRule:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; use one of {KINDS}")
-        if self.status not in (502, 504):
-            raise ValueError("fault status must be 502 or 504")
+        allowed = (502, 504, 403, 429) if self.kind == "secondary_rate_limit" else (502, 504)
+        if self.status not in allowed:
+            raise ValueError("fault status must be 502 or 504 (403 or 429 for a secondary "
+                             "rate limit)")
         if not 0.0 <= self.probability <= 1.0:
             raise ValueError("probability must be within [0, 1]")
         for name in ("nth", "count"):

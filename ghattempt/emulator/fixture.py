@@ -1,10 +1,14 @@
 """Fixture files: the actors, tokens, repositories, categories and pull requests a
 fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)::
 
+    [fidelity]                  # optional fidelity switches (fidelity.py); GitHub's defaults
+    replica_lag_ms = 2000
+
     [[actors]]                  # kind: User | Bot | Organization
     login = "github-actions"
     kind = "Bot"
-    database_id = 41898282      # optional; otherwise allocated
+    database_id = 41898282      # optional; otherwise allocated (a GHES instance has its own)
+    legacy_node_id = false      # true: made before GitHub's node-id migration
 
     [[tokens]]
     token = "ghs_writer"
@@ -13,6 +17,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     discussions = "write"       # none | read | write   (default write)
     contents = "write"          # none | read | write   (default write)
     rate_limit = 1000           # primary GraphQL points per hour (default 5000)
+    repository = "octo-org/widgets"  # optional: the repository a GITHUB_TOKEN is for
 
     [[apps]]                    # optional: JWT -> installation token exchange
     app_id = 4242
@@ -29,6 +34,9 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     categories = [{name = "Releases", slug = "releases"}]
     pull_requests = [{number = 1, title = "Add a widget", head = "feature",
                       base = "main", author = "alice"}]
+    legacy_node_id = false      # true: made before GitHub's node-id migration
+    rulesets = [{name = "leases", include = ["refs/heads/ghattempt/lease/**"],
+                 rules = ["creation", "update", "deletion"], bypass = ["alice"]}]
 
     [limits]                    # optional secondary limits (GitHub's defaults)
     content_per_minute = 80
@@ -41,6 +49,7 @@ Branch commits have the empty tree and fixed dates, so their oids are stable.
 
 from __future__ import annotations
 
+import copy
 import json
 import sqlite3
 import tomllib
@@ -48,7 +57,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import apps, git
+from . import apps, git, rulesets
+from .fidelity import Fidelity
 from .state import ROLES, State
 
 FIXTURE_EPOCH = 1_700_000_000
@@ -99,6 +109,22 @@ DEFAULT_FIXTURE: dict[str, Any] = {
 }
 
 
+GITHUB_COM_ACTIONS_BOT_ID = 41898282
+"""The Actions bot's databaseId on github.com; a GHES instance numbers it itself."""
+
+
+def ghes_fixture(actions_bot_id: int, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``base`` (default :data:`DEFAULT_FIXTURE`) as a GHES instance has it: the Actions
+    bot ``github-actions`` with this instance's ``actions_bot_id`` instead of github.com's
+    41898282 (its account is created per instance; danger/danger-js#1404 makes the id
+    configurable for GHE for that reason)."""
+    data = copy.deepcopy(dict(base if base is not None else DEFAULT_FIXTURE))
+    for actor in data.get("actors", []):
+        if actor.get("login") == "github-actions" and actor.get("kind") == "Bot":
+            actor["database_id"] = actions_bot_id
+    return data
+
+
 class FixtureError(ValueError):
     """The fixture is malformed; the message names the entry and the field."""
 
@@ -147,6 +173,14 @@ LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_p
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:
+    fidelity = data.get("fidelity", {})
+    if not isinstance(fidelity, Mapping):
+        raise FixtureError("fidelity: must be a table of switches")
+    try:
+        Fidelity().changed(dict(fidelity))
+    except ValueError as exc:
+        raise FixtureError(f"fidelity: {exc}") from None
+    state.set_meta("fidelity", json.dumps(dict(fidelity)))
     limits = data.get("limits", {})
     unknown = set(limits) - set(LIMITS)
     if unknown:
@@ -160,7 +194,8 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
         where = f"actors[{i}]"
         login = str(_req(a, "login", where))
         actors[login] = state.add_actor(
-            login, str(a.get("kind", "User")), a.get("database_id"), a.get("name")
+            login, str(a.get("kind", "User")), a.get("database_id"), a.get("name"),
+            bool(a.get("legacy_node_id", False)),
         )
     for i, t in enumerate(data.get("tokens", [])):
         where = f"tokens[{i}]"
@@ -175,6 +210,7 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             str(t.get("contents", "write")),
             int(t.get("rate_limit", 5000)),
             t.get("installation_id"),
+            t.get("repository"),
         )
     for i, a in enumerate(data.get("apps", [])):
         where = f"apps[{i}]"
@@ -210,7 +246,16 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             default_branch,
             bool(r.get("has_discussions", True)),
             bool(r.get("private", False)),
+            bool(r.get("legacy_node_id", False)),
         )
+        for j, rs in enumerate(r.get("rulesets", [])):
+            rwhere = f"{where}.rulesets[{j}]"
+            try:
+                rulesets.add_ruleset(state, repo_id, str(_req(rs, "name", rwhere)),
+                                     list(_req(rs, "include", rwhere)),
+                                     list(_req(rs, "rules", rwhere)), list(rs.get("bypass", [])))
+            except ValueError as exc:
+                raise FixtureError(f"{rwhere}: {exc}") from None
         branches = r.get("branches") or [{"name": default_branch, "message": "Initial commit"}]
         heads: dict[str, str] = {}
         for j, b in enumerate(branches):

@@ -7,6 +7,11 @@ repository carry ``[0, repository databaseId, databaseId]`` (``kwDO``). Source:
 GitHub docs, "Migrating GraphQL global node IDs". Clients must treat ids as opaque;
 the emulator decodes its own ids to find rows.
 
+Objects created before the migration also have a *legacy* id, ``base64("0" + len(type)
++ ":" + type + databaseId)`` (a repository: ``MDEwOlJlcG9zaXRvcnkxMjk2MjY5`` is
+``010:Repository1296269``); GitHub answers it for such objects unless the request carries
+``X-Github-Next-Global-ID: 1``, and accepts either form as input (same page).
+
 Cursors look like GitHub's: ``base64("cursor:v2:" + msgpack(position))``.
 """
 
@@ -137,8 +142,35 @@ class DecodedId:
     payload: tuple[Scalar, ...]
 
 
+LEGACY_TYPES = ("Repository", "User", "Bot", "Organization")
+"""The types the emulator mints legacy ids for (payload: the databaseId alone)."""
+
+
+def legacy_node_id(typename: str, database_id: int) -> str:
+    """The legacy (pre-migration) node id of an object, e.g. ``MDQ6VXNlcjM0MDczMDM=``."""
+    text = f"0{len(typename)}:{typename}{database_id}"
+    return base64.b64encode(text.encode("ascii")).decode("ascii")
+
+
+def _decode_legacy(value: str) -> DecodedId | None:
+    try:
+        text = base64.b64decode(value.encode("ascii"), validate=True).decode("ascii")
+    except (ValueError, UnicodeError):
+        return None
+    head, sep, rest = text.partition(":")
+    for typename in LEGACY_TYPES:
+        digits = rest[len(typename):]
+        if (sep and head == f"0{len(typename)}" and rest.startswith(typename)
+                and digits.isdigit() and legacy_node_id(typename, int(digits)) == value):
+            return DecodedId(typename, (int(digits),))
+    return None
+
+
 def decode_node_id(value: str) -> DecodedId | None:
-    """Decode an id made by :func:`node_id`; None for anything else (never raises)."""
+    """Decode an id made by :func:`node_id` or :func:`legacy_node_id`; None for anything
+    else (never raises)."""
+    if "_" not in value:
+        return _decode_legacy(value)
     prefix, sep, rest = value.partition("_")
     if not sep or prefix not in TYPE_OF_PREFIX or not rest:
         return None

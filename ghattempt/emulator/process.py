@@ -31,6 +31,7 @@ class EmulatorProcess:
         fixture: a fixture dict or a TOML/JSON path (default ``DEFAULT_FIXTURE``).
         server_url: the web URL objects' ``url`` fields start with.
         startup_timeout: seconds to wait for the "listening on" line.
+        fidelity: fidelity switches set at every start (``serve --fidelity``).
 
     Raises:
         RuntimeError: the child exited or printed something else instead of its URL.
@@ -43,6 +44,7 @@ class EmulatorProcess:
         *,
         server_url: str = "https://github.com",
         startup_timeout: float = 30.0,
+        fidelity: dict[str, Any] | None = None,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ghattempt-emulator-")
         self.db = Path(db) if db is not None else Path(self._tmp.name) / "emulator.db"
@@ -54,6 +56,7 @@ class EmulatorProcess:
             self.fixture = Path(fixture)
         self.server_url = server_url
         self.startup_timeout = startup_timeout
+        self.fidelity = dict(fidelity or {})
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
 
@@ -62,6 +65,8 @@ class EmulatorProcess:
             sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
             "--db", str(self.db), "--fixture", str(self.fixture),
             "--server-url", self.server_url,
+            *(a for k, v in self.fidelity.items()
+              for a in ("--fidelity", f"{k}={str(v).lower() if isinstance(v, bool) else v}")),
         ]  # fmt: skip
         self.proc = subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -106,6 +111,12 @@ class EmulatorProcess:
 
     def clear_faults(self) -> None:
         self.admin("DELETE", "faults")
+
+    def set_fidelity(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """Turn fidelity switches on or off in the running server (until it stops);
+        returns the switches in force."""
+        result: dict[str, Any] = self.admin("POST", "fidelity", changes)["fidelity"]
+        return result
 
     def state(self) -> dict[str, Any]:
         result: dict[str, Any] = self.admin("GET", "state")

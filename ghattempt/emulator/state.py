@@ -27,15 +27,16 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS actors (
   id INTEGER PRIMARY KEY, login TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-  name TEXT, created_at REAL NOT NULL);
+  name TEXT, created_at REAL NOT NULL, legacy_node_id INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS tokens (
   token TEXT PRIMARY KEY, actor_id INTEGER NOT NULL, role TEXT NOT NULL,
   discussions TEXT NOT NULL, contents TEXT NOT NULL, rate_limit INTEGER NOT NULL,
-  installation_id INTEGER);
+  installation_id INTEGER, repository TEXT);
 CREATE TABLE IF NOT EXISTS repositories (
   id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL, name TEXT NOT NULL,
   default_branch TEXT NOT NULL, next_number INTEGER NOT NULL,
-  has_discussions INTEGER NOT NULL, private INTEGER NOT NULL, created_at REAL NOT NULL);
+  has_discussions INTEGER NOT NULL, private INTEGER NOT NULL, created_at REAL NOT NULL,
+  legacy_node_id INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS repo_names (
   owner_login TEXT NOT NULL, name TEXT NOT NULL, repo_id INTEGER NOT NULL,
   PRIMARY KEY (owner_login, name));
@@ -48,7 +49,8 @@ CREATE TABLE IF NOT EXISTS discussions (
   category_id INTEGER NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
   author_id INTEGER, locked INTEGER NOT NULL DEFAULT 0, lock_reason TEXT,
   created_at REAL NOT NULL, updated_at REAL NOT NULL, last_edited_at REAL,
-  includes_created_edit INTEGER NOT NULL DEFAULT 0, visible_at REAL NOT NULL);
+  includes_created_edit INTEGER NOT NULL DEFAULT 0, visible_at REAL NOT NULL,
+  id_repo INTEGER);
 CREATE TABLE IF NOT EXISTS comments (
   id INTEGER PRIMARY KEY, discussion_id INTEGER NOT NULL, reply_to INTEGER,
   body TEXT NOT NULL, author_id INTEGER, created_at REAL NOT NULL,
@@ -72,7 +74,18 @@ CREATE TABLE IF NOT EXISTS trees (
 CREATE TABLE IF NOT EXISTS refs (
   repo_id INTEGER NOT NULL, name TEXT NOT NULL, oid TEXT NOT NULL,
   PRIMARY KEY (repo_id, name));
+CREATE TABLE IF NOT EXISTS rulesets (
+  id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, name TEXT NOT NULL,
+  include TEXT NOT NULL, rules TEXT NOT NULL, bypass TEXT NOT NULL);
 """
+
+# Columns added after the first release, for databases made before them.
+MIGRATIONS = (
+    ("actors", "legacy_node_id", "INTEGER NOT NULL DEFAULT 0"),
+    ("repositories", "legacy_node_id", "INTEGER NOT NULL DEFAULT 0"),
+    ("discussions", "id_repo", "INTEGER"),
+    ("tokens", "repository", "TEXT"),
+)
 
 FIRST_DATABASE_ID = 100_000_000
 ROLES = ("none", "read", "triage", "write", "maintain", "admin")
@@ -131,6 +144,10 @@ class State:
             self.db.execute("PRAGMA synchronous=NORMAL")  # survives a process crash
         self.db.execute("PRAGMA busy_timeout=10000")
         self.db.executescript(SCHEMA)
+        for table, column, decl in MIGRATIONS:
+            have = {r["name"] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
         self._depth = 0
 
     def close(self) -> None:
@@ -189,14 +206,17 @@ class State:
         return self.meta("seeded") == "1"
 
     # ------------------------------------------------------------------ actors
-    def add_actor(self, login: str, kind: str, database_id: int | None, name: str | None) -> int:
+    def add_actor(self, login: str, kind: str, database_id: int | None, name: str | None,
+                  legacy_node_id: bool = False) -> int:
+        """Add an actor; ``legacy_node_id``: it predates GitHub's node-id migration."""
         if kind not in ("User", "Bot", "Organization"):
             raise ValueError(f"actor {login!r}: kind must be User, Bot or Organization")
         with self.transaction() as db:
             ident = database_id if database_id is not None else self.next_id()
             db.execute(
-                "INSERT INTO actors (id, login, kind, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                (ident, login, kind, name, self.clock.now()),
+                "INSERT INTO actors (id, login, kind, name, created_at, legacy_node_id) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (ident, login, kind, name, self.clock.now(), int(legacy_node_id)),
             )
             return ident
 
@@ -217,6 +237,7 @@ class State:
         contents: str,
         rate_limit: int,
         installation_id: int | None,
+        repository: str | None = None,
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"token role must be one of {ROLES}, not {role!r}")
@@ -226,8 +247,9 @@ class State:
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO tokens (token, actor_id, role, discussions, contents, "
-                "rate_limit, installation_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (token, actor_id, role, discussions, contents, rate_limit, installation_id),
+                "rate_limit, installation_id, repository) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (token, actor_id, role, discussions, contents, rate_limit, installation_id,
+                 repository),
             )
 
     def token(self, token: str) -> sqlite3.Row | None:
@@ -235,7 +257,8 @@ class State:
 
     # ------------------------------------------------------------ repositories
     def add_repository(
-        self, owner_id: int, name: str, default_branch: str, has_discussions: bool, private: bool
+        self, owner_id: int, name: str, default_branch: str, has_discussions: bool, private: bool,
+        legacy_node_id: bool = False,
     ) -> int:
         owner = self.actor(owner_id)
         if owner is None:
@@ -243,7 +266,9 @@ class State:
         with self.transaction() as db:
             ident = self.next_id()
             db.execute(
-                "INSERT INTO repositories VALUES (?, ?, ?, ?, 1, ?, ?, ?)",
+                "INSERT INTO repositories (id, owner_id, name, default_branch, next_number, "
+                "has_discussions, private, created_at, legacy_node_id) "
+                "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)",
                 (
                     ident,
                     owner_id,
@@ -252,6 +277,7 @@ class State:
                     int(has_discussions),
                     int(private),
                     self.clock.now(),
+                    int(legacy_node_id),
                 ),
             )
             db.execute(
@@ -275,6 +301,20 @@ class State:
             db.execute(
                 "INSERT OR REPLACE INTO repo_names VALUES (?, ?, ?)",
                 (owner["login"].lower(), new_name.lower(), repo_id),
+            )
+
+    def transfer_repository(self, repo_id: int, new_owner_id: int) -> None:
+        """Move a repository to another owner; its id stays, the old owner/name keeps
+        resolving (GitHub redirects a transferred repository)."""
+        repo = self.repository(repo_id)
+        owner = self.actor(new_owner_id)
+        if repo is None or owner is None:
+            raise ValueError("no such repository or owner")
+        with self.transaction() as db:
+            db.execute("UPDATE repositories SET owner_id = ? WHERE id = ?", (new_owner_id, repo_id))
+            db.execute(
+                "INSERT OR REPLACE INTO repo_names VALUES (?, ?, ?)",
+                (owner["login"].lower(), str(repo["name"]).lower(), repo_id),
             )
 
     def repository(self, ident: int) -> sqlite3.Row | None:

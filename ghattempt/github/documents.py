@@ -17,6 +17,7 @@ __all__ = ["DOCUMENT_NAMES", "Document", "document"]
 DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPage",
     "RepliesPage",
+    "LeaseRef",
     "JournalPageLease",
     "CategoryDiscussions",
     "RepositoryLookup",

@@ -381,7 +381,7 @@ class Transport:
 
     def _no_answer(self, request: Request, failure: str) -> Answer:
         self._meter.record(request.operation, headers=None, mutation=request.mutation)
-        log.debug("%s: no answer (%s)", request.operation, failure)
+        log.debug("%s: no answer (%s), cost 0", request.operation, failure)
         return Answer(None, failure=failure)  # type: ignore[arg-type]
 
     def _answer(self, request: Request, raw: httpx.Response) -> Answer:
@@ -399,9 +399,9 @@ class Transport:
             if isinstance(data, dict) and isinstance(data.get("rateLimit"), dict):
                 c = data["rateLimit"].get("cost")
                 cost = c if isinstance(c, int) else None
-        self._meter.record(request.operation, headers=headers, mutation=request.mutation,
-                           cost=cost)
-        log.debug("%s: HTTP %d", request.operation, raw.status_code)
+        points = self._meter.record(request.operation, headers=headers,
+                                    mutation=request.mutation, cost=cost)
+        log.debug("%s: HTTP %d, cost %d", request.operation, raw.status_code, points)
         return Answer(raw.status_code, headers, payload)
 
     def _text(self, text: str) -> str:

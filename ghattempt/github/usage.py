@@ -66,8 +66,9 @@ class UsageMeter:
         headers: Mapping[str, str] | None,
         mutation: bool,
         cost: int | None = None,
-    ) -> None:
-        """Count one request; ``headers`` None when no response arrived (no points)."""
+    ) -> int:
+        """Count one request; ``headers`` None when no response arrived (no points).
+        Returns the primary rate-limit points it cost."""
         points = 0
         if headers is not None:
             new = _parse_state(headers)
@@ -93,6 +94,7 @@ class UsageMeter:
             points=old.points + points,
             secondary_points=old.secondary_points + (5 if mutation else 1),
         )
+        return points
 
     def snapshot(self) -> Usage:
         ops = dict(self._ops)

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.markers import Marker
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
+from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 from ghattempt.config import PHASES, load_config
@@ -42,8 +43,10 @@ INPUTS = {
     "channel",
     "config",
     "request-key",
+    "summary",
 }
-OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases", "journal-url"}
+OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases",
+           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline"}
 COMMANDS = {"admit", "record", "status", "successor", "expire", "rollback"}
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 
@@ -146,45 +149,91 @@ def test_install_uses_the_hash_checked_lock_and_the_cache_key_follows_it(action)
     # the consumer's own Python and PATH stay as they were
     assert python["with"]["update-environment"] is False
     script = INSTALL.read_text()
-    for flag in ("--require-hashes", "--no-deps", "--only-binary :all:", "--no-index"):
+    for flag in ("--require-hashes", "--no-deps", "--only-binary :all:"):
         assert flag in script
 
 
-def lock_entries() -> dict[str, tuple[Version, list[str]]]:
-    entries: dict[str, tuple[Version, list[str]]] = {}
+def lock_lines() -> list[tuple[str, Version | None, str | None, str, list[str]]]:
+    """(name, version or None, wheel URL or None, marker, hashes) of each lock line."""
+    lines = []
     text = LOCK.read_text().replace("\\\n", " ")
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        spec, _, marker_and_hashes = line.partition(" ")
-        name, _, version = spec.partition("==")
-        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", marker_and_hashes)
-        entries[canonicalize_name(name)] = (Version(version), hashes)
-    return entries
+        head, _, _ = line.partition(" --hash")
+        spec, _, marker = (part.strip() for part in head.partition(" ; "))
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", line)
+        if " @ " in spec:
+            name, _, url = spec.partition(" @ ")
+            wheel = parse_wheel_filename(url.rsplit("/", 1)[1])
+            lines.append((canonicalize_name(name), wheel[1], url, marker, hashes))
+        else:
+            name, _, version = spec.partition("==")
+            lines.append((canonicalize_name(name), Version(version), None, marker, hashes))
+    return lines
 
 
-def test_lock_pins_every_file_by_hash():
-    entries = lock_entries()
-    assert len(entries) >= 10
-    for name, (_version, hashes) in entries.items():
+def lock_entries() -> dict[str, Version]:
+    return {name: version for name, version, *_ in lock_lines()}
+
+
+def test_lock_pins_every_wheel_by_url_and_hash():
+    lines = lock_lines()
+    assert len(lock_entries()) >= 10
+    for name, _version, url, _marker, hashes in lines:
         assert hashes, f"{name} has no --hash"
-    assert "Install with" not in LOCK.read_text()  # generated header only
-    assert "scripts/lock-action-deps" in LOCK.read_text().splitlines()[1]
+        if url is not None:
+            # one wheel, one hash, from PyPI's file host over https
+            assert url.startswith("https://files.pythonhosted.org/packages/"), url
+            assert url.endswith(".whl") and len(hashes) == 1, name
+    assert "scripts/lock-action-deps" in LOCK.read_text().splitlines()[0]
 
 
-def test_lock_satisfies_the_project_dependencies_and_build_backend():
+def test_every_platform_of_the_action_gets_exactly_one_line_per_distribution():
+    """The markers of a distribution's lines never overlap and leave no environment out:
+    on each platform the Action runs on (Python 3.12) one wheel URL applies, elsewhere
+    the index line with every hash of the release."""
+    envs = [
+        {"python_version": py, "sys_platform": os_, "platform_machine": m,
+         "platform_python_implementation": "CPython", "implementation_name": "cpython"}
+        for py in ("3.11", "3.12", "3.13")
+        for os_, m in (("linux", "x86_64"), ("linux", "aarch64"), ("darwin", "arm64"),
+                       ("darwin", "x86_64"), ("win32", "AMD64"))
+    ]
+    by_name: dict[str, list[tuple[str | None, str]]] = {}
+    for name, _version, url, marker, _hashes in lock_lines():
+        by_name.setdefault(name, []).append((url, marker))
+    for name, lines in by_name.items():
+        for env in envs:
+            applying = [url for url, marker in lines if not marker or Marker(marker).evaluate(env)]
+            assert len(applying) == 1, (name, env, applying)
+            action_platform = env["python_version"] == "3.12" and env["sys_platform"] in (
+                "linux", "darwin")
+            if len(lines) > 1 and action_platform:
+                assert applying[0] is not None, (name, env)  # a direct wheel, no index page
+
+
+def test_lock_satisfies_the_project_dependencies():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    wanted = list(project["project"]["dependencies"]) + list(project["build-system"]["requires"])
     entries = lock_entries()
-    for raw in wanted:
+    for raw in project["project"]["dependencies"]:
         req = Requirement(raw)
         name = canonicalize_name(req.name)
         assert name in entries, f"{req.name} is not in action/requirements.txt"
-        version = entries[name][0]
-        assert req.specifier.contains(version, prereleases=True), f"{name} {version} vs {req}"
-        for extra in req.extras:  # pyjwt[crypto] needs cryptography
-            assert extra != "crypto" or "cryptography" in entries
+        assert req.specifier.contains(entries[name], prereleases=True), f"{name} vs {req}"
+
+
+def test_the_action_installs_no_server_no_emulator_and_no_build_backend():
+    entries = lock_entries()
+    for absent in ("starlette", "uvicorn", "graphql-core", "pyjwt", "cryptography",
+                   "hatchling", "githubkit-schemas-2026-03-10", "click"):
+        assert absent not in entries, absent
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    extras = project["project"]["optional-dependencies"]
+    assert any(r.startswith("starlette") for r in extras["app"])
+    assert any(r.startswith("uvicorn") for r in extras["app"])
+    assert any(r.startswith("graphql-core") for r in extras["emulator"])
 
 
 def test_every_env_name_and_output_is_documented():
@@ -254,7 +303,8 @@ def test_example_release_admits_records_every_phase_and_reads_status(release):
             for s in action_steps
             if s["with"].get("phase") == phase and s["with"].get("status") == "started"
         )
-        assert f"' {phase} '" in started["if"] and "missing-phases" in started["if"]
+        assert started["if"] == (
+            f"contains(fromJSON(steps.admit.outputs.missing-phases-json), '{phase}')")
     failed = next(s for s in action_steps if s["with"].get("status") == "failed")
     assert failed["if"].startswith("failure()") and failed["with"]["reason"]
     for step in action_steps:

@@ -290,8 +290,17 @@ def test_admit_record_and_status_through_action_yml(world):
         "attempt",
         "generation",
         "missing-phases",
+        "missing-phases-json",
+        "next-phase",
+        "ignored",
         "journal-url",
+        "timeline",
     }
+    assert json.loads(out["missing-phases-json"]) == list(PHASES)
+    assert out["next-phase"] == "admission"
+    # the timeline page is written in RUNNER_TEMP, for actions/upload-artifact
+    assert out["timeline"].startswith(world.base_env["RUNNER_TEMP"])
+    assert "<svg" in Path(out["timeline"]).read_text()
     assert out["status"] == "pending"
     assert out["recovery"] == "continue:admission"
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", out["attempt"])
@@ -311,7 +320,7 @@ def test_admit_record_and_status_through_action_yml(world):
 
     status = world.run(command="status")
     assert status.rc == 0
-    assert status.outputs == done.outputs
+    assert status.outputs == done.outputs | {"timeline": status.outputs["timeline"]}
     summary = Path(world.base_env["GITHUB_STEP_SUMMARY"]).read_text()
     assert out["journal-url"] in summary and TOKEN not in summary
 

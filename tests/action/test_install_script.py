@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+INSTALL = ROOT / "action" / "install.sh"
 
 
 def make_wheel(folder: Path, name: str, version: str, requires: list[str] = ()) -> Path:
@@ -130,3 +131,38 @@ def test_usage_errors_exit_2(argv):
     )
     assert done.returncode == 2
     assert "usage:" in done.stderr
+
+
+def test_self_copies_the_package_and_the_bundle_without_building(tmp_path):
+    """`install.sh self` copies ghattempt/ and the reader bundle into site-packages: no
+    build backend, no pip, no readers/history, no bytecode of the checkout."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (ROOT / "ghattempt" / "__pycache__").mkdir(exist_ok=True)  # the checkout has some
+    done = subprocess.run([str(INSTALL), "self", str(venv)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    site = next(venv.glob("lib/python*/site-packages"))
+    assert not list((site / "ghattempt").rglob("__pycache__"))
+    assert not (site / "ghattempt" / "_bundle" / "history").exists()
+    assert sorted(p.name for p in (site / "ghattempt" / "_bundle").iterdir()) == [
+        "business-attempt.pyz", "business-attempt.pyz.sha256"]
+    copied = {p.relative_to(site).as_posix() for p in (site / "ghattempt").rglob("*")
+              if p.is_file() and "_bundle" not in p.parts}
+    source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "ghattempt").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    assert copied == source
+    probe = subprocess.run(
+        [str(venv / "bin" / "python"), "-I", "-c",
+         "import ghattempt.readers as r, ghattempt; print(r.bundle_path()); "
+         "print(r.reader_digest())"],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert probe.returncode == 0, probe.stderr
+    path, digest = probe.stdout.split()
+    assert path.startswith(str(site))
+    expected = (ROOT / "readers" / "business-attempt.pyz.sha256").read_text().split()[0]
+    assert digest == "sha256:" + expected
+    # a second run replaces the copy (a file gone from the source is gone from the venv)
+    (site / "ghattempt" / "stale.py").write_text("")
+    assert subprocess.run([str(INSTALL), "self", str(venv)], timeout=60).returncode == 0
+    assert not (site / "ghattempt" / "stale.py").exists()

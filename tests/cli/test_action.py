@@ -68,7 +68,12 @@ def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -
     assert admitted.rc == 0, admitted.stdout + admitted.stderr
     assert admitted.stdout.splitlines()[0] == f"::add-mask::{TOKEN}"
     assert set(admitted.outputs) == {"status", "recovery", "attempt", "generation",
-                                     "missing-phases", "journal-url"}
+                                     "missing-phases", "missing-phases-json", "next-phase",
+                                     "ignored", "journal-url", "timeline"}
+    assert json.loads(admitted.outputs["missing-phases-json"]) == [
+        "admission", "build", "publication"]
+    assert admitted.outputs["next-phase"] == "admission"
+    assert admitted.outputs["ignored"] == "0"
     assert admitted.outputs["status"] == "pending"
     assert admitted.outputs["recovery"] == "continue:admission"
     assert admitted.outputs["attempt"].startswith("sha256:")
@@ -86,6 +91,9 @@ def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -
                          reason="runner queue")
     assert (waiting.outputs["status"], waiting.outputs["recovery"]) == ("waiting",
                                                                         "wait:build")
+    assert waiting.outputs["next-phase"] == "build"
+    # a record step's summary is brief by default: one line, not the whole journal again
+    assert waiting.summary.count("\n") == 1 and "**ghattempt record**" in waiting.summary
     status = run_action(world, tmp_path, "status")
     assert status.rc == 0
     assert status.outputs == {**waiting.outputs}

@@ -55,5 +55,6 @@ def test_a_malformed_event_file_is_an_input_error_not_a_traceback(
     rc = run(env)
     out, err = capsys.readouterr()
     assert rc == 2, out + err
-    assert out.splitlines()[1].startswith("::error title=ghattempt::")
+    line = out.splitlines()[1]
+    assert line.startswith("::error ") and "title=ghattempt::" in line
     assert "Traceback" not in err

@@ -140,7 +140,10 @@ def test_capture_gh_reads_as_ghattempt_capture(served: dict[str, Any]) -> None:
     pages = json.loads(ours.stdout)
     calls = [json.loads(line) for line in served["log"].read_text().splitlines()]
     replies_pages = [c for c in calls if "RepliesPage" in c[1]]
-    assert len(pages) == len(calls) == 1 + len(replies_pages) and len(replies_pages) >= 1
+    lease_refs = [c for c in calls if "query LeaseRef" in c[c.index("-f") + 1]]
+    # a first JournalPage of one comment (to name the lease ref), the LeaseRef, the pages
+    assert len(lease_refs) == 1 and "lease" in pages[0]["data"]["repository"]
+    assert len(pages) == len(calls) - 1 == 2 + len(replies_pages) and len(replies_pages) >= 1
     assert all(c[c.index("-f") + 1].startswith("query=") for c in calls)
     reference = subprocess.run(
         [sys.executable, "-m", "ghattempt.cli", "capture", "--discussion",
@@ -159,7 +162,7 @@ def test_capture_gh_reads_as_ghattempt_capture(served: dict[str, Any]) -> None:
 def test_without_the_replies_pages_the_reader_fails_closed(served: dict[str, Any]) -> None:
     # The check above cannot pass by accident: the first page alone is incomplete.
     ours = _script(served, "--discussion", str(served["number"]))
-    first_page_only = json.dumps(json.loads(ours.stdout)[:1]).encode()
+    first_page_only = json.dumps(json.loads(ours.stdout)[:2]).encode()  # lease ref, page 1
     out = _read(first_page_only, served["repository_id"])
     assert out.returncode == 3 and json.loads(out.stdout)["reason"] == "incomplete"
 

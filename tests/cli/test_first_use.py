@@ -41,8 +41,9 @@ def test_phase_out_of_plan_order_says_what_to_do(world: World) -> None:
 
 def test_unknown_phase_says_what_to_do(world: World) -> None:
     out = world.cli("record", "--pull-request", "1", "--phase", "deploy", "--status", "started")
-    assert out.returncode == 1
-    assert "not in this attempt's plan" in out.stderr.decode()
+    # a phase outside the channel's plan is bad input, found before any request
+    assert out.returncode == 2
+    assert "--phase 'deploy' is not in the plan of channel" in out.stderr.decode()
 
 
 def test_missing_reason_names_the_option(world: World) -> None:

@@ -28,6 +28,7 @@ from ghattempt.config import (
     WriterSettings,
     blob_oid,
     content_digest,
+    key_position,
     load_config,
     parse_config,
 )
@@ -189,7 +190,7 @@ def test_load_missing_file_names_path_and_fix(tmp_path):
 def test_load_unreadable_path(tmp_path):
     (tmp_path / "dir.toml").mkdir()
     e = _raises(lambda: load_config("dir.toml", root=tmp_path))
-    assert str(e).startswith("dir.toml: cannot be read")
+    assert str(e).startswith("dir.toml: is a directory, not a regular file")
 
 
 def test_load_relative_to_current_directory(tmp_path, monkeypatch):
@@ -448,7 +449,7 @@ INVALID = [
     (
         "[attempt]\nrequest_key = 'release {channel}'",
         "attempt.request_key",
-        'renders to "release release" for channel "release", which is not a key',
+        '"release {channel}" holds characters outside a journal key',
     ),
     ("[attempt]\nrequest_key = '" + "k" * 129 + "'", "attempt.request_key", "which is not a key"),
     (
@@ -537,7 +538,8 @@ def test_every_key_invalid(text, key, problem):
     e = error(text)
     assert e.path == PATH
     assert e.key == key
-    assert e.line is None
+    # the position of the key (or of its table's header) in the file, when it is there
+    assert (e.line, e.column) == (key_position(text, key) or (None, None))
     message = str(e)
     assert message.startswith(f"{PATH}: {key}: ")
     assert problem in message

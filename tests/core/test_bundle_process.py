@@ -1,5 +1,5 @@
 """The reader bundle as users run it: a fresh ``python3`` process on the committed
-``readers/business-attempt.pyz`` (spec journal-v1, section 10; docs/reader.md).
+``readers/business-attempt.pyz`` (docs/journal-format.md section 10; docs/reader.md).
 
 - Fuzz (bounded, a few seconds): random bytes and mutated valid captures only ever end
   in exit 0, 2 or 3 with exactly one JSON verdict line on stdout and nothing on stderr
@@ -18,7 +18,6 @@ import importlib.machinery
 import importlib.util
 import io
 import json
-import marshal
 import random
 import shutil
 import subprocess
@@ -210,73 +209,3 @@ def test_the_audit_hook_stops_a_violating_bundle(alone: Path, prelude: str,
     assert proc.stdout == b""
     unchanged = _variant(alone, "pass")
     _one_verdict(_isolated(unchanged, argv, json.dumps(pages).encode(), alone))
-
-
-# The wrapper: reports on stderr the name of every module source compiled, then runs the
-# bundle given as argv[1].
-COMPILES = r'''
-import os, runpy, sys
-
-def hook(event, args):
-    if event == "compile" and isinstance(args[1], str) and "ghattempt" in args[1]:
-        os.write(2, ("compiled " + args[1].rsplit("/", 1)[-1] + "\n").encode())
-
-sys.addaudithook(hook)
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-'''
-
-
-def _compiled(bundle: Path, argv: list[str], stdin: bytes, cwd: Path
-              ) -> tuple[dict[str, Any], list[str]]:
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", COMPILES, bundle.name, *argv],
-                          input=stdin, capture_output=True, timeout=60, check=False, cwd=cwd)
-    lines = proc.stderr.decode().splitlines()
-    assert all(line.startswith("compiled ") for line in lines), proc.stderr
-    out = _one_verdict(subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout,
-                                                   b""))
-    return out, sorted(line.split()[1] for line in lines)
-
-
-def _with_bytecode(alone: Path, change: Any) -> Path:
-    """A copy of the bundle with each module's pyc replaced by ``change(pyc)``."""
-    out = alone / "variant.pyz"
-    with zipfile.ZipFile(BUNDLE) as src, zipfile.ZipFile(out, "w") as dst:
-        for info in src.infolist():
-            data = src.read(info)
-            if info.filename.endswith(".pyc"):
-                data = change(data)
-            dst.writestr(info, data)
-    return out
-
-
-@pytest.mark.skipif(sys.implementation.cache_tag != "cpython-311",
-                    reason="the bundle carries CPython 3.11 bytecode; this interpreter "
-                           "compiles the sources (tested by the fallback test)")
-def test_bundle_runs_its_bytecode_and_compiles_no_module(alone: Path) -> None:
-    argv, pages = next((a, p) for n, _, a, p in sample_cases() if n == "valid-successor")
-    out, compiled = _compiled(alone / BUNDLE.name, argv, json.dumps(pages).encode(), alone)
-    assert out["status"] == "running" and compiled == []
-
-
-@pytest.mark.parametrize("change", [
-    lambda pyc: b"\x00\x00\x00\x00" + pyc[4:],                # another interpreter's magic
-    lambda pyc: pyc[:8] + bytes(8) + pyc[16:],                  # made from other source
-    lambda pyc: pyc[:4] + b"\x00\x00\x00\x00" + pyc[8:],      # a timestamp pyc
-    lambda pyc: pyc[:16] + b"\xff" * 40,                       # corrupt code
-    lambda pyc: pyc[:16] + marshal.dumps(42),                  # not code
-])
-def test_bundle_compiles_the_sources_when_its_bytecode_does_not_fit(
-        alone: Path, change: Any) -> None:
-    argv, pages = next((a, p) for n, _, a, p in sample_cases() if n == "valid-successor")
-    stdin = json.dumps(pages).encode()
-    mine, _ = run(argv, io.BytesIO(stdin), None)
-    assert mine is not None
-    out, compiled = _compiled(_with_bytecode(alone, change), argv, stdin, alone)
-    assert {**out, "reader": None} == mine.to_json()
-    with zipfile.ZipFile(BUNDLE) as archive:
-        imported = {"__init__.py", "_args.py", "_c14n.py", "_capture.py", "_codes.py",
-                    "_journal.py", "_reader_main.py", "_records.py", "_rules.py",
-                    "_slots.py"}
-        assert imported <= {n.rsplit("/", 1)[-1] for n in archive.namelist()}
-    assert set(compiled) >= imported

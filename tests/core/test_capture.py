@@ -1,5 +1,5 @@
 """Reconstruction of a capture: pages, splitting, order, mismatches and completeness
-(spec section 5 and the order of section 7.2)."""
+(docs/journal-format.md section 5 and the order of section 7.2)."""
 
 from __future__ import annotations
 

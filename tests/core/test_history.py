@@ -1,39 +1,25 @@
-"""Released readers keep passing their cases; the current reader agrees with them
-(readers/history/README.md; idempotency note steps 6 and 8)."""
+"""Released readers (readers/history/README.md): each folder is named by its bundle's
+digest and listed in the CHANGELOG, the current reader agrees with every kept case, and
+the history is not installed. That each kept bundle passes its own cases in a fresh
+process, on every CPython found, is tests/core/test_interpreters.py's."""
 
 from __future__ import annotations
 
 import hashlib
 import io
-import json
-import subprocess
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from conformance.cases import REPO, case_dirs, differences, load
 
 from ghattempt.core._reader_main import run
 
-HISTORY = Path(__file__).resolve().parents[2] / "readers" / "history"
-KEYS = ("status", "reason", "recovery", "attempt", "generation", "missing_phases",
-        "request_key", "ignored")
+HISTORY = REPO / "readers" / "history"
 
 
 def releases() -> list[Path]:
     return sorted(p for p in HISTORY.iterdir() if p.is_dir()) if HISTORY.is_dir() else []
-
-
-def cases(release: Path) -> list[Path]:
-    return sorted(p for p in (release / "cases").iterdir() if (p / "expected.json").is_file())
-
-
-def compare(expected: dict[str, object], code: int, out: dict[str, object]) -> list[str]:
-    diffs = [] if code == expected["exit"] else [f"exit {code} != {expected['exit']}"]
-    diffs += [f"{k}: {out[k]!r} != {expected[k]!r}" for k in KEYS if out[k] != expected[k]]
-    statuses = [a["status"] for a in out["attempts"]]  # type: ignore[union-attr]
-    if statuses != expected["attempts_statuses"]:
-        diffs.append(f"attempts: {statuses} != {expected['attempts_statuses']}")
-    return diffs
 
 
 def test_at_least_one_release_is_kept() -> None:
@@ -41,37 +27,31 @@ def test_at_least_one_release_is_kept() -> None:
 
 
 @pytest.mark.parametrize("release", releases(), ids=lambda p: p.name[:12])
-def test_release_folder_is_named_by_its_digest(release: Path) -> None:
+def test_a_release_folder_is_named_by_its_digest_and_listed(release: Path) -> None:
     bundle = (release / "business-attempt.pyz").read_bytes()
     assert hashlib.sha256(bundle).hexdigest() == release.name
-    assert len(cases(release)) >= 30
+    assert len(case_dirs(release / "cases")) >= 30
+    assert f"sha256:{release.name}" in (REPO / "CHANGELOG.md").read_text()
+    assert f"sha256:{release.name}" in (HISTORY / "README.md").read_text()
 
 
 @pytest.mark.parametrize("release", releases(), ids=lambda p: p.name[:12])
-def test_kept_reader_passes_its_cases_in_a_fresh_process(release: Path) -> None:
+def test_current_reader_agrees_with_every_kept_case(release: Path) -> None:
     failures = []
-    for case in cases(release):
-        args = json.loads((case / "args.json").read_text())
-        proc = subprocess.run([sys.executable, "-I", str(release / "business-attempt.pyz"),
-                               *args], input=(case / "input.json").read_bytes(),
-                              capture_output=True, timeout=60)
-        out = json.loads(proc.stdout)
-        assert out["reader"] == "sha256:" + release.name
-        diffs = compare(json.loads((case / "expected.json").read_text()), proc.returncode, out)
-        if diffs:
-            failures.append(f"{case.name}: {'; '.join(diffs)}")
-    assert failures == []
-
-
-@pytest.mark.parametrize("release", releases(), ids=lambda p: p.name[:12])
-def test_current_reader_agrees_with_every_kept_v1_case(release: Path) -> None:
-    failures = []
-    for case in cases(release):
-        args = json.loads((case / "args.json").read_text())
-        verdict, _ = run(args, io.BytesIO((case / "input.json").read_bytes()), None)
+    for case in case_dirs(release / "cases"):
+        argv, stdin, expected = load(case)
+        verdict, _ = run(argv, io.BytesIO(stdin), None)
         assert verdict is not None
-        diffs = compare(json.loads((case / "expected.json").read_text()), verdict.exit_code,
-                        verdict.to_json())
+        diffs = differences(expected, verdict.exit_code, verdict.to_json())
         if diffs:
             failures.append(f"{case.name}: {'; '.join(diffs)}")
     assert failures == []
+
+
+def test_the_wheel_ships_the_bundle_and_its_digest_but_not_the_history() -> None:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    included = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert included == {
+        "readers/business-attempt.pyz": "ghattempt/_bundle/business-attempt.pyz",
+        "readers/business-attempt.pyz.sha256": "ghattempt/_bundle/business-attempt.pyz.sha256"}
+    assert config["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["ghattempt"]

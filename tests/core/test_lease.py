@@ -1,4 +1,4 @@
-"""The lease record and scope key (spec journal-v1 revision 2, sections 1 and 4)."""
+"""The lease record and scope key (docs/journal-format.md sections 1 and 4)."""
 
 from __future__ import annotations
 

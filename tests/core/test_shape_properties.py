@@ -1,6 +1,6 @@
 """Property: a sealed record whose patterned value breaks its spec pattern is refused.
 
-Spec journal-v1 section 3 gives each value shape as a pattern that must match the whole
+docs/journal-format.md section 3 gives each value shape as a pattern that must match the whole
 string (*digest* ``sha256:[0-9a-f]{64}``, *oid*, *key*, *time*); a record with another
 value is ``bad_record``, checked before its digest. Here one character of one patterned
 value of an attempt root, an event or a material is substituted, inserted or deleted,

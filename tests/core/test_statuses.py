@@ -1,4 +1,4 @@
-"""Every attempt status and every recovery selector (spec sections 8 and 10)."""
+"""Every attempt status and every recovery selector (docs/journal-format.md sections 8 and 10)."""
 
 from __future__ import annotations
 

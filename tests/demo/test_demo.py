@@ -43,9 +43,15 @@ def test_demo_passes_and_leaves_a_valid_journal(tmp_path: Path) -> None:
     assert len(bodies) == len(set(bodies)) == 2 + 2 + 16  # roots, attempt 1, attempt 2
     assert sum('"key":"publish-v1.4.0"' in b for b in bodies) == 1
     # Each Action step left its outputs file and a job summary.
-    summaries = sorted(tmp_path.glob("step*.summary.md"))
+    summaries = sorted(tmp_path.glob("step*.summary.md"),
+                       key=lambda p: int(p.name.removeprefix("step").split(".")[0]))
     assert len(summaries) == 21
+    # the final status step writes the full summary; the record steps one line each
     assert "```mermaid" in summaries[-1].read_text()
+    assert summaries[1].read_text().count("\n") == 1
+    # the journal's timeline page, kept in --keep DIR, and its path printed
+    assert f"timeline page: {(tmp_path / 'timeline.html').resolve()}" in proc.stdout
+    assert (tmp_path / "timeline.html").read_text().startswith("<!DOCTYPE html>")
 
 
 def test_demo_help() -> None:

@@ -101,3 +101,22 @@ def test_check_runs_are_listed_per_commit(emu: Emulator) -> None:
         assert body["check_runs"][0]["id"] == run_id
         assert body["check_runs"][0]["conclusion"] == "failure"
         assert body["check_runs"][0]["output"]["title"] == "journal tampered"
+
+
+def test_route_modules_are_a_list_another_module_can_join() -> None:
+    import types
+
+    from ghattempt.emulator.app import ROUTE_MODULES
+    from ghattempt.emulator.exchange import Reply
+
+    extra = types.ModuleType("extra")
+
+    def route(emulator: Emulator, request: object, path: str) -> Reply | None:
+        return Reply(204, (), b"") if path == "/extra" else None
+
+    extra.route = route  # type: ignore[attr-defined]
+    emu = Emulator(fixture=DEFAULT_FIXTURE, routes=(extra, *ROUTE_MODULES))
+    assert emu.handle("GET", "/extra", {}, b"").status == 204
+    assert emu.handle("GET", "/api/v3/extra", {}, b"").status == 204
+    assert emu.handle("GET", "/rate_limit", {}, b"").status == 401  # the others still answer
+    assert Emulator(fixture=DEFAULT_FIXTURE).handle("GET", "/extra", {}, b"").status == 401

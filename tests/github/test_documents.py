@@ -16,8 +16,9 @@ from ghattempt.github import DOCUMENT_NAMES, document
 SPEC_QUERIES = pathlib.Path("/work/shared/spec/queries")
 # sha256 of spec/queries/*.graphql (journal-v1 section 5)
 SPEC_SHA256 = {
-    "JournalPage": "1297313152291db06252061833eb16c0567a39e320900d65a7c42226f9f1a151",
-    "RepliesPage": "cbd30d1235e0df10318ace11183e9b5e0870a8a5b65bfab82c24b044135b5605",
+    "JournalPage": "8452dc422c67cb212c1732e43ac980496c5f5dac8ba55ee2c100b6284af79085",
+    "RepliesPage": "fe10b80506ededed25bd05214fc53be8231b28ae8c3d8a239a2e4a296303cfdf",
+    "LeaseRef": "149c1211d526008164d0fb0bc183b48ca6b5f778eadde79b4c60e15289bc17ff",
 }
 
 

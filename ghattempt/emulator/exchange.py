@@ -1,0 +1,71 @@
+"""What one request and its answer are, as every part of the emulator handles them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .faults import FaultRule
+from .state import iso
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An HTTP response, or ``drop`` (close the connection without answering)."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    drop: bool = False
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class LogEntry:
+    """One request as the emulator saw it (for tests and benchmarks)."""
+
+    at: float
+    method: str
+    path: str
+    operation: str | None
+    kind: str
+    root_fields: tuple[str, ...]
+    cost: int
+    status: int
+    actor: str | None
+    faults: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "at": iso(self.at),
+            "method": self.method,
+            "path": self.path,
+            "operation": self.operation,
+            "kind": self.kind,
+            "root_fields": list(self.root_fields),
+            "cost": self.cost,
+            "status": self.status,
+            "actor": self.actor,
+            "faults": list(self.faults),
+            "duration_ms": round(self.duration_ms, 3),
+        }
+
+
+@dataclass
+class Request:
+    """One HTTP request while the emulator answers it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    started: float
+    request_id: str
+    query: str = ""
+    token: Any = None
+    viewer: Any = None
+    faults: list[FaultRule] = field(default_factory=list)

@@ -1,0 +1,117 @@
+# mypy: disable-error-code="misc"
+# (each method types ``self`` as the Emulator it is mixed into: mypy cannot check a
+# mixin's self type against the class that composes it)
+"""Applying the armed fault rules (:mod:`.faults`) to one request: before it runs (fail,
+latency, rate limits), after it committed (read lag, another actor's edit, delete or
+minimize) and before answering (latency, a lost response). The replica-lag fidelity
+switch is applied here too, since it acts on what a request created."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import errors as gh
+from .exchange import Reply, Request
+from .faults import FaultRule
+from .graph import Ctx
+
+if TYPE_CHECKING:
+    from .app import Emulator
+
+
+KIND_ORDER = (
+    "latency",
+    "fail",
+    "secondary_rate_limit",
+    "primary_rate_limit",
+    "read_lag",
+    "duplicate",
+    "edit",
+    "delete",
+    "minimize",
+    "lose_response",
+)
+
+
+class Faulting:
+    """Applying the armed fault rules to one request (faults.py says what each kind does)."""
+
+    def add_fault(self: Emulator, rule: FaultRule | dict[str, Any]) -> int:
+        """Arm a fault rule (a :class:`FaultRule` or its JSON form); returns its id."""
+        if isinstance(rule, dict):
+            rule = FaultRule.from_dict(rule)
+        return self.faults.add(rule)
+
+    def remove_fault(self: Emulator, ident: int) -> None:
+        """Disarm the rule :meth:`add_fault` numbered ``ident`` (unknown ids: no-op)."""
+        self.faults.remove(ident)
+
+    def clear_faults(self: Emulator) -> None:
+        self.faults.clear()
+
+    def _failure(self: Emulator, req: Request, rule: FaultRule) -> Reply:
+        if rule.drop:
+            return Reply(0, (), b"", drop=True)
+        if rule.status == 504:
+            return self._json(req, 504, gh.gateway_timeout_body())
+        return self._json(req, 502, gh.bad_gateway_body(req.request_id))
+
+    def _pre_faults(
+        self: Emulator, req: Request, names: frozenset[str], remaining: int
+    ) -> Reply | None:
+        """Faults that act before anything runs; None when the request proceeds."""
+        req.faults = self.faults.fire(names, tuple(KIND_ORDER))
+        for rule in req.faults:
+            if rule.kind == "latency" and not rule.after_commit:
+                time.sleep(rule.latency_ms / 1000)
+        for rule in req.faults:
+            if rule.kind == "fail":
+                return self._failure(req, rule)
+            if rule.kind == "secondary_rate_limit":
+                return self._json(
+                    req,
+                    429 if rule.status == 429 else 403,
+                    gh.secondary_limit_body(req.request_id),
+                    {"retry-after": str(rule.retry_after)},
+                    resource="graphql" if "graphql" in names else "core",
+                )
+            if rule.kind == "primary_rate_limit":
+                left = remaining if rule.remaining is None else rule.remaining
+                return self._rate_limited(req, left)
+        return None
+
+    def _after_commit(self: Emulator, req: Request, ctx: Ctx) -> None:
+        """Read lag and another actor's edit/delete/minimize of what the request made."""
+        if not ctx.created:
+            return
+        if self.fidelity.replica_lag_ms:  # the database lags for every reader
+            self._lag(ctx.created, self.fidelity.replica_lag_ms)
+        for rule in req.faults:
+            if rule.kind == "read_lag":
+                self._lag(ctx.created, rule.lag_ms)
+            elif rule.kind in ("edit", "delete", "minimize"):
+                typename, ident = ctx.created[-1]
+                if typename == "Discussion" and rule.kind != "edit":
+                    continue
+                self._tamper_row(rule.kind, typename, ident, rule.body)
+
+    def _post_faults(self: Emulator, req: Request) -> Reply | None:
+        """Latency after commit, then a lost response; None to answer normally."""
+        for rule in req.faults:
+            if rule.kind == "latency" and rule.after_commit:
+                time.sleep(rule.latency_ms / 1000)
+        for rule in req.faults:
+            if rule.kind == "lose_response":
+                return self._failure(req, rule)
+        return None
+
+    def _lag(self: Emulator, created: list[tuple[str, int]], lag_ms: int) -> None:
+        table = {"DiscussionComment": "comments", "Discussion": "discussions"}
+        with self.state.transaction() as db:
+            for typename, ident in created:
+                if typename in table:
+                    db.execute(
+                        f"UPDATE {table[typename]} SET visible_at = visible_at + ? WHERE id = ?",  # noqa: S608
+                        (lag_ms / 1000, ident),
+                    )

