@@ -648,20 +648,24 @@ class Inbox:
         Release the lane with :meth:`release` on the same thread.
         """
         conn = self._conn()
-        rows = conn.execute(
-            "SELECT d.lane FROM deliveries d JOIN (SELECT lane, MIN(seq) AS head FROM "
-            "deliveries WHERE state = 'pending' GROUP BY lane) h ON d.seq = h.head "
-            "WHERE d.not_before <= ? ORDER BY d.seq LIMIT ?",
-            (now, _CANDIDATES),
-        ).fetchall()
-        for (lane,) in rows:
-            if not self._hold(conn, lane):
-                continue
-            item = self.head_of(lane)
-            if item is not None and item.not_before <= now:
-                return Claim(lane, item)
-            self.release(lane)
-        return None
+        offset = 0
+        while True:  # a page of candidates at a time: other workers hold some of them
+            rows = conn.execute(
+                "SELECT d.lane FROM deliveries d JOIN (SELECT lane, MIN(seq) AS head FROM "
+                "deliveries WHERE state = 'pending' GROUP BY lane) h ON d.seq = h.head "
+                "WHERE d.not_before <= ? ORDER BY d.seq LIMIT ? OFFSET ?",
+                (now, _CANDIDATES, offset),
+            ).fetchall()
+            for (lane,) in rows:
+                if not self._hold(conn, lane):
+                    continue
+                item = self.head_of(lane)
+                if item is not None and item.not_before <= now:
+                    return Claim(lane, item)
+                self.release(lane)
+            if len(rows) < _CANDIDATES:
+                return None
+            offset += _CANDIDATES
 
     def head_of(self, lane: str) -> InboxItem | None:
         """The oldest pending delivery of ``lane`` (due or not), or ``None``."""

@@ -285,3 +285,19 @@ def test_an_inbox_of_version_1_is_migrated_and_its_deliveries_keep_one_order(tmp
     assert [e["key"] for e in read_effects(rec)] == ["gh:old0:open", "gh:old1:open"]
     assert Inbox(path).schema_found == SCHEMA_VERSION
     inbox.close()
+
+
+def test_a_free_lane_is_found_behind_many_held_ones(tmp_path, example, monkeypatch):
+    import ghattempt.app.inbox as inbox_module
+
+    monkeypatch.setattr(inbox_module, "_CANDIDATES", 4)
+    inbox = Inbox(tmp_path / "inbox.sqlite")
+    for n in range(1, 12):
+        inbox.accept(f"d{n}", "pull_request", "opened", encode(pr(example, "opened", n)))
+    now = time.time()
+    held = [inbox.claim(now) for _ in range(10)]  # ten lanes taken (by other workers)
+    assert [c.item.delivery for c in held] == [f"d{n}" for n in range(1, 11)]
+    last = inbox.claim(now)  # three pages of candidates later
+    assert last is not None and last.item.delivery == "d11"
+    assert inbox.claim(now) is None
+    inbox.close()
