@@ -270,6 +270,16 @@ class _Submission:
         self.error: BaseException | None = None
 
 
+class _Ready:
+    """Asks the committer thread to open its connection (:meth:`Inbox.start`)."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
 class _Conn:
     """One database connection, SQLite or PostgreSQL, behind the same four calls.
 
@@ -356,7 +366,7 @@ class Inbox:
         self._write = threading.Lock()
         self._held: set[str] = set()  # the lanes held in this process
         self._held_lock = threading.Lock()
-        self._submissions: queue.SimpleQueue[_Submission | None] = queue.SimpleQueue()
+        self._submissions: queue.SimpleQueue[_Submission | _Ready | None] = queue.SimpleQueue()
         self._committer: threading.Thread | None = None
         self._committer_lock = threading.Lock()
         if self.kind == "postgresql":
@@ -542,11 +552,7 @@ class Inbox:
             payload = parsed if isinstance(parsed, dict) else {}
         submission = _Submission(delivery, event, action, body, decide(event, payload, delivery))
         with self._committer_lock:
-            if self._committer is None or not self._committer.is_alive():
-                self._committer = threading.Thread(
-                    target=self._commit_loop, name="ghattempt-inbox-commit", daemon=True
-                )
-                self._committer.start()
+            self._start_committer()
             self._submissions.put(submission)
         if not submission.done.wait(timeout):
             raise TimeoutError(f"the inbox did not commit within {timeout} s")
@@ -554,6 +560,25 @@ class Inbox:
             raise submission.error
         assert submission.result is not None
         return submission.result
+
+    def start(self) -> None:
+        """Start the committer and open its connection now, not at the first acceptance
+        (the server does this at start: an acceptance then needs no new file descriptor
+        for the database, which a flood of open connections may have used up)."""
+        with self._committer_lock:
+            self._start_committer()
+        ready = _Ready()
+        self._submissions.put(ready)
+        ready.done.wait(30)
+        if ready.error is not None:
+            raise ready.error
+
+    def _start_committer(self) -> None:
+        if self._committer is None or not self._committer.is_alive():
+            self._committer = threading.Thread(
+                target=self._commit_loop, name="ghattempt-inbox-commit", daemon=True
+            )
+            self._committer.start()
 
     def _commit_loop(self) -> None:
         try:
@@ -578,9 +603,21 @@ class Inbox:
         finally:
             self.close_connection()
 
-    def _commit(self, batch: list[_Submission]) -> None:
+    def _commit(self, waiting: list[_Submission | _Ready]) -> None:
         try:
             conn = self._conn(durable=True)
+        except Exception as exc:
+            for waiter in waiting:
+                waiter.error = exc
+                waiter.done.set()
+            return
+        batch = [item for item in waiting if isinstance(item, _Submission)]
+        for waiter in waiting:
+            if isinstance(waiter, _Ready):
+                waiter.done.set()
+        if not batch:
+            return
+        try:
             with self._write if self.kind == "sqlite" else contextlib.nullcontext():
                 with conn.transaction():
                     results = [self._admit(conn, item) for item in batch]

@@ -241,6 +241,10 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         one_process = (_exclusive(settings.state_path) if settings.state_path is not None
                        else contextlib.nullcontext())
         with one_process:
+            # every connection to the inbox opened now: a flood of client connections
+            # later may leave no file descriptor for a new one
+            await run_in_threadpool(inbox.start)
+            await asyncio.get_running_loop().run_in_executor(reads, inbox.counts)
             worker.start()
             catchup.start()
             try:

@@ -169,6 +169,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _limit_files(n: int) -> Callable[[], None]:
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+
+    return limit
+
+
 @dataclass
 class Server:
     """A ``python -m ghattempt.app serve`` subprocess on 127.0.0.1."""
@@ -191,7 +200,10 @@ class Server:
     def state(self) -> Path:
         return Path(self.env["GHATTEMPT_APP_STATE"])
 
-    def start(self, port: int | None = None, **overrides: str) -> Server:
+    def start(self, port: int | None = None, *, open_files: int | None = None,
+              **overrides: str) -> Server:
+        """Start the server (on ``port``, else a free one; with at most ``open_files``
+        file descriptors, else the test's limit)."""
         assert self.proc is None, "already running"
         self.port = port or free_port()
         env = {**self.env, **overrides}
@@ -213,6 +225,7 @@ class Server:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 cwd=ROOT,
+                preexec_fn=None if open_files is None else _limit_files(open_files),
             )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -5,6 +5,7 @@ Raw sockets send what httpx would not: header bytes outside ASCII, bodies that t
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -137,3 +138,30 @@ def test_headers_that_trickle_are_cut_off_within_10_s_and_health_stays_up(server
     assert min(closed_after.values()) > 9.0  # the deadline, not something sooner
     assert healthy and set(healthy) == {"ok"}
     assert "no complete request headers within 10 s" in server.log_text()
+
+
+def test_a_flood_of_idle_connections_cannot_crowd_out_health_checks_and_deliveries(
+        server_factory, example):
+    """At 256 file descriptors the server keeps at most 128 client connections: past
+    that, the one that waited longest for its headers makes room, so a flood of idle
+    connections holds no descriptor a real request needs."""
+    server = server_factory().start(open_files=256)
+    flood = []
+    for _ in range(300):
+        try:
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        except OSError:
+            break
+        s.sendall(b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        flood.append(s)
+    try:
+        for n in range(3):
+            started = time.monotonic()
+            assert server.health()["status"] == "ok"
+            body = json.dumps({**example("pull_request", "opened"), "n": n}).encode()
+            assert server.post("pull_request", body).status_code == 202
+            assert time.monotonic() - started < 5  # not held until the flood times out
+    finally:
+        for s in flood:
+            s.close()
+    assert "it waited longest for its request headers" in server.log_text()
