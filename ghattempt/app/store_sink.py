@@ -18,10 +18,10 @@ For each request the sink
    category, the writer login, the channel's plan, the request key and the lease timing;
 3. writes through :class:`~ghattempt.store.BusinessAttemptStore` under a
    :class:`~ghattempt.exclusive.RefLease` (a Git ref lease on the repository, never the
-   in-memory lock), with the idempotency key the router derived. Inside ``hold(lane)``
-   (a worker's burst of one lane) each scope's lease is kept until the burst ends
-   (:mod:`ghattempt.app.holds`). The store captures
+   in-memory lock), with the idempotency key the router derived. The store captures
    and replays the journal with the core and refuses what the reader would refuse.
+   Inside ``hold(lane)`` (a worker's burst of one lane) each scope's lease is kept
+   until the burst ends (:mod:`ghattempt.app.holds`).
 
 Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
 the key (or, for admissions, the same generation's attempt) is already in the journal;
