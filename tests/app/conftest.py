@@ -146,6 +146,24 @@ def encode(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload).encode()
 
 
+def pr(example: Callable[..., dict[str, Any]], action: str, number: int,
+       head: str | None = None) -> dict[str, Any]:
+    """A ``pull_request`` example payload for pull request ``number`` (and ``head``)."""
+    payload = example("pull_request", action)
+    payload["number"] = payload["pull_request"]["number"] = number
+    if head is not None:
+        payload["pull_request"]["head"]["sha"] = head
+    return payload
+
+
+def wait_until(check: Callable[[], object], timeout: float = 60.0) -> None:
+    """Poll ``check`` until it is true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="session")
 def rsa_pem(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A fresh RSA private key file for the App, and its PEM text."""
@@ -314,6 +332,26 @@ def server_factory(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Callab
         server.stop()
 
 
+def app_fixture(pem: str, *, app_id: int = APP_ID, installation: int = INSTALLATION,
+                database_id: int = APP_DB_ID) -> dict[str, Any]:
+    """The emulator's default fixture with the App of ``pem`` (the private key's public
+    half) registered, one installation, and the App's bot given ``database_id``."""
+    from cryptography.hazmat.primitives import serialization
+
+    from ghattempt.emulator import DEFAULT_FIXTURE
+
+    key = serialization.load_pem_private_key(pem.encode(), password=None)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    fixture = copy.deepcopy(DEFAULT_FIXTURE)
+    for actor in fixture["actors"]:
+        if actor["login"] == "ghattempt-app":
+            actor["database_id"] = database_id
+    fixture["apps"] = [{"app_id": app_id, "slug": "ghattempt-app", "public_key": public,
+                        "installations": [{"id": installation, "role": "write"}]}]
+    return fixture
+
+
 @dataclass
 class Emu:
     """``python -m ghattempt.emulator serve`` (a subprocess) with the App of the tests'
@@ -367,22 +405,10 @@ class Emu:
 
 @pytest.fixture
 def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
-    from cryptography.hazmat.primitives import serialization
-
-    from ghattempt.emulator import DEFAULT_FIXTURE
     from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
 
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    fixture = copy.deepcopy(DEFAULT_FIXTURE)
-    for actor in fixture["actors"]:
-        if actor["login"] == "ghattempt-app":
-            actor["database_id"] = APP_DB_ID
-    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
-                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
     fx = tmp_path / "fixture.json"
-    fx.write_text(json.dumps(fixture))
+    fx.write_text(json.dumps(app_fixture(rsa_pem[1])))
     err = (tmp_path / "emulator.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",

@@ -4,7 +4,6 @@ pagination by cursor, redelivery, the 3-day window, and the refusals."""
 
 from __future__ import annotations
 
-import copy
 import threading
 import time
 from collections.abc import Iterator
@@ -18,9 +17,9 @@ from githubkit.exception import RequestFailed
 from githubkit.webhooks import verify
 
 from ghattempt.app.catchup import _cursor
-from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
+from ghattempt.emulator import Emulator, EmulatorTransport
 
-from .conftest import APP_ID, free_port
+from .conftest import APP_ID, app_fixture, free_port
 
 pytestmark = pytest.mark.network
 
@@ -67,16 +66,10 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def world(rsa_pem) -> Iterator[tuple[Emulator, GitHub[Any]]]:
-    from cryptography.hazmat.primitives import serialization
-
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    fixture = copy.deepcopy(DEFAULT_FIXTURE)
-    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
-                        "installations": [{"id": 777, "role": "write"}]},
-                       {"app_id": APP_ID + 1, "slug": "other-app", "public_key": public,
-                        "installations": []}]
+    fixture = app_fixture(rsa_pem[1])
+    other = {**fixture["apps"][0], "app_id": APP_ID + 1, "slug": "other-app",
+             "installations": []}
+    fixture["apps"].append(other)
     emu = Emulator(fixture=fixture)
     app = GitHub(AppAuthStrategy(APP_ID, rsa_pem[1]), base_url="https://api.github.com/",
                  transport=EmulatorTransport(emu), http_cache=False, auto_retry=False,

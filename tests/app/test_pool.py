@@ -18,7 +18,7 @@ from ghattempt.app.recording import RecordingSink, read_effects
 from ghattempt.app.sink import Outcome, SinkResult, SinkUnavailable
 from ghattempt.app.worker import Worker
 
-from .conftest import encode
+from .conftest import encode, pr, wait_until
 
 
 class Clock:
@@ -29,13 +29,6 @@ class Clock:
         return self.now
 
 
-def pr(example, action: str, number: int, head: str | None = None) -> dict[str, Any]:
-    payload = example("pull_request", action)
-    payload["number"] = payload["pull_request"]["number"] = number
-    if head is not None:
-        payload["pull_request"]["head"]["sha"] = head
-    return payload
-
 
 def job(example, head: str, job_id: int = 1) -> dict[str, Any]:
     payload = example("workflow_job", "completed")
@@ -43,12 +36,6 @@ def job(example, head: str, job_id: int = 1) -> dict[str, Any]:
     payload["workflow_job"].update(head_sha=head, id=job_id, conclusion="success")
     return payload
 
-
-def wait_until(check, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
 
 
 class Gate:

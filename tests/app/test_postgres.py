@@ -4,7 +4,6 @@ dead replica's accepted deliveries exactly once."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess
@@ -21,23 +20,11 @@ from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_calls, read_effects
 from ghattempt.app.worker import Worker
 
-from .conftest import ROOT, encode, free_port
+from .conftest import ROOT, encode, free_port, pr, wait_until
 
 pytestmark = pytest.mark.network
 
 
-def pr(example, action: str, number: int, head: str) -> dict[str, Any]:
-    payload = copy.deepcopy(example("pull_request", action))
-    payload["number"] = payload["pull_request"]["number"] = number
-    payload["pull_request"]["head"]["sha"] = head
-    return payload
-
-
-def wait_until(check, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def test_replicas_deduplicate_against_each_other(postgres):

@@ -4,7 +4,6 @@ the journal back with the reader."""
 
 from __future__ import annotations
 
-import copy
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -28,8 +27,10 @@ from ghattempt.app.sink import (
 )
 from ghattempt.app.store_sink import CHECK_NAME, StoreSink
 from ghattempt.core import read_journal
-from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
+from ghattempt.emulator import Emulator, EmulatorTransport
 from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
+
+from .conftest import app_fixture
 
 APP_ID = 31337
 INSTALLATION = 9
@@ -101,17 +102,8 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[World]:
-    from cryptography.hazmat.primitives import serialization
-
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    fixture = copy.deepcopy(DEFAULT_FIXTURE)
-    for actor in fixture["actors"]:
-        if actor["login"] == "ghattempt-app":
-            actor["database_id"] = APP_DB_ID
-    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
-                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
+    fixture = app_fixture(rsa_pem[1], app_id=APP_ID, installation=INSTALLATION,
+                          database_id=APP_DB_ID)
     fixture["repositories"][0]["branches"].append({"name": "release", "message": "Release",
                                                    "from": "main"})
     # today's store locks every journal, and GitHub refuses a bot's comment on a locked
