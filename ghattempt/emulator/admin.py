@@ -99,13 +99,20 @@ class Admin:
             self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None)
 
     def rename_repository(self: Emulator, name_with_owner: str, new_name: str) -> None:
-        """Rename a repository: its node id stays, the old name keeps resolving.
-        Raises ValueError when the repository does not exist."""
+        """Rename a repository: its node id stays, the old name keeps resolving (until
+        another repository takes it). Raises ValueError when the repository does not
+        exist or its owner has a repository of that name."""
         owner, _, name = name_with_owner.partition("/")
         row = self.state.repository_by_name(owner, name, follow_renames=False)
         if row is None:
             raise ValueError(f"no repository {name_with_owner!r}")
+        self._name_free(owner, new_name, int(row["id"]))
         self.state.rename_repository(int(row["id"]), new_name)
+
+    def _name_free(self: Emulator, owner: str, name: str, repo_id: int) -> None:
+        taken = self.state.repository_by_name(owner, name, follow_renames=False)
+        if taken is not None and int(taken["id"]) != repo_id:
+            raise ValueError(f"{owner}/{name} already exists")
 
     def _repository(self: Emulator, name_with_owner: str) -> Any:
         owner, _, name = name_with_owner.partition("/")
@@ -117,11 +124,13 @@ class Admin:
     def transfer_repository(self: Emulator, name_with_owner: str, new_owner: str) -> None:
         """Transfer a repository to another owner (an existing User or Organization):
         its node id stays, the old owner/name keeps resolving. Raises ValueError for an
-        unknown repository or owner."""
+        unknown repository or owner, or when the new owner has a repository of that
+        name."""
         repo = self._repository(name_with_owner)
         owner = self.state.actor_by_login(new_owner)
         if owner is None or owner["kind"] == "Bot":
             raise ValueError(f"no user or organization {new_owner!r}")
+        self._name_free(str(owner["login"]), str(repo["name"]), int(repo["id"]))
         self.state.transfer_repository(int(repo["id"]), int(owner["id"]))
 
     def add_ruleset(
@@ -177,12 +186,26 @@ class Admin:
         """Transfer a discussion to another repository (``owner/name``), into
         ``category`` (a slug; default its first category). It takes the next number
         there and keeps its node id; the old number answers NOT_FOUND. Returns the new
-        number."""
+        number. As on GitHub (docs, "Managing discussions"), only between repositories
+        of one owner, and never from a private repository to a public one.
+
+        Raises:
+            ValueError: no such discussion, repository or category; the same
+                repository; another owner; private to public.
+        """
         row = self._discussion_row(node)
         target = self._repository(repository)
         tid = int(target["id"])
         if tid == int(row["repo_id"]):
             raise ValueError("the discussion is already in that repository")
+        source = self.state.repository(int(row["repo_id"]))
+        assert source is not None
+        if int(source["owner_id"]) != int(target["owner_id"]):
+            raise ValueError("GitHub transfers discussions only between repositories of "
+                             "one owner")
+        if source["private"] and not target["private"]:
+            raise ValueError("GitHub does not transfer a discussion from a private "
+                             "repository to a public one")
         cat = self.state.one(
             "SELECT * FROM categories WHERE repo_id = ? AND (? IS NULL OR slug = ?) ORDER BY id",
             tid,

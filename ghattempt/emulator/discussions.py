@@ -9,7 +9,9 @@ Rules carried here, with their source (docs/emulator.md lists them all):
 - deleting a comment that has replies wipes it (body emptied, ``deletedAt`` set); one
   without replies disappears;
 - a locked discussion refuses comments by bots, and by people without write access
-  (probot/stale#25, renovatebot/renovate#6215, open-telemetry/opentelemetry-dotnet#6554).
+  (probot/stale#25, renovatebot/renovate#6215, open-telemetry/opentelemetry-dotnet#6554);
+  hiding and deleting comments in it need write access too, the author's own included
+  (GitHub docs, "Locking conversations").
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ CLASSIFIER_REASON = {
 }
 
 
-LOCKED = "Unable to create comment because issue is locked."
+LOCKED = "Unable to create comment because issue is locked"
+"""GitHub's GraphQL refusal of a comment on a locked conversation (``addComment``, as
+open-telemetry/opentelemetry-dotnet#6554 quotes it; the REST 403 ends with a period)."""
 
 
 class DiscussionCategory:
@@ -156,6 +160,11 @@ class DiscussionComment:
 
     def discussion(self, info: Info) -> Discussion:
         return Discussion(self._ctx, self._discussion_row())
+
+    def discussion_locked(self) -> bool:
+        """Whether the comment's discussion is locked (hiding and deleting then need
+        write access)."""
+        return bool(self._discussion_row()["locked"])
 
     def url(self, info: Info) -> str:
         d = Discussion(self._ctx, self._discussion_row())
@@ -361,6 +370,8 @@ class DiscussionMutations:
         ctx = _ctx(info)
         comment = resolvers.node_of(ctx, input["id"], DiscussionComment)
         ctx.require_discussions("write")
+        if comment.discussion_locked():
+            ctx.require_role("write")  # GitHub docs, "Locking conversations"
         ctx.require_role("write", unless_author=comment._row["author_id"])
         row = delete_comment(ctx.state, comment.databaseId, ctx.now)
         return {
@@ -386,7 +397,8 @@ class DiscussionMutations:
     ) -> dict[str, Any]:
         ctx = _ctx(info)
         comment = resolvers.node_of(ctx, input["subjectId"], DiscussionComment)
-        ctx.require_role("triage")
+        # locked, hiding needs write (GitHub docs, "Locking conversations")
+        ctx.require_role("write" if comment.discussion_locked() else "triage")
         reason = CLASSIFIER_REASON[input["classifier"]] if hide else None
         minimize_comment(ctx.state, comment.databaseId, reason, hide)
         return _comment_payload(ctx, input, comment.databaseId, comment._repo_id,

@@ -75,8 +75,36 @@ def secondary_limit_body(request_id: str) -> bytes:
     ).encode()
 
 
+def secondary_limit_errors(request_id: str) -> bytes:
+    """A GraphQL secondary-limit answer in ``errors`` (GitHub answers such a limit
+    with 200 or 403 for GraphQL; the 200 body is not shown publicly, so it carries the
+    403's message and no ``type``)."""
+    message = json.loads(secondary_limit_body(request_id))["message"]
+    return json.dumps({"errors": [{"message": message}]}).encode()
+
+
+def internal_error_body(request_id: str) -> bytes:
+    """GitHub's HTTP 200 answer when executing failed inside GitHub: ``type: INTERNAL``
+    (dtolnay/star-history#1 quotes it)."""
+    return json.dumps(
+        {
+            "data": None,
+            "errors": [
+                {
+                    "type": "INTERNAL",
+                    "message": (
+                        "Something went wrong while executing your query. Please include "
+                        f"`{request_id}` when reporting this issue."
+                    ),
+                }
+            ],
+        }
+    ).encode()
+
+
 def bad_gateway_body(request_id: str) -> bytes:
-    """The body of GitHub's 502 for a GraphQL request that ran out of time."""
+    """The body of GitHub's 502 for a GraphQL request that ran out of time (quoted in
+    decaporg/decap-cms#6570)."""
     return json.dumps(
         {
             "data": None,
@@ -94,7 +122,8 @@ def bad_gateway_body(request_id: str) -> bytes:
 
 
 def gateway_timeout_body() -> bytes:
-    """The body of GitHub's 504."""
+    """The body of GitHub's 504 (GitHub docs, "Rate limits and query limits for the
+    GraphQL API", timeouts: "We couldn't respond to your request in time")."""
     return json.dumps(
         {
             "message": (

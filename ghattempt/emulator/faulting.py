@@ -55,6 +55,8 @@ class Faulting:
             return Reply(0, (), b"", drop=True)
         if rule.status == 504:
             return self._json(req, 504, gh.gateway_timeout_body())
+        if rule.status == 200:
+            return self._json(req, 200, gh.internal_error_body(req.request_id))
         return self._json(req, 502, gh.bad_gateway_body(req.request_id))
 
     def _pre_faults(
@@ -69,16 +71,24 @@ class Faulting:
             if rule.kind == "fail":
                 return self._failure(req, rule)
             if rule.kind == "secondary_rate_limit":
+                graphql = "graphql" in names
+                status = rule.status if rule.status in (429, 403) else 403
+                body = gh.secondary_limit_body(req.request_id)
+                if rule.status == 200 and graphql:  # GitHub: 200 or 403 for GraphQL
+                    status, body = 200, gh.secondary_limit_errors(req.request_id)
                 return self._json(
                     req,
-                    429 if rule.status == 429 else 403,
-                    gh.secondary_limit_body(req.request_id),
+                    status,
+                    body,
                     {"retry-after": str(rule.retry_after)},
-                    resource="graphql" if "graphql" in names else "core",
+                    resource="graphql" if graphql else "core",
                 )
             if rule.kind == "primary_rate_limit":
+                if "graphql" not in names:  # REST: 403 or 429, remaining 0 (GitHub docs)
+                    return self._rest_rate_limited(req, 429 if rule.status == 429 else 403,
+                                                   rule.remaining or 0)
                 left = remaining if rule.remaining is None else rule.remaining
-                return self._rate_limited(req, left)
+                return self._rate_limited(req, left, rule.error_type)
         return None
 
     def _after_commit(self: Emulator, req: Request, ctx: Ctx) -> None:

@@ -12,14 +12,21 @@ it matches, it fires when all hold:
 Kinds (``kind``), grounded in GitHub behaviour noted in the architecture notes:
 
 ``lose_response``  the request runs and commits; the client then gets ``status``
-                   (502 or 504, GitHub's bodies) or, with ``drop``, a dropped
-                   connection. Models GitHub's 10 s bound where the mutation lands.
-``fail``           ``status`` (502/504) or a drop *before* anything runs.
-``primary_rate_limit``  HTTP 200 ``RATE_LIMITED`` error; ``remaining`` (default: the
-                   real remaining budget, so "limited while remaining > 0") is the
-                   ``x-ratelimit-remaining`` header sent.
-``secondary_rate_limit``  HTTP 403 (or ``status`` 429; GitHub documents both) with
-                   GitHub's secondary-limit message and ``retry-after: retry_after``.
+                   (502 or 504, GitHub's bodies; 200: GraphQL's ``type: INTERNAL``
+                   "Something went wrong while executing your query") or, with
+                   ``drop``, a dropped connection. Models GitHub's 10 s bound where the
+                   mutation lands.
+``fail``           the same answers *before* anything runs.
+``primary_rate_limit``  GraphQL: HTTP 200 with ``errors[].type`` ``error_type``
+                   (``RATE_LIMITED``, or ``RATE_LIMIT`` with ``code:
+                   graphql_rate_limit``, both seen from GitHub); REST: 403 (or
+                   ``status`` 429). ``remaining`` (default: the real remaining budget,
+                   so "limited while remaining > 0") is the ``x-ratelimit-remaining``
+                   header sent.
+``secondary_rate_limit``  HTTP 403 (or ``status`` 429, or for GraphQL 200 with the
+                   message in ``errors``; GitHub documents 200/403 for GraphQL and
+                   403/429 for REST) with GitHub's secondary-limit message and
+                   ``retry-after: retry_after``.
 ``latency``        sleep ``latency_ms`` before running (``after_commit``: after it ran,
                    before answering).
 ``read_lag``       comments and discussions the request creates stay invisible to
@@ -51,14 +58,24 @@ KINDS = (
 )
 
 
+STATUSES = {
+    "lose_response": (502, 504, 200),
+    "fail": (502, 504, 200),
+    # 502 is every rule's default status: for a rate limit it means the usual answer
+    "secondary_rate_limit": (502, 504, 403, 429, 200),
+    "primary_rate_limit": (502, 403, 429),
+}
+"""The ``status`` values each kind takes (the others take the default only)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FaultRule:
     """One fault; see the module docstring for the meaning of each field.
 
     Raises:
-        ValueError: unknown ``kind``, ``status`` not 502/504 (403/429 as well for a
-            secondary limit), a probability outside
-            [0, 1], or a non-positive ``nth``/``count``.
+        ValueError: unknown ``kind``, a ``status`` the kind does not take
+            (:data:`STATUSES`), an ``error_type`` other than RATE_LIMITED/RATE_LIMIT,
+            a probability outside [0, 1], or a non-positive ``nth``/``count``.
     """
 
     kind: str
@@ -76,14 +93,20 @@ class FaultRule:
     remaining: int | None = None
     actor: str = "ghost"
     body: str = "edited by another actor"
+    error_type: str = "RATE_LIMITED"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; use one of {KINDS}")
-        allowed = (502, 504, 403, 429) if self.kind == "secondary_rate_limit" else (502, 504)
+        allowed = STATUSES.get(self.kind, (502, 504))
         if self.status not in allowed:
-            raise ValueError("fault status must be 502 or 504 (403 or 429 for a secondary "
-                             "rate limit)")
+            raise ValueError(
+                f"fault status of {self.kind} must be one of {allowed} (502 or 504 for "
+                "lost or failed answers, 200 for GraphQL's INTERNAL error; 403, 429 or "
+                "200 for a secondary rate limit; 403 or 429 for REST's primary one)"
+            )
+        if self.error_type not in ("RATE_LIMITED", "RATE_LIMIT"):
+            raise ValueError("error_type must be RATE_LIMITED or RATE_LIMIT")
         if not 0.0 <= self.probability <= 1.0:
             raise ValueError("probability must be within [0, 1]")
         for name in ("nth", "count"):

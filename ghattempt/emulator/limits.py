@@ -77,9 +77,12 @@ class Limits:
                 self._budgets[key] = budget
             return budget
 
-    def _rate_limited(self: Emulator, req: Request, remaining: int) -> Reply:
-        """GitHub's primary-limit answer for GraphQL: HTTP 200, ``RATE_LIMITED``; the
-        first refusal in a window says "exceeded", later ones "already exceeded"."""
+    def _rate_limited(self: Emulator, req: Request, remaining: int,
+                      error_type: str = "RATE_LIMITED") -> Reply:
+        """GitHub's primary-limit answer for GraphQL: HTTP 200, ``errors[].type``
+        ``RATE_LIMITED`` (or, as GitHub has also answered, ``RATE_LIMIT`` with ``code:
+        graphql_rate_limit``: yanyongyu/githubkit#271); the first refusal in a window
+        says "exceeded", later ones "already exceeded"."""
         budget = self._budget(req.token)
         again = "already " if budget.refused else ""
         budget.refused = True
@@ -89,7 +92,11 @@ class Limits:
             else f"user ID {req.viewer['id']}"
         )
         message = f"API rate limit {again}exceeded for {who}."
-        body = {"errors": [{"type": "RATE_LIMITED", "message": message}]}
+        error: dict[str, str] = {"type": error_type}
+        if error_type == "RATE_LIMIT":
+            error["code"] = "graphql_rate_limit"
+        error["message"] = message
+        body = {"errors": [error]}
         return self._json(
             req,
             200,
@@ -137,13 +144,15 @@ class Limits:
             resource=resource,
         )
 
-    def _rest_rate_limited(self: Emulator, req: Request) -> Reply:
-        """GitHub's primary-limit answer for REST: 403, ``x-ratelimit-remaining: 0``."""
+    def _rest_rate_limited(self: Emulator, req: Request, status: int = 403,
+                           remaining: int = 0) -> Reply:
+        """GitHub's primary-limit answer for REST: 403 (GitHub documents 403 or 429)
+        with ``x-ratelimit-remaining`` (0 unless a fault says otherwise)."""
         return self._json(
             req,
-            403,
-            gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", 403),
-            {"x-ratelimit-remaining": "0"},
+            status,
+            gh.rest_body(f"API rate limit exceeded for user ID {req.viewer['id']}.", status),
+            {"x-ratelimit-remaining": str(remaining)},
             resource="core",
         )
 

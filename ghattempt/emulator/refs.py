@@ -4,10 +4,12 @@
 ``createRef`` refuses an existing name; ``updateRefs`` is all-or-nothing, ``beforeOid``
 is compare-and-set (the zero oid: must not exist), a zero ``afterOid`` deletes, and
 without ``force`` the new target must descend from the old; a failed update is a
-generic error without ``type``, as GitHub sends it. ``createCommitOnBranch`` checks
-``expectedHeadOid``. Rulesets (:mod:`.rulesets`) refuse what they forbid first.
-Source: GitHub docs, GraphQL mutations ``createRef``, ``updateRefs``,
-``createCommitOnBranch``; "About rulesets".
+generic error without ``type`` (GitHub's answer is not shown publicly; without a
+``type`` a client cannot mistake it for another refusal). ``createCommitOnBranch``
+checks ``expectedHeadOid`` and refuses a moved head with ``type: STALE_DATA``, as GitHub
+does. Rulesets (:mod:`.rulesets`) refuse what they forbid first. Source: GitHub docs,
+GraphQL mutations ``createRef``, ``updateRefs``, ``createCommitOnBranch``; "About
+rulesets"; docs/emulator.md (the refs row) for the wording.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ if TYPE_CHECKING:
     from .resolvers import Repository
 
 ZERO_OID = "0" * 40
+
+
+def stale_head(expected: str) -> str:
+    """GitHub's refusal of ``createCommitOnBranch`` when the branch is not at
+    ``expectedHeadOid`` (``type: STALE_DATA``), as a response captured from GitHub shows
+    it, two spaces after "did not." included (ministryofjustice/modernisation-platform#11985)."""
+    return f'Expected branch to point to "{expected}" but it did not.  Pull and try again.'
 
 
 def find_ref(ctx: Ctx, repo_id: int, name: str) -> Ref | None:
@@ -248,13 +257,12 @@ class RefMutations:
         with st.transaction():
             head = st.ref(repo_id, qualified)
             if head is None:
-                raise GitHubError(f"Branch {qualified} does not exist.", "NOT_FOUND")
+                # GitHub's wording (github/gh-aw#22564); its type is not shown publicly
+                raise GitHubError("Branch not found", "NOT_FOUND")
             expected = input["expectedHeadOid"]
             ctx.refuse_by_ruleset(repo_id, qualified, "update")
             if str(head["oid"]) != expected:
-                raise GitHubError(
-                    f'Expected branch to point to "{expected}" but it did not. Pull and try again.'
-                )
+                raise GitHubError(stale_head(expected), "STALE_DATA")
             parent = st.commit(repo_id, str(head["oid"]))
             assert parent is not None
             tree_row = st.tree(repo_id, str(parent["tree"]))

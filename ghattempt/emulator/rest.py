@@ -78,9 +78,12 @@ class Rest:
         if denied is not None:
             return self._log_request(req, denied, None, "rest")
         if parts == ["rate_limit"] and req.method == "GET":
-            return self._log_request(req, self._rate_limit_rest(req), "rate-limit/get", "rest")
-        if len(parts) >= 3 and parts[0] == "repos":
-            repo = self.state.repository_by_name(parts[1], parts[2])
+            # costs no primary budget but counts against the secondary limit (GitHub
+            # docs, "Rate limits for the REST API", checking the status)
+            reply = self._secondary_limit(req, 1, 0, "core") or self._rate_limit_rest(req)
+            return self._log_request(req, reply, "rate-limit/get", "rest")
+        repo, rest = self._repository_route(parts)
+        if repo is not None or (len(parts) >= 3 and parts[0] == "repos"):
             if repo is None or (repo["private"] and req.token["role"] == "none"):
                 return self._log_request(
                     req,
@@ -88,7 +91,8 @@ class Rest:
                     None,
                     "rest",
                 )
-            rest = parts[3:]
+            if parts[0] == "repos" and not self._current_name(repo, parts[1], parts[2]):
+                return self._log_request(req, self._moved(req, route, repo, rest), None, "rest")
             if rest == [] and req.method == "GET":
                 return self._rest_op(req, "repos/get", lambda: self._repo_json(repo))
             if rest == ["git", "commits"] and req.method == "POST":
@@ -133,13 +137,49 @@ class Rest:
         reply = self._json(req, 404, gh.rest_body("Not Found", 404), resource="core")
         return self._log_request(req, reply, None, "rest")
 
+    def _repository_route(self: Emulator, parts: list[str]) -> tuple[Any, list[str]]:
+        """The repository a REST path names and the rest of the path: ``repos/{owner}/
+        {repo}/...`` (an old name resolves too) or ``repositories/{id}/...`` (where
+        GitHub's redirects point); (None, []) for other paths or no such repository."""
+        if len(parts) >= 3 and parts[0] == "repos":
+            return self.state.repository_by_name(parts[1], parts[2]), parts[3:]
+        if len(parts) >= 2 and parts[0] == "repositories" and parts[1].isdigit():
+            return self.state.repository(int(parts[1])), parts[2:]
+        return None, []
+
+    def _current_name(self: Emulator, repo: Any, owner: str, name: str) -> bool:
+        """Whether ``owner/name`` is the repository's name now (not one it had)."""
+        now = self.state.repository_by_name(owner, name, follow_renames=False)
+        return now is not None and int(now["id"]) == int(repo["id"])
+
+    def _moved(self: Emulator, req: Request, route: str, repo: Any, rest: list[str]) -> Reply:
+        """GitHub's answer to a REST request naming a repository by an old name (renamed
+        or transferred): 301 for GET/HEAD, 307 (method and body kept) otherwise, with
+        ``location`` at ``/repositories/{id}`` plus the rest of the path. Sources:
+        octokit/fixtures scenario rename-repository (301, its body and location),
+        stephencelis/ghi#300 and matrix-org/go-neb#141 (307 for other methods). The
+        location keeps the request's host, so a client on loopback stays there."""
+        host = req.headers.get("host", "")
+        if not host:
+            base = self.api_url
+        elif host.rsplit(":", 1)[0].strip("[]") in ("127.0.0.1", "localhost", "::1"):
+            base = f"http://{host}"
+        else:
+            base = f"https://{host}"
+        prefix = req.path[: len(req.path) - len(route)] if req.path.endswith(route) else ""
+        target = f"{base}{prefix}/repositories/{repo['id']}" + "".join(f"/{p}" for p in rest)
+        if req.query:
+            target += f"?{req.query}"
+        status = 301 if req.method in ("GET", "HEAD") else 307
+        body = {"message": "Moved Permanently" if status == 301 else "Temporary Redirect",
+                "url": target, "documentation_url": "https://docs.github.com/v3/#http-redirects"}
+        return self._json(req, status, body, {"location": target}, resource="core")
+
     def _rest_op(self: Emulator, req: Request, name: str, run: Any) -> Reply:
         names = frozenset({"rest", name})
         budget = self._budget(req.token, "core")
         refused = self._pre_faults(req, names, max(0, self._limit(req.token) - budget.used))
         if refused is not None:
-            if refused.status == 200:  # a primary limit on REST is a 403
-                refused = self._rest_rate_limited(req)
             return self._log_request(req, refused, name, "rest")
         writing = req.method != "GET"
         refused = self._secondary_limit(

@@ -282,6 +282,26 @@ def test_locked_discussion_refuses_non_writers(actions: GQL, alice: GQL, mallory
     assert mallory(LOCK, id=d["id"])["errors"][0]["type"] == "FORBIDDEN"
 
 
+def test_locked_discussion_needs_write_to_hide_or_delete(emu: Emulator, http, actions: GQL,
+                                                       alice: GQL, mallory: GQL) -> None:
+    """GitHub docs, "Locking conversations": while locked, only people with write access
+    can add, hide and delete comments (the author's own comment included)."""
+    emu.add_token("ghp_trina", "trina", "triage")
+    trina = GQL(http, "ghp_trina")
+    d = new_discussion(actions)
+    own = comment(mallory, d["id"], "mine")
+    noise = comment(mallory, d["id"], "noise")
+    assert trina.data(MINIMIZE, id=noise["id"])  # triage may hide while open
+    actions.data(LOCK, id=d["id"])
+    refused = mallory(DELETE, id=own["id"])
+    assert refused["data"] == {"deleteDiscussionComment": None}
+    assert refused["errors"][0]["type"] == "FORBIDDEN"
+    assert trina(MINIMIZE, id=own["id"])["errors"][0]["type"] == "FORBIDDEN"
+    assert alice.data(MINIMIZE, id=own["id"])["minimizeComment"]["minimizedComment"][
+        "isMinimized"] is True
+    assert alice.data(DELETE, id=own["id"])["deleteDiscussionComment"]["comment"] is None
+
+
 def test_token_without_discussions_access_is_forbidden(http, actions: GQL) -> None:
     d = new_discussion(actions)
     app = GQL(http, "ghs_nodiscussions")

@@ -209,3 +209,48 @@ def test_request_log_records_operation_and_cost(emu: Emulator, actions: GQL) -> 
         ("query", ["repository"], 200, []),
     ]
     assert log[1]["operation"] == "JournalPage" and log[1]["cost"] == 1
+
+
+def test_internal_error_answers_200_with_type_internal(emu: Emulator, actions: GQL) -> None:
+    """GitHub also reports a failure inside GitHub as HTTP 200 ``type: INTERNAL``; as a
+    ``lose_response`` the comment has landed all the same."""
+    d = new_discussion(actions)
+    emu.add_fault({"kind": "lose_response", "operation": "addDiscussionComment",
+                   "status": 200, "count": 1})
+    r = send_comment(actions, d["id"], "landed")
+    assert r.status_code == 200
+    (error,) = r.json()["errors"]
+    assert error["type"] == "INTERNAL"
+    assert error["message"].startswith("Something went wrong while executing your query. "
+                                       "Please include `")
+    assert [c["body"] for c in roots(actions, d["number"])] == ["landed"]
+
+
+def test_primary_rate_limit_in_either_of_githubs_shapes(emu: Emulator, actions: GQL,
+                                                        http: httpx.Client) -> None:
+    emu.add_fault({"kind": "primary_rate_limit", "operation": "Q", "count": 1,
+                   "error_type": "RATE_LIMIT"})
+    r = actions.raw("query Q { viewer { login } }")
+    assert r.status_code == 200
+    assert r.json()["errors"][0]["type"] == "RATE_LIMIT"
+    assert r.json()["errors"][0]["code"] == "graphql_rate_limit"
+    # REST: 403 by default, 429 when asked (GitHub documents both), remaining 0
+    emu.add_fault({"kind": "primary_rate_limit", "operation": "repos/get", "count": 2})
+    auth = {"Authorization": "bearer ghs_actions"}
+    assert http.get("/repos/octo-org/widgets", headers=auth).status_code == 403
+    emu.clear_faults()
+    emu.add_fault({"kind": "primary_rate_limit", "operation": "repos/get", "status": 429})
+    limited = http.get("/repos/octo-org/widgets", headers=auth)
+    assert limited.status_code == 429 and limited.headers["x-ratelimit-remaining"] == "0"
+    with pytest.raises(ValueError, match="error_type"):
+        FaultRule("primary_rate_limit", error_type="RATE")
+
+
+def test_secondary_rate_limit_of_graphql_may_answer_200(emu: Emulator, actions: GQL) -> None:
+    emu.add_fault({"kind": "secondary_rate_limit", "status": 200, "retry_after": 5,
+                   "count": 1})
+    r = actions.raw("{ viewer { login } }")
+    assert r.status_code == 200 and r.headers["retry-after"] == "5"
+    assert r.json()["errors"][0]["message"].startswith(
+        "You have exceeded a secondary rate limit")
+    assert "data" not in r.json()

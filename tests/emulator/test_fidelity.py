@@ -46,6 +46,9 @@ def two_repositories() -> dict[str, Any]:
     data["repositories"].append({
         "owner": "octo-org", "name": "gadgets",
         "categories": [{"name": "Ideas", "slug": "ideas"}]})
+    data["repositories"].append({
+        "owner": "acme", "name": "tools",
+        "categories": [{"name": "Ideas", "slug": "ideas"}]})
     return data
 
 
@@ -62,7 +65,7 @@ def test_a_locked_discussion_refuses_the_actions_bot_and_apps(emu: Emulator, htt
             assert body["data"] == {"addDiscussionComment": None}
             assert body["errors"][0]["type"] == "FORBIDDEN"
             assert body["errors"][0]["message"] == (
-                "Unable to create comment because issue is locked.")
+                "Unable to create comment because issue is locked")
     # a person with write access (here an admin) still may
     assert comment(alice, d["id"], "maintainer note")["author"] == {"login": "alice"}
     assert [c["body"] for c in roots(actions, d["number"])] == ["attempt", "maintainer note"]
@@ -369,6 +372,13 @@ def test_moved_and_transferred_discussions_over_http() -> None:
         bad = httpx.post(f"{server.url}/_emulator/discussion",
                          json={"action": "archive", "node": d["id"]})
         assert bad.status_code == 400
+        # GitHub transfers only between repositories of one owner (docs, "Managing
+        # discussions")
+        elsewhere = httpx.post(f"{server.url}/_emulator/discussion",
+                               json={"action": "transfer", "node": d["id"],
+                                     "repository": "acme/tools"})
+        assert elsewhere.status_code == 400
+        assert "one owner" in elsewhere.json()["message"]
 
 
 def test_renamed_and_transferred_repositories_keep_their_id() -> None:
@@ -389,6 +399,54 @@ def test_renamed_and_transferred_repositories_keep_their_id() -> None:
         refused = httpx.post(f"{server.url}/_emulator/transfer",
                              json={"repository": "acme/gizmos", "owner": "nobody"})
         assert refused.status_code == 400
+        # a name the owner already uses is refused, as GitHub refuses it
+        taken = httpx.post(f"{server.url}/_emulator/rename",
+                           json={"repository": "acme/gizmos", "name": "tools"})
+        assert taken.status_code == 400 and "already exists" in taken.json()["message"]
+        # once another repository takes an old name, the redirect stops
+        assert httpx.post(f"{server.url}/_emulator/rename",
+                          json={"repository": "octo-org/gadgets",
+                                "name": "widgets"}).is_success
+        q = 'query { repository(owner: "octo-org", name: "widgets") { id } }'
+        assert client.data(q)["repository"]["id"] != before
+
+
+def test_rest_redirects_an_old_repository_name() -> None:
+    """REST under a renamed repository's old name: 301 for GET, 307 for a write, to
+    ``/repositories/{id}``; a client that follows redirects (githubkit does) lands on
+    the repository, and over HTTP the location stays on loopback."""
+    emu = Emulator(fixture=DEFAULT_FIXTURE)
+    rid = int(emu.state.repository_by_name("octo-org", "widgets")["id"])
+    emu.rename_repository("octo-org/widgets", "gizmos")
+    auth = {"Authorization": "bearer ghs_actions"}
+    with EmulatorServer(emu) as server:
+        raw = httpx.Client(base_url=f"{server.url}/api/v3")
+        moved = raw.get("/repos/octo-org/widgets", headers=auth)
+        assert moved.status_code == 301
+        assert moved.headers["location"] == f"{server.url}/api/v3/repositories/{rid}"
+        assert moved.json() == {"message": "Moved Permanently",
+                                "url": f"{server.url}/api/v3/repositories/{rid}",
+                                "documentation_url": "https://docs.github.com/v3/#http-redirects"}
+        commit = {"message": "lease", "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"}
+        kept = raw.post("/repos/octo-org/widgets/git/commits", json=commit, headers=auth)
+        assert kept.status_code == 307
+        assert kept.headers["location"].endswith(f"/repositories/{rid}/git/commits")
+        assert emu.request_log()[-1]["status"] == 307  # nothing was written
+        follow = httpx.Client(base_url=server.url, follow_redirects=True)
+        made = follow.post("/repos/octo-org/widgets/git/commits", json=commit, headers=auth)
+        assert made.status_code == 201 and made.url.host == "127.0.0.1"
+        assert follow.get("/repos/octo-org/widgets", headers=auth).json()["name"] == "gizmos"
+        # the current name answers directly
+        assert raw.get("/repos/octo-org/gizmos", headers=auth).status_code == 200
+    from githubkit import GitHub, TokenAuthStrategy
+
+    gh = GitHub(TokenAuthStrategy("ghs_actions"), base_url="https://api.github.com/",
+                transport=EmulatorTransport(emu), http_cache=False, auto_retry=False,
+                timeout=10)
+    made_by_kit = gh.rest.git.create_commit("octo-org", "widgets", message="lease",
+                                            tree="4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+    assert made_by_kit.status_code == 201
+    assert "/repos/octo-org/gizmos/git/commits/" in made_by_kit.parsed_data.url
 
 
 def test_fidelity_switches_are_checked() -> None:

@@ -89,7 +89,21 @@ def test_secondary_content_creation_limit(emu: Emulator, actions: GQL) -> None:
     comment(actions, d["id"], "c")
 
 
-def test_rest_rate_limit_endpoint(http: httpx.Client, actions: GQL) -> None:
+def test_content_creation_has_an_hourly_window_too(emu: Emulator, actions: GQL) -> None:
+    """GitHub: at most 80 content-creating requests a minute *and* 500 an hour."""
+    d = new_discussion(actions)  # one content creation
+    emu.content_per_hour = 3
+    comment(actions, d["id"], "a")
+    comment(actions, d["id"], "b")
+    emu.clock.advance(61)  # a new minute, the same hour
+    r = actions.raw(ADD_COMMENT, d=d["id"], body="c", to=None)
+    assert r.status_code == 403 and "secondary rate limit" in r.json()["message"]
+    assert 3000 <= int(r.headers["retry-after"]) <= 3600
+    emu.clock.advance(3600)
+    comment(actions, d["id"], "c")
+
+
+def test_rest_rate_limit_endpoint(emu: Emulator, http: httpx.Client, actions: GQL) -> None:
     actions.data("{ viewer { login } }")
     r = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
     assert r.status_code == 200
@@ -97,6 +111,12 @@ def test_rest_rate_limit_endpoint(http: httpx.Client, actions: GQL) -> None:
     assert body["resources"]["graphql"]["used"] == 1
     assert body["resources"]["graphql"]["limit"] == 1000
     assert body["resources"]["core"]["used"] == 0
+    # it costs no primary budget, but counts against the secondary limit (GitHub docs)
+    emu.rest_points_per_minute = 2
+    again = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
+    assert again.json()["resources"]["core"]["used"] == 0
+    refused = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
+    assert refused.status_code == 403 and "retry-after" in refused.headers
 
 
 def _github(emu: Emulator, token: str = "ghs_actions") -> GitHub:

@@ -237,8 +237,11 @@ def test_create_commit_on_branch_checks_expected_head(actions: GQL) -> None:
     assert made["commit"]["tree"]["oid"] == tree_id({"lease/holder.txt": b"holder: a\n"})
     stale = actions(COMMIT_ON_BRANCH, **{"in": inp})
     assert stale["data"] == {"createCommitOnBranch": None}
+    # GitHub's answer, as captured from GitHub (docs/emulator.md, the refs row)
+    assert stale["errors"][0]["type"] == "STALE_DATA"
+    assert stale["errors"][0]["path"] == ["createCommitOnBranch"]
     assert stale["errors"][0]["message"] == (
-        f'Expected branch to point to "{head}" but it did not. Pull and try again.'
+        f'Expected branch to point to "{head}" but it did not.  Pull and try again.'
     )
     assert main_oid(actions) == made["commit"]["oid"]
     ref = actions.data(REF_Q, q="main")["repository"]["ref"]
@@ -246,6 +249,12 @@ def test_create_commit_on_branch_checks_expected_head(actions: GQL) -> None:
     nothing = dict(inp, expectedHeadOid=made["commit"]["oid"], fileChanges=None)
     empty = actions.data(COMMIT_ON_BRANCH, **{"in": nothing})["createCommitOnBranch"]
     assert empty["commit"]["tree"]["oid"] == made["commit"]["tree"]["oid"]
+    # createCommitOnBranch does not create a branch (GitHub: "Branch not found")
+    absent = dict(inp, branch={"repositoryNameWithOwner": "octo-org/widgets",
+                               "branchName": "no-such-branch"})
+    missing = actions(COMMIT_ON_BRANCH, **{"in": absent})
+    assert missing["data"] == {"createCommitOnBranch": None}
+    assert missing["errors"][0]["message"] == "Branch not found"
 
 
 def test_emulator_git_tree_matches_git(tmp_path: Path) -> None:

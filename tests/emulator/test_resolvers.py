@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, FaultRule, FixtureError, load_fixture
-from ghattempt.emulator.ids import cursor, decode_cursor, decode_node_id, node_id
+from ghattempt.emulator.ids import (
+    cursor,
+    decode_cursor,
+    decode_node_id,
+    legacy_node_id,
+    node_id,
+)
 
 from .conftest import GQL, LOCK, QUERIES, comment, new_discussion, repo_info
 
@@ -140,6 +146,10 @@ def test_ids_and_cursors_round_trip() -> None:
     # a legacy id is an id GitHub accepts as input ("Migrating GraphQL global node IDs")
     legacy = decode_node_id("MDQ6VXNlcjU4MzIzMQ==")
     assert legacy is not None and (legacy.typename, legacy.payload) == ("User", (583231,))
+    # the example of GitHub's migration guide: one user, its legacy id and its new one
+    assert legacy_node_id("User", 3407303) == "MDQ6VXNlcjM0MDczMDM="
+    assert node_id("User", 3407303) == "U_kgDOADP9xw"
+    assert legacy_node_id("Repository", 1296269) == "MDEwOlJlcG9zaXRvcnkxMjk2MjY5"
     assert decode_cursor(cursor(123_456_789)) == 123_456_789
     assert cursor(5).startswith("Y3Vyc29yOnYyOp")  # base64 of "cursor:v2:"
     assert decode_cursor("not-a-cursor") is None
@@ -192,6 +202,7 @@ def test_limit_precedence_argument_fixture_github(tmp_path: Path) -> None:
     assert Emulator(fixture=with_limits, content_per_minute=9).content_per_minute == 9
     plain = Emulator(fixture=DEFAULT_FIXTURE)
     assert (plain.content_per_minute, plain.points_per_minute) == (80, 2000)
+    assert (plain.content_per_hour, plain.rest_points_per_minute) == (500, 900)
     # the fixture's limits live in the database: a restart keeps them
     db = str(tmp_path / "db.sqlite")
     Emulator(db, with_limits)
