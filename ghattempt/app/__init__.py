@@ -1,8 +1,11 @@
 """The GitHub App webhook server: GitHub events in, journal requests out.
 
-The server verifies each delivery, records it durably in a SQLite inbox before it
-answers, and a worker turns it into typed requests to a :class:`JournalSink` (the
-business attempt store). Run it with ``python -m ghattempt.app serve``; see docs/app.md.
+The server verifies each delivery, records it durably in its inbox (a SQLite file, or
+PostgreSQL shared by several replicas) before it answers, and a pool of workers turns
+it into typed requests to a :class:`JournalSink` (the business attempt store), in order
+per pull request and in parallel across them; on start and every few minutes it asks
+GitHub to redeliver what it could not deliver. Run it with ``python -m ghattempt.app
+serve``; see docs/app.md.
 
 Public names:
 
@@ -15,7 +18,7 @@ Public names:
   :class:`SinkUnavailable`;
 - :class:`PhaseMap`, :func:`load_phase_map`: the workflow/job -> phase mapping;
 - :func:`plan_delivery`, :class:`Plan`: the pure routing decision;
-- :class:`Inbox`: the durable inbox; :class:`Worker`: its processor;
+- :class:`Inbox`: the durable inbox; :class:`Worker`: its pool of workers;
 - :func:`installation_github`: a githubkit client acting as one installation.
 """
 

@@ -4,8 +4,10 @@ Commands:
 
 - ``serve [--host H] [--port P] [--log-level L]``: run the server (configuration from
   the environment, see docs/app.md);
-- ``inbox [--requeue-failed]``: print the inbox counts (``GHATTEMPT_APP_STATE``), and
-  optionally put failed deliveries back to pending.
+- ``inbox [--requeue-failed]``: print the inbox counts (``GHATTEMPT_APP_STATE`` or
+  ``GHATTEMPT_APP_DATABASE``), and optionally put failed deliveries back to pending;
+- ``migrate``: create the inbox, or bring its schema up to date, and print the versions
+  (the server does it too when it starts).
 
 Exit status: 0 success, 2 bad arguments or configuration.
 """
@@ -14,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from ghattempt.app.settings import ConfigurationError
 
@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
                        choices=["critical", "error", "warning", "info", "debug"])
     inbox = commands.add_parser("inbox", help="show the durable inbox")
     inbox.add_argument("--requeue-failed", action="store_true")
+    commands.add_parser("migrate", help="create the inbox or bring its schema up to date")
     return parser
 
 
@@ -46,14 +47,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             serve(args.host, args.port, log_level=args.log_level)
             return 0
-        state = os.environ.get("GHATTEMPT_APP_STATE", "")
-        if not state:
-            raise ConfigurationError("GHATTEMPT_APP_STATE is not set: name the inbox file")
-        from ghattempt.app.inbox import Inbox
+        from ghattempt.app.inbox import SCHEMA_VERSION, Inbox, InboxUnavailable
+        from ghattempt.app.settings import load_inbox_location
 
-        inbox = Inbox(Path(state))
-        requeued = inbox.requeue_failed() if args.requeue_failed else 0
-        print(json.dumps({"inbox": inbox.counts(), "requeued": requeued}))
+        location = load_inbox_location()
+        try:
+            inbox = Inbox(location)
+        except InboxUnavailable as exc:
+            raise ConfigurationError(str(exc)) from None
+        try:
+            if args.command == "migrate":
+                print(json.dumps({"schema": SCHEMA_VERSION, "was": inbox.schema_found}))
+                return 0
+            requeued = inbox.requeue_failed() if args.requeue_failed else 0
+            print(json.dumps({"inbox": inbox.counts(), "requeued": requeued}))
+        finally:
+            inbox.close()
         return 0
     except ConfigurationError as exc:
         print(f"ghattempt app: {exc}", file=sys.stderr)

@@ -7,8 +7,9 @@ Web Token (JWT) for a GitHub App") and exchanges it at
 caches until shortly before it expires.
 
 The client is built for writers (architecture notes, library facts): a timeout is
-always set (githubkit's default is none), ``auto_retry`` is off (it would re-send
-mutations on any 5xx), and ``http_cache`` is off.
+always set (githubkit's default is none), on the token exchange too (githubkit sends it
+without the client's timeout; :func:`ghattempt.github.transport.bounded`), ``auto_retry``
+is off (it would re-send mutations on any 5xx), and ``http_cache`` is off.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import httpx
 from githubkit import AppInstallationAuthStrategy, GitHub
 
 from ghattempt.app.settings import AppSettings, Secret
+from ghattempt.github.transport import bounded
 
 __all__ = ["installation_github", "installation_github_for"]
 
@@ -37,7 +39,8 @@ def installation_github(
         private_key: the App's PEM RSA private key.
         installation_id: the installation to act as (webhook payload ``installation.id``).
         base_url: REST base URL (GHES: ``https://HOST/api/v3/``).
-        timeout: seconds for each request (connect, read, write, pool).
+        timeout: seconds for each request (connect, read, write, pool), the token
+            exchange included.
         transport: an httpx transport, for tests (``httpx.MockTransport``).
 
     Raises:
@@ -55,6 +58,7 @@ def installation_github(
         http_cache=False,
         auto_retry=False,
         transport=transport,
+        event_hooks={"request": [bounded(httpx.Timeout(timeout))]},
     )
 
 

@@ -1,4 +1,4 @@
-"""The webhook endpoint: verify, record durably, answer; the worker does the rest.
+"""The webhook endpoint: verify, record durably, answer; the workers do the rest.
 
 ``POST /webhook``, in this order (GitHub's "Validating webhook deliveries" and "Best
 practices for using webhooks": verify the signature, answer within 10 s, use the
@@ -19,19 +19,27 @@ delivery id against replays, do the work asynchronously):
    delivery id with another body: **409**; an inbox that cannot commit within
    :data:`ACCEPT_TIMEOUT`: **503**.
 
+Request headers not complete within :data:`~ghattempt.app.protocol.HEADER_TIMEOUT`
+(10 s) of the connection opening, or of the previous response, close the connection
+(:mod:`ghattempt.app.protocol`).
+
 ``GET /healthz`` answers ``{"status":"ok","inbox":{pending,done,failed}}``.
+
+The lifespan runs the worker pool (:mod:`ghattempt.app.worker`) and the catch-up
+(:mod:`ghattempt.app.catchup`). With a SQLite inbox one process works it (an ``flock``);
+with PostgreSQL, any number of replicas do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import fcntl
 import functools
 import json
 import logging
 import re
-import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,7 +51,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.catchup import CatchUp
+from ghattempt.app.inbox import Admission, Inbox, InboxUnavailable
 from ghattempt.app.routing import is_routed
 from ghattempt.app.settings import AppSettings, ConfigurationError
 from ghattempt.app.sink import JournalSink
@@ -113,27 +122,35 @@ def _refuse(request: Request, code: int, error: str) -> JSONResponse:
 
 
 def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
-    """The Starlette application: the webhook route, health, and the worker's lifespan.
+    """The Starlette application: the webhook route, health, and the lifespan that runs
+    the worker pool and the catch-up.
 
     Args:
-        settings: server configuration (secret, inbox path, bounds, mapping).
-        sink: where the worker sends plans.
+        settings: server configuration (secret, inbox, bounds, mapping, workers).
+        sink: where the workers send plans.
 
     Raises:
-        sqlite3.Error: the inbox cannot be opened.
+        InboxUnavailable: the inbox cannot be opened or migrated.
     """
-    inbox = Inbox(settings.state_path)
+    inbox = Inbox(settings.inbox_location)
+    secrets = [settings.webhook_secret.reveal(), settings.private_key.reveal()]
+    if settings.database is not None:
+        secrets.append(settings.database.reveal())
     worker = Worker(
         inbox,
         sink,
         app_id=settings.app_id,
         phase_map=settings.phase_map,
-        secrets=(settings.webhook_secret.reveal(), settings.private_key.reveal()),
+        secrets=secrets,
+        workers=settings.workers,
         max_tries=settings.max_tries,
         retry_base=settings.retry_base,
+        retry_window=settings.retry_window,
     )
+    catchup = CatchUp(inbox, settings)
     secret = settings.webhook_secret
     bound = settings.max_body
+    unrecorded: tuple[type[BaseException], ...] = (TimeoutError, *inbox.errors)
 
     async def read_bounded(request: Request) -> bytes | None:
         declared = request.headers.get("content-length")
@@ -181,10 +198,10 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             return _answer(200, status="ignored", delivery=delivery)
         try:
             accepted = await run_in_threadpool(
-                functools.partial(inbox.accept, timeout=ACCEPT_TIMEOUT), delivery, event, action,
-                body,
+                functools.partial(inbox.accept, payload=payload, timeout=ACCEPT_TIMEOUT),
+                delivery, event, action, body,
             )
-        except (TimeoutError, sqlite3.Error) as exc:
+        except unrecorded as exc:
             log.error("delivery %s %s/%s not recorded: %s", delivery, event, action, exc)
             return _answer(
                 503, error="the inbox could not record the delivery; redeliver it later",
@@ -211,18 +228,31 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
             state=accepted.state,
         )
 
+    # health reads the inbox from one thread of its own: one connection, however many
+    # requests the web server's thread pool runs at once (PostgreSQL counts connections)
+    reads = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ghattempt-health")
+
     async def healthz(request: Request) -> Response:
-        counts = await run_in_threadpool(inbox.counts)
+        counts = await asyncio.get_running_loop().run_in_executor(reads, inbox.counts)
         return _answer(200, status="ok", inbox=counts)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        with _exclusive(settings.state_path):
+        one_process = (_exclusive(settings.state_path) if settings.state_path is not None
+                       else contextlib.nullcontext())
+        with one_process:
+            # every connection to the inbox opened now: a flood of client connections
+            # later may leave no file descriptor for a new one
+            await run_in_threadpool(inbox.start)
+            await asyncio.get_running_loop().run_in_executor(reads, inbox.counts)
             worker.start()
+            catchup.start()
             try:
                 yield
             finally:
+                await run_in_threadpool(catchup.stop)
                 await run_in_threadpool(worker.stop)
+                reads.shutdown(wait=True)
                 await run_in_threadpool(inbox.close)
                 close = getattr(sink, "close", None)  # e.g. the store sink's connections
                 if callable(close):
@@ -237,6 +267,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
     )
     app.state.inbox = inbox
     app.state.worker = worker
+    app.state.catchup = catchup
     return app
 
 
@@ -256,10 +287,12 @@ def serve(
         log_level: uvicorn and ``ghattempt.app`` log level.
 
     Raises:
-        ConfigurationError: the environment is incomplete or the sink cannot be built.
+        ConfigurationError: the environment is incomplete, the sink cannot be built, or
+            the inbox cannot be opened.
     """
     import uvicorn
 
+    from ghattempt.app.protocol import protocol_class
     from ghattempt.app.settings import load_settings
     from ghattempt.app.sink_factory import load_sink
 
@@ -267,6 +300,10 @@ def serve(
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    app = create_app(settings, load_sink(settings))
+    try:
+        app = create_app(settings, load_sink(settings))
+    except InboxUnavailable as exc:
+        raise ConfigurationError(str(exc)) from None
     # uvicorn's access log is off: the server logs each accepted and refused delivery
-    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False,
+                http=protocol_class())

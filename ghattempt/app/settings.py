@@ -7,7 +7,16 @@ variable                               meaning
 ``GHATTEMPT_APP_PRIVATE_KEY_FILE``     path of the App's PEM private key, required
 ``GHATTEMPT_WEBHOOK_SECRET``           webhook secret (or ``..._FILE``: a path), one
                                        of the two is required
-``GHATTEMPT_APP_STATE``                path of the durable inbox (SQLite), required
+``GHATTEMPT_APP_STATE``                path of the durable inbox (SQLite, one
+                                       process); or:
+``GHATTEMPT_APP_DATABASE``             ``postgresql://...``: the inbox in PostgreSQL,
+                                       shared by any number of replicas (exactly one
+                                       of the two is required)
+``GHATTEMPT_APP_WORKERS``              worker threads per process (default 4)
+``GHATTEMPT_APP_RETRY_WINDOW``         seconds a delivery waiting for its
+                                       precondition is tried again (default 600)
+``GHATTEMPT_APP_CATCHUP_INTERVAL``     seconds between two catch-ups through
+                                       GitHub's delivery log (default 300; 0: off)
 ``GHATTEMPT_GITHUB_API_URL``           REST base URL (default
                                        ``https://api.github.com/``; GHES:
                                        ``https://HOST/api/v3/``)
@@ -21,7 +30,8 @@ variable                               meaning
                                        (default 2)
 =====================================  ===========================================
 
-Secrets (the webhook secret, the private key) are held in :class:`Secret`, whose
+Secrets (the webhook secret, the private key, the database URL, which may hold a
+password) are held in :class:`Secret`, whose
 ``repr`` and ``str`` never show the value; error messages name the variable or the
 file, never the content.
 """
@@ -37,11 +47,15 @@ from ghattempt.app.phases import PhaseMap, PhaseMapError, load_phase_map
 
 __all__ = [
     "DEFAULT_API_URL",
+    "DEFAULT_CATCHUP_INTERVAL",
     "DEFAULT_MAX_BODY",
+    "DEFAULT_RETRY_WINDOW",
     "DEFAULT_SINK",
+    "DEFAULT_WORKERS",
     "AppSettings",
     "ConfigurationError",
     "Secret",
+    "load_inbox_location",
     "load_settings",
 ]
 
@@ -51,6 +65,15 @@ DEFAULT_MAX_BODY = 25 * 1024 * 1024
 DEFAULT_API_URL = "https://api.github.com/"
 DEFAULT_SINK = "ghattempt.app.sink_factory:store_sink"
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_WORKERS = 4
+"""Worker threads per server process (``GHATTEMPT_APP_WORKERS``)."""
+DEFAULT_RETRY_WINDOW = 600.0
+"""Seconds a delivery waiting for its precondition is tried again
+(``GHATTEMPT_APP_RETRY_WINDOW``)."""
+DEFAULT_CATCHUP_INTERVAL = 300.0
+"""Seconds between two catch-ups through GitHub's delivery log
+(``GHATTEMPT_APP_CATCHUP_INTERVAL``)."""
+MAX_WORKERS = 64
 
 
 class ConfigurationError(Exception):
@@ -82,7 +105,7 @@ class AppSettings:
         app_id: GitHub App id.
         private_key: the App's PEM private key (RSA).
         webhook_secret: the secret GitHub signs deliveries with.
-        state_path: the SQLite inbox file.
+        state_path: the SQLite inbox file (``None`` with ``database``).
         api_url: GitHub REST base URL, ending in ``/``.
         phase_map: the workflow/job -> phase mapping.
         max_body: largest accepted request body, bytes.
@@ -90,12 +113,16 @@ class AppSettings:
         http_timeout: GitHub request timeout, seconds.
         max_tries: tries of a delivery meeting an unavailable sink.
         retry_base: first retry delay, seconds.
+        database: the PostgreSQL inbox's URL, or ``None`` for the SQLite file.
+        workers: worker threads.
+        retry_window: seconds a delivery waiting for its precondition is retried.
+        catchup_interval: seconds between catch-ups (0: never).
     """
 
     app_id: int
     private_key: Secret
     webhook_secret: Secret
-    state_path: Path
+    state_path: Path | None
     api_url: str = DEFAULT_API_URL
     phase_map: PhaseMap = field(default_factory=PhaseMap)
     max_body: int = DEFAULT_MAX_BODY
@@ -103,6 +130,20 @@ class AppSettings:
     http_timeout: float = DEFAULT_TIMEOUT
     max_tries: int = 10
     retry_base: float = 2.0
+    database: Secret | None = None
+    workers: int = DEFAULT_WORKERS
+    retry_window: float = DEFAULT_RETRY_WINDOW
+    catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
+
+    @property
+    def inbox_location(self) -> Path | str:
+        """Where the inbox is: the PostgreSQL URL, else the SQLite file."""
+        if self.database is not None:
+            return self.database.reveal()
+        if self.state_path is None:
+            raise ConfigurationError("neither GHATTEMPT_APP_STATE nor GHATTEMPT_APP_DATABASE "
+                                     "is set: name the inbox")
+        return self.state_path
 
 
 def _require(env: Mapping[str, str], name: str) -> str:
@@ -112,7 +153,8 @@ def _require(env: Mapping[str, str], name: str) -> str:
     return value
 
 
-def _positive_int(env: Mapping[str, str], name: str, default: int | None) -> int:
+def _positive_int(env: Mapping[str, str], name: str, default: int | None,
+                  most: int | None = None) -> int:
     raw = env.get(name, "")
     if not raw:
         if default is None:
@@ -122,6 +164,8 @@ def _positive_int(env: Mapping[str, str], name: str, default: int | None) -> int
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
         raise ConfigurationError(f"{name} must be an integer >= 1 in plain digits "
                                  "(at most 18)")
+    if most is not None and int(raw) > most:
+        raise ConfigurationError(f"{name} must be at most {most}")
     return int(raw)
 
 
@@ -185,7 +229,8 @@ def _api_url(env: Mapping[str, str]) -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+def _seconds(env: Mapping[str, str], name: str, default: float, *, most: float = 600,
+             zero: bool = False) -> float:
     raw = env.get(name, "")
     if not raw:
         return default
@@ -193,9 +238,50 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not 0 < value <= 600:
-        raise ConfigurationError(f"{name} must be seconds in (0, 600]")
+    if not (0 < value <= most or (zero and value == 0)):
+        low = "[0" if zero else "(0"
+        raise ConfigurationError(f"{name} must be seconds in {low}, {most:g}]")
     return value
+
+
+def _inbox(env: Mapping[str, str]) -> tuple[Path | None, Secret | None]:
+    state = env.get("GHATTEMPT_APP_STATE", "")
+    database = env.get("GHATTEMPT_APP_DATABASE", "")
+    if state and database:
+        raise ConfigurationError(
+            "set only one of GHATTEMPT_APP_STATE (a SQLite file, one process) and "
+            "GHATTEMPT_APP_DATABASE (PostgreSQL, any number of replicas)")
+    if database:
+        if not database.startswith(("postgresql://", "postgres://")):
+            raise ConfigurationError(
+                "GHATTEMPT_APP_DATABASE must be a postgresql:// URL "
+                "(postgresql://USER@HOST:5432/DB; a password is better in PGPASSWORD or "
+                "~/.pgpass)")
+        return None, Secret(database)
+    if not state:
+        raise ConfigurationError(
+            "GHATTEMPT_APP_STATE is not set: set it (see docs/app.md) to the inbox file, "
+            "or GHATTEMPT_APP_DATABASE to a PostgreSQL URL")
+    path = Path(state)
+    if path.is_dir():
+        raise ConfigurationError(
+            f"GHATTEMPT_APP_STATE names a directory ({state!r}): name the inbox file"
+        )
+    return path, None
+
+
+def load_inbox_location(env: Mapping[str, str] | None = None) -> Path | str:
+    """Where the inbox is, from ``GHATTEMPT_APP_STATE`` or ``GHATTEMPT_APP_DATABASE``
+    alone (the ``inbox`` and ``migrate`` commands need nothing else).
+
+    Raises:
+        ConfigurationError: neither or both are set, or one is malformed.
+    """
+    path, database = _inbox(os.environ if env is None else env)
+    if database is not None:
+        return database.reveal()
+    assert path is not None
+    return path
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> AppSettings:
@@ -209,11 +295,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> AppSettings:
     app_id = _positive_int(env, "GHATTEMPT_APP_ID", None)
     private_key = _load_private_key(_require(env, "GHATTEMPT_APP_PRIVATE_KEY_FILE"))
     secret = _load_webhook_secret(env)
-    state = Path(_require(env, "GHATTEMPT_APP_STATE"))
-    if state.is_dir():
-        raise ConfigurationError(
-            f"GHATTEMPT_APP_STATE names a directory ({str(state)!r}): name the inbox file"
-        )
+    state, database = _inbox(env)
     phases_path = env.get("GHATTEMPT_APP_PHASES", "")
     try:
         phase_map = load_phase_map(Path(phases_path)) if phases_path else PhaseMap()
@@ -234,4 +316,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> AppSettings:
         http_timeout=_seconds(env, "GHATTEMPT_HTTP_TIMEOUT", DEFAULT_TIMEOUT),
         max_tries=_positive_int(env, "GHATTEMPT_APP_MAX_TRIES", 10),
         retry_base=_seconds(env, "GHATTEMPT_APP_RETRY_BASE", 2.0),
+        database=database,
+        workers=_positive_int(env, "GHATTEMPT_APP_WORKERS", DEFAULT_WORKERS, MAX_WORKERS),
+        retry_window=_seconds(env, "GHATTEMPT_APP_RETRY_WINDOW", DEFAULT_RETRY_WINDOW,
+                              most=86400),
+        catchup_interval=_seconds(env, "GHATTEMPT_APP_CATCHUP_INTERVAL",
+                                  DEFAULT_CATCHUP_INTERVAL, most=86400, zero=True),
     )

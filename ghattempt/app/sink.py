@@ -230,7 +230,13 @@ class Outcome(enum.Enum):
     """The key was applied before: nothing was written this time."""
     REFUSED = "refused"
     """Nothing was written because the journal does not allow it (e.g. a terminal or
-    superseded attempt, a stale head); ``detail`` says why. Not retried."""
+    superseded attempt, a result for an older head); ``detail`` says why. Not retried."""
+    NOT_YET = "not-yet"
+    """Nothing was written because what the request needs is not in the journal yet (no
+    journal, no attempt, no attempt at the request's head): GitHub does not deliver in
+    order, so the delivery that brings it may still come. ``detail`` says what is
+    missing. The worker tries the delivery again for a bounded time (the retry window,
+    docs/app.md), then records it ``refused`` with this detail."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,8 +263,10 @@ class SinkUnavailable(Exception):  # noqa: N818 - named for what the caller lear
 class JournalSink(Protocol):
     """What the webhook server needs from the journal store.
 
-    Each method is synchronous, may block on GitHub, is called from the server's one
-    worker thread, and must be idempotent by the request's ``key`` (module docstring).
+    Each method is synchronous, may block on GitHub, and must be idempotent by the
+    request's ``key`` (module docstring). The server calls it from several worker
+    threads at once (``GHATTEMPT_APP_WORKERS``), never with two requests of one lane at
+    the same time (:mod:`ghattempt.app.lanes`): an implementation must be thread-safe.
     Raises :class:`SinkUnavailable` for transient failures.
     """
 

@@ -20,11 +20,15 @@ For each request the sink
    :class:`~ghattempt.exclusive.RefLease` (a Git ref lease on the repository, never the
    in-memory lock), with the idempotency key the router derived. The store captures
    and replays the journal with the core and refuses what the reader would refuse.
+   Inside ``hold(lane)`` (a worker's burst of one lane) each scope's lease is kept
+   until the burst ends (:mod:`ghattempt.app.holds`).
 
 Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
 the key (or, for admissions, the same generation's attempt) is already in the journal;
 ``refused`` when the rules, the journal or the configuration refuse the request
-(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a stale head, no journal).
+(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a result for a head an
+earlier attempt had); ``not-yet`` when a result finds no journal, no attempt, or a
+current attempt at another head no attempt had (its ``synchronize`` may come later).
 Transient GitHub failures (unavailable, rate limited, an outcome still unknown, the
 writer scope busy or lost) raise :class:`~ghattempt.app.sink.SinkUnavailable`; the
 worker retries the delivery with the same keys. Anything else (no access, a missing
@@ -34,15 +38,18 @@ repository or category) propagates and fails the delivery for an operator.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from ghattempt.app.connections import ClientPool, SharedTransport
+from ghattempt.app.holds import BurstHolds
 from ghattempt.app.settings import AppSettings
 from ghattempt.app.sink import (
     CancelAttempt,
@@ -145,7 +152,9 @@ class StoreSink:
         config_path: the consumer configuration's path in the repository.
         retry: the providers' retry bounds for reads (default: the provider's).
 
-    Not thread-safe: the server calls it from its one worker thread.
+    Thread-safe: a provider (not thread-safe) is lent to one thread at a time
+    (:class:`~ghattempt.app.connections.ClientPool`); the cache of immutable answers is
+    shared under a lock.
     """
 
     def __init__(self, settings: AppSettings, *, transport: httpx.BaseTransport | None = None,
@@ -153,22 +162,32 @@ class StoreSink:
                  retry: RetryPolicy | None = None) -> None:
         self._settings = settings
         self._transport = transport
+        # the network: one connection pool and TLS context for every provider
+        self._shared = SharedTransport(settings.api_url) if transport is None else None
         self._retry = retry or RetryPolicy()
         self._config_path = config_path
-        self._providers: dict[tuple[int, float, float], GitHubProvider] = {}
+        self._providers: ClientPool[GitHubProvider] = ClientPool()
         self._reader = reader_digest()
         # Answers that can never change: a file at a commit oid, a commit's tree, a
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
         self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._bursts = BurstHolds()
 
     def __repr__(self) -> str:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
 
+    def hold(self, lane: str) -> AbstractContextManager[None]:
+        """Keep the writer scopes this thread enters, and their clients, until the block
+        ends (a burst of one lane's deliveries; :mod:`ghattempt.app.holds`)."""
+        return _joined(self._providers.using(), self._bursts.hold(lane))
+
     def close(self) -> None:
         """Close every provider's connections."""
-        for gh in self._providers.values():
+        for gh in self._providers.drain():
             gh.close()
-        self._providers.clear()
+        if self._shared is not None:
+            self._shared.shut()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -177,17 +196,17 @@ class StoreSink:
         if installation_id is None:
             raise ValueError("the delivery names no installation (payload installation.id); "
                              "App webhooks always do: check the App's webhook settings")
-        key = (installation_id, timeout, interval)
-        gh = self._providers.get(key)
-        if gh is None:
+
+        def make() -> GitHubProvider:
             auth = AppAuth(self._settings.app_id, self._settings.private_key.reveal(),
                            installation_id)
-            gh = GitHubProvider(ProviderConfig(
+            return GitHubProvider(ProviderConfig(
                 auth=auth, base_url=self._settings.api_url, timeout=timeout,
-                mutation_interval=interval, transport=self._transport, retry=self._retry,
+                mutation_interval=interval, retry=self._retry,
+                transport=self._transport if self._transport is not None else self._shared,
                 user_agent=f"ghattempt-app/{self._settings.app_id}"))
-            self._providers[key] = gh
-        return gh
+
+        return self._providers.get((installation_id, timeout, interval), make)
 
     def _once(self, key: tuple[object, ...], read: Callable[[], Any],
               keep: Callable[[Any], bool] = lambda value: True) -> Any:
@@ -195,14 +214,16 @@ class StoreSink:
         ``IMMUTABLE_ENTRIES`` most recently used: only for answers that cannot change
         (content addressed by a commit oid, a run's workflow file). None, and answers
         ``keep`` refuses, are not kept."""
-        if key in self._immutable:
-            self._immutable.move_to_end(key)
-            return self._immutable[key]
+        with self._lock:
+            if key in self._immutable:
+                self._immutable.move_to_end(key)
+                return self._immutable[key]
         value = read()
         if value is not None and keep(value):
-            self._immutable[key] = value
-            if len(self._immutable) > IMMUTABLE_ENTRIES:
-                self._immutable.popitem(last=False)
+            with self._lock:
+                self._immutable[key] = value
+                if len(self._immutable) > IMMUTABLE_ENTRIES:
+                    self._immutable.popitem(last=False)
         return value
 
     def _config(self, gh: GitHubProvider, owner: str, name: str,
@@ -240,8 +261,9 @@ class StoreSink:
             lease_seconds=int(lease.length), request_timeout=float(lease.request_timeout),
             clock_skew=float(lease.clock_skew), acquire_timeout=float(lease.acquire_timeout),
             holder_label=f"app-{self._settings.app_id}")
-        exclusive = RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings,
-                             notice=_notice)
+        exclusive = self._bursts.adapter(
+            RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings,
+                     notice=_notice))
         store = BusinessAttemptStore(
             gh, exclusive=exclusive, repository=f"{owner}/{name}",
             repository_id=repository_id, category=cfg.settings.journal.category,
@@ -285,9 +307,11 @@ class StoreSink:
 
     def _run(self, what: str, body: Any) -> SinkResult:
         try:
-            with self._outcomes(what):
+            with self._providers.using(), self._outcomes(what):
                 result: SinkResult = body()
                 return result
+        except _NotYet as exc:
+            return SinkResult(Outcome.NOT_YET, str(exc))
         except _Refused as exc:
             return SinkResult(Outcome.REFUSED, str(exc))
 
@@ -398,19 +422,24 @@ class StoreSink:
 
     @contextmanager
     def _current(self, ctx: _Ctx, intent: IntentRef, head_sha: str) -> Iterator[Any]:
-        """The session and tip attempt of ``intent``; refuses when there is none or its
-        generation is not at ``head_sha`` (a result for an old head)."""
+        """The session and tip attempt of ``intent``; refuses when its generation is not
+        at ``head_sha`` but an earlier attempt's was (a result for an old head); not yet
+        when there is no journal, no attempt, or no attempt ever at ``head_sha``."""
         journal: Journal | None = ctx.store.locate(intent.pull_request, intent.base_ref)
         if journal is None:
-            raise _Refused(f"no journal for #{intent.pull_request} into {intent.base_ref}")
+            raise _NotYet(f"no journal for #{intent.pull_request} into {intent.base_ref}")
         key = ctx.request_key(intent.base_ref, intent.pull_request)
         with ctx.store.session(journal) as s:
             tip = s.state.tip(key)
             if tip is None:
-                raise _Refused(f"no attempt for {key} in journal #{journal.number}")
+                raise _NotYet(f"no attempt for {key} in journal #{journal.number}")
             at = tip.attempt.generation.source_commit
             if at != head_sha:
-                raise _Refused(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
+                if any(a.attempt.generation.source_commit == head_sha
+                       for a in s.state.attempts):
+                    raise _Refused(f"the current attempt {tip.id} is at head {at}, not "
+                                   f"{head_sha}: that is an earlier attempt's head")
+                raise _NotYet(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
             yield s, tip
 
     def record_phase(self, request: PhaseResult) -> SinkResult:
@@ -553,8 +582,19 @@ def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int
     return None
 
 
+@contextmanager
+def _joined(outer: AbstractContextManager[None], inner: AbstractContextManager[None]
+            ) -> Iterator[None]:
+    with outer, inner:
+        yield
+
+
 class _Refused(Exception):  # noqa: N818 - an outcome, not a failure
     """A request the rules, journal or configuration refuse (internal)."""
+
+
+class _NotYet(_Refused):
+    """A request whose journal or attempt is not there yet (internal)."""
 
 
 def store_sink(settings: AppSettings) -> StoreSink:

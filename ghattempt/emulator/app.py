@@ -7,6 +7,8 @@ headers and body and returns a :class:`Reply`. The httpx transports
 The routes live in route modules tried in order (:data:`ROUTE_MODULES`), each by GitHub
 domain, at ``/`` and under the GHES prefixes ``/api/v3/``, ``/api/``:
 
+- :mod:`.hooks`: the App's webhook deliveries (``GET /app/hook/deliveries``, redelivery,
+  and the ``/_emulator/hooks`` that deliver events);
 - :mod:`.admin`: ``/_emulator/...`` (faults, fidelity, state, request log, clock, tokens,
   rename and transfer, discussions, rulesets, tampering; never on GitHub);
 - :mod:`.graphql_endpoint`: ``POST /graphql`` (and ``/api/graphql``), whose types are
@@ -31,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import admin, apps, graphql_endpoint, rest
+from . import admin, apps, graphql_endpoint, hooks, rest
 from . import errors as gh
 from .admin import Admin
 from .exchange import LogEntry, Reply, Request
@@ -47,7 +49,7 @@ from .state import Clock, State
 
 logger = logging.getLogger(__name__)
 LOG_LIMIT = 100_000
-ROUTE_MODULES = (admin, graphql_endpoint, rest)
+ROUTE_MODULES = (hooks, admin, graphql_endpoint, rest)
 """The route modules, tried in order: each has ``route(emulator, request, path)``
 answering a :class:`Reply`, or None when the path is not one of its routes. REST comes
 last: it answers every path (404 for those it does not serve, as GitHub does).

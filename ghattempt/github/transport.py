@@ -37,7 +37,7 @@ from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
-__all__ = ["Transport"]
+__all__ = ["Transport", "bounded"]
 
 log = logging.getLogger("ghattempt.github")
 
@@ -51,6 +51,21 @@ NOTICE_AFTER = 2.0
 
 NEXT_GLOBAL_ID = "X-Github-Next-Global-ID"
 """The header asking GitHub for node ids in the new format; sent on every request."""
+
+
+def bounded(timeout: httpx.Timeout) -> Any:
+    """An httpx request hook giving ``timeout`` to every request that has none.
+
+    githubkit's App auth flow builds the installation-token exchange
+    (``POST /app/installations/{id}/access_tokens``) as a bare ``httpx.Request``, without
+    the client's timeout, and httpx then waits for ever; request hooks run for the
+    requests an auth flow sends too, so this one bounds the exchange.
+    """
+
+    def hook(request: httpx.Request) -> None:
+        request.extensions.setdefault("timeout", timeout.as_dict())
+
+    return hook
 
 
 class _Retry(Exception):
@@ -87,19 +102,21 @@ class Transport:
             self._secrets = (auth.private_key,)
         else:  # pragma: no cover - ProviderConfig checks the type
             raise InputError("unsupported auth")
+        timeout = httpx.Timeout(config.timeout, connect=config.connect_timeout)
         # Keep the GitHub object: githubkit's namespaces hold only weak references to it.
         self._github: GitHub[Any] = GitHub(
             strategy,
             base_url=config.base_url,
             user_agent=config.user_agent,
-            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
+            timeout=timeout,
             transport=config.transport,
             http_cache=False,
             auto_retry=False,
             # a cache of our own: the App JWT and installation token live here, not in
             # githubkit's process-wide default
             cache_strategy=MemCacheStrategy(),
-            event_hooks={"request": [self._tag], "response": [self._remember]},
+            event_hooks={"request": [bounded(timeout), self._tag],
+                         "response": [self._remember]},
         )
         self._client_open = False
         try:

@@ -142,16 +142,19 @@ def test_unroutable_payload_is_failed_with_the_reason(tmp_path, example):
     assert read_effects(rec) == []
 
 
-def test_closed_forgets_the_heads(tmp_path, example):
+def test_closed_forgets_the_current_head_and_keeps_it_as_a_past_one(tmp_path, example):
     inbox, worker, _ = make_worker(tmp_path)
     opened = example("pull_request", "opened")
     inbox.accept("d1", "pull_request", "opened", encode(opened))
     inbox.accept("d2", "pull_request", "closed", encode(example("pull_request", "closed")))
     repo, head = opened["repository"]["node_id"], opened["pull_request"]["head"]["sha"]
     worker.run_once()
-    assert len(inbox.lookup_heads(repo, head)) == 1
+    (intent,) = inbox.lookup_heads(repo, head)
     worker.run_once()
-    assert inbox.lookup_heads(repo, head) == []
+    assert inbox._conn().execute("SELECT COUNT(*) FROM heads").fetchone()[0] == 0
+    # a late result for that head still finds the pull request: the store refuses it
+    # at once (an earlier attempt's head) instead of it waiting for a pull request
+    assert inbox.lookup_heads(repo, head) == [intent]
 
 
 def test_redact_and_truncate():
@@ -224,16 +227,16 @@ def test_worker_survives_a_failing_step(tmp_path, example, monkeypatch):
 
     monkeypatch.setattr(worker_module, "_STEP_RETRY", 0.05)
     inbox, worker, rec = make_worker(tmp_path)
-    real = inbox.next_pending
+    real = inbox.claim
     failures = []
 
-    def flaky():
+    def flaky(now):
         if not failures:
             failures.append(1)
             raise sqlite3.OperationalError("database is locked")
-        return real()
+        return real(now)
 
-    monkeypatch.setattr(inbox, "next_pending", flaky)
+    monkeypatch.setattr(inbox, "claim", flaky)
     inbox.accept("d1", "pull_request", "opened", encode(example("pull_request", "opened")))
     worker.start()
     try:

@@ -5,6 +5,7 @@ Raw sockets send what httpx would not: header bytes outside ASCII, bodies that t
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -88,3 +89,79 @@ def test_a_body_that_trickles_is_cut_off_at_the_read_deadline(server_factory):
     assert answer.startswith(b"HTTP/1.1 408"), answer[:80]
     assert elapsed < 15
     assert server.health()["inbox"] == {"pending": 0, "done": 0, "failed": 0}
+
+
+def test_headers_that_trickle_are_cut_off_within_10_s_and_health_stays_up(server_factory):
+    import selectors
+
+    server = server_factory().start()
+    sel = selectors.DefaultSelector()
+    opened_at: dict[socket.socket, float] = {}
+    for n in range(60):
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        if n % 3:  # a request line and headers, one byte a second; or nothing at all
+            s.sendall(b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        s.setblocking(False)
+        opened_at[s] = time.monotonic()
+        sel.register(s, selectors.EVENT_READ)
+    closed_after: dict[socket.socket, float] = {}
+    healthy = []
+    deadline = time.monotonic() + 20
+    next_byte = time.monotonic() + 1.0
+    while len(closed_after) < len(opened_at) and time.monotonic() < deadline:
+        for key, _ in sel.select(timeout=0.1):
+            s = key.fileobj
+            try:
+                data = s.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                closed_after[s] = time.monotonic() - opened_at[s]
+                sel.unregister(s)
+        if time.monotonic() >= next_byte:
+            next_byte += 1.0
+            for s in opened_at:
+                if s not in closed_after:
+                    try:
+                        s.send(b"a")
+                    except (BlockingIOError, OSError):
+                        pass
+        if len(healthy) < 3 and closed_after == {}:
+            healthy.append(server.health()["status"])  # answered meanwhile
+    for s in opened_at:
+        s.close()
+    assert len(closed_after) == 60, f"{60 - len(closed_after)} connections still open"
+    # closed at the 10 s deadline; the rest is this client noticing (a loaded machine)
+    assert max(closed_after.values()) < 12.0, sorted(closed_after.values())[-5:]
+    assert min(closed_after.values()) > 9.0  # the deadline, not something sooner
+    assert healthy and set(healthy) == {"ok"}
+    assert "no complete request headers within 10 s" in server.log_text()
+
+
+def test_a_flood_of_idle_connections_cannot_crowd_out_health_checks_and_deliveries(
+        server_factory, example):
+    """At 256 file descriptors the server keeps at most 128 client connections: past
+    that, the one that waited longest for its headers makes room, so a flood of idle
+    connections holds no descriptor a real request needs."""
+    server = server_factory().start(open_files=256)
+    flood = []
+    for _ in range(300):
+        try:
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        except OSError:
+            break
+        s.sendall(b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        flood.append(s)
+    try:
+        for n in range(3):
+            started = time.monotonic()
+            assert server.health()["status"] == "ok"
+            body = json.dumps({**example("pull_request", "opened"), "n": n}).encode()
+            assert server.post("pull_request", body).status_code == 202
+            assert time.monotonic() - started < 5  # not held until the flood times out
+    finally:
+        for s in flood:
+            s.close()
+    assert "it waited longest for its request headers" in server.log_text()

@@ -41,6 +41,20 @@ def test_settings_load_and_hide_their_secrets(tmp_path, rsa_pem):
     assert "PRIVATE KEY" not in shown and pem.splitlines()[1] not in shown
 
 
+def test_the_inbox_the_pool_the_window_and_the_catch_up(tmp_path, rsa_pem):
+    settings = load_settings(env_for(tmp_path, rsa_pem[0]))
+    assert (settings.workers, settings.retry_window, settings.catchup_interval) == (4, 600, 300)
+    assert settings.inbox_location == tmp_path / "inbox.sqlite" and settings.database is None
+    url = "postgresql://app:pa55word@db.example:5432/ghattempt"
+    shared = load_settings(env_for(tmp_path, rsa_pem[0], GHATTEMPT_APP_STATE="",
+                                   GHATTEMPT_APP_DATABASE=url, GHATTEMPT_APP_WORKERS="8",
+                                   GHATTEMPT_APP_RETRY_WINDOW="1200",
+                                   GHATTEMPT_APP_CATCHUP_INTERVAL="0"))
+    assert shared.inbox_location == url and shared.state_path is None
+    assert (shared.workers, shared.retry_window, shared.catchup_interval) == (8, 1200, 0)
+    assert "pa55word" not in repr(shared) + str(shared.database)
+
+
 def test_secret_from_file_and_ghes_url(tmp_path, rsa_pem):
     secret_file = tmp_path / "secret"
     secret_file.write_text("from-file\n")
@@ -66,6 +80,13 @@ def test_secret_from_file_and_ghes_url(tmp_path, rsa_pem):
         ({"GHATTEMPT_GITHUB_API_URL": "ftp://x"}, "http"),
         ({"GHATTEMPT_APP_SINK": "nocolon"}, "module:callable"),
         ({"GHATTEMPT_APP_PHASES": "/nonexistent/phases.toml"}, "GHATTEMPT_APP_PHASES"),
+        ({"GHATTEMPT_APP_DATABASE": "postgresql://u:pw@db/x"}, "set only one"),
+        ({"GHATTEMPT_APP_STATE": "", "GHATTEMPT_APP_DATABASE": "mysql://db"},
+         "must be a postgresql:// URL"),
+        ({"GHATTEMPT_APP_WORKERS": "0"}, "GHATTEMPT_APP_WORKERS must be an integer >= 1"),
+        ({"GHATTEMPT_APP_WORKERS": "65"}, "GHATTEMPT_APP_WORKERS must be at most 64"),
+        ({"GHATTEMPT_APP_RETRY_WINDOW": "0"}, r"GHATTEMPT_APP_RETRY_WINDOW must be seconds in \(0"),
+        ({"GHATTEMPT_APP_CATCHUP_INTERVAL": "-5"}, r"must be seconds in \[0, 86400\]"),
     ],
 )
 def test_bad_environment_is_named(tmp_path, rsa_pem, change, message):
@@ -179,3 +200,54 @@ def test_the_sink_is_closed_when_the_server_stops(tmp_path, rsa_pem):
 
     asyncio.run(run())
     assert ClosingSink.closed == 1
+
+
+def test_the_token_exchange_is_bounded_by_the_timeout(rsa_pem):
+    """A GitHub that accepts the connection and never answers: the installation-token
+    exchange (githubkit sends it without the client's timeout) gives up in time."""
+    import socket
+    import threading
+    import time
+
+    from ghattempt.github import (
+        AppAuth,
+        GitHubProvider,
+        GitHubUnavailable,
+        ProviderConfig,
+        RetryPolicy,
+    )
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+
+    def swallow() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=swallow, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    try:
+        client = installation_github(1, Secret(rsa_pem[1]), 2, base_url=url, timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(Exception) as raised:
+            client.rest.repos.get("octo-org", "widgets")
+        assert time.monotonic() - started < 5
+        assert "Timeout" in type(raised.value).__name__ or "timed out" in str(raised.value)
+        provider = GitHubProvider(ProviderConfig(
+            auth=AppAuth(1, rsa_pem[1], 2), base_url=url, timeout=1.0, connect_timeout=1.0,
+            retry=RetryPolicy(max_attempts=1)))
+        started = time.monotonic()
+        with pytest.raises(GitHubUnavailable):
+            provider.repository("octo-org", "widgets")
+        assert time.monotonic() - started < 5
+        provider.close()
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

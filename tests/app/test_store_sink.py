@@ -4,7 +4,6 @@ the journal back with the reader."""
 
 from __future__ import annotations
 
-import copy
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -28,8 +27,10 @@ from ghattempt.app.sink import (
 )
 from ghattempt.app.store_sink import CHECK_NAME, StoreSink
 from ghattempt.core import read_journal
-from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorTransport
+from ghattempt.emulator import Emulator, EmulatorTransport
 from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
+
+from .conftest import app_fixture
 
 APP_ID = 31337
 INSTALLATION = 9
@@ -101,17 +102,8 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[World]:
-    from cryptography.hazmat.primitives import serialization
-
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    fixture = copy.deepcopy(DEFAULT_FIXTURE)
-    for actor in fixture["actors"]:
-        if actor["login"] == "ghattempt-app":
-            actor["database_id"] = APP_DB_ID
-    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
-                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
+    fixture = app_fixture(rsa_pem[1], app_id=APP_ID, installation=INSTALLATION,
+                          database_id=APP_DB_ID)
     fixture["repositories"][0]["branches"].append({"name": "release", "message": "Release",
                                                    "from": "main"})
     emu = Emulator(fixture=fixture)
@@ -162,30 +154,44 @@ def test_a_new_journal_bears_the_configured_title(world: World) -> None:
     assert list(world.journals()) == [f"App journal {REPO} #1 -> main"]
 
 
-def test_open_twice_is_already_applied_and_a_stale_result_is_refused(world: World) -> None:
+def test_a_result_before_its_journal_or_head_is_not_yet_and_an_old_head_is_refused(
+        world: World) -> None:
     world.commit(".github/ghattempt.toml", CONFIG)
+    w = world.writer()
+    early = PhaseResult("run:1:1:build:succeeded", INSTALLATION, w, world.intent(),
+                        world.generation().head_sha, "build", "succeeded", None)
+    none = world.sink.record_phase(early)  # before the pull request's `opened`
+    assert none.outcome is Outcome.NOT_YET and "no journal" in (none.detail or "")
     assert world.open().outcome is Outcome.APPLIED
     again = world.open()
     assert again.outcome is Outcome.ALREADY_APPLIED
     head = world.generation().head_sha
     moved = world.commit("src/a.py", b"a = 1\n")  # no synchronize delivered yet
-    w = world.writer()
-    other = PhaseResult("run:1:1:build:succeeded", INSTALLATION, w, world.intent(),
-                        moved, "build", "succeeded", None)
-    result = world.sink.record_phase(other)
-    assert result.outcome is Outcome.REFUSED
+    ahead = replace(early, key="run:2:1:build:succeeded", head_sha=moved)
+    result = world.sink.record_phase(ahead)
+    assert result.outcome is Outcome.NOT_YET, result
     assert f"is at head {head}, not {moved}" in (result.detail or "")
-    ok = replace(other, head_sha=head)
-    assert world.sink.record_phase(ok).outcome is Outcome.APPLIED
-    assert world.sink.record_phase(ok).outcome is Outcome.ALREADY_APPLIED
-    unplanned = replace(ok, key="gh:x:merged", phase="merge")
+    assert world.sink.record_phase(early).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(early).outcome is Outcome.ALREADY_APPLIED
+    unplanned = replace(early, key="gh:x:merged", phase="merge")
     refused = world.sink.record_phase(unplanned)
     assert refused.outcome is Outcome.REFUSED and "not in the plan" in (refused.detail or "")
-    failed_again = replace(ok, key="run:1:2:build:failed", status="failed", reason="rerun")
+    failed_again = replace(early, key="run:1:2:build:failed", status="failed", reason="rerun")
     terminal = world.sink.record_phase(failed_again)
     assert terminal.outcome is Outcome.REFUSED
     verdict, _ = world.verdict()
     assert [e.key for e in verdict.current.events] == ["run:1:1:build:succeeded"]
+    # the synchronize comes: the waiting result now lands, and one for the old head is
+    # refused at once, naming it an earlier attempt's head
+    w2 = world.writer()
+    sync = SupersedeAndAdmit(f"gh:{w2.delivery}:synchronize", INSTALLATION, w2,
+                             world.intent(), f"head moved from {head} to {moved}",
+                             world.intent(), world.generation(), "pull/1")
+    assert world.sink.supersede_and_admit(sync).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(ahead).outcome is Outcome.APPLIED
+    stale = replace(early, key="run:3:1:build:succeeded")
+    old = world.sink.record_phase(stale)
+    assert old.outcome is Outcome.REFUSED and "earlier attempt's head" in (old.detail or "")
 
 
 def test_close_without_merge_cancels_then_reopen_admits_a_successor(world: World) -> None:
@@ -352,3 +358,37 @@ def test_the_immutable_cache_is_bounded_and_keeps_no_absence(
     sink._once(("c",), read("C"))  # now b, c: "a" (least recently used) is dropped
     assert sink._once(("a",), read("A3")) == "A3"
     assert reads == ["A", "None", "None", "BBBBBBBBBB", "b", "C", "A3"]
+
+
+def _lease_writes(world: World) -> int:
+    """Writes of lease refs (acquire, renew, release) in the emulator's request log."""
+    return sum(1 for e in world.emu.request_log()
+               if {"createCommitOnBranch", "updateRefs", "createRef"} & set(e["root_fields"])
+               or e["operation"] in ("git/create-ref", "git/update-ref"))
+
+
+def test_a_burst_keeps_the_writer_scope_from_its_first_write_to_its_end(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    assert world.open().outcome is Outcome.APPLIED
+    head = world.generation().head_sha
+
+    def result(n: int) -> PhaseResult:
+        return PhaseResult(f"run:{n}:1:job:{n}:cfg:waiting", INSTALLATION, world.writer(),
+                           world.intent(), head, "build", "waiting", f"approval {n}")
+
+    world.emu.clear_request_log()
+    assert world.sink.record_phase(result(1)).outcome is Outcome.APPLIED
+    assert world.sink.record_phase(result(2)).outcome is Outcome.APPLIED
+    alone = _lease_writes(world)
+    assert alone >= 4  # acquire and release, each time
+    world.emu.clear_request_log()
+    with world.sink.hold("pr:R:1"):
+        for n in (3, 4, 5, 6):
+            assert world.sink.record_phase(result(n)).outcome is Outcome.APPLIED
+    assert _lease_writes(world) == alone // 2  # one acquisition, one release
+    verdict, _ = world.verdict()
+    assert verdict.valid, verdict.to_json()
+    assert [e.key for e in verdict.current.events] == [
+        f"run:{n}:1:job:{n}:cfg:waiting" for n in range(1, 7)]
+    # the scope is free after the burst: another writer takes it at once
+    assert world.sink.record_phase(result(7)).outcome is Outcome.APPLIED

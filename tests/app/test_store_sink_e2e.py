@@ -6,30 +6,17 @@ journal back by capturing it and running the reader."""
 
 from __future__ import annotations
 
-import copy
 import json
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from ghattempt.core import read_journal
-from ghattempt.emulator import DEFAULT_FIXTURE
-from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+from .conftest import APP_DB_ID, APP_ID, INSTALLATION, REPO, Emu, Server, encode
 
-from .conftest import ROOT, Server, encode
-
-APP_ID = 12345
-INSTALLATION = 777
-APP_DB_ID = 5550001
-REPO = "octo-org/widgets"
 CONFIG = f"""
 [journal]
 category = "release-journal"
@@ -56,85 +43,6 @@ job = "compile"
 phase = "build"
 """.encode()
 REQUEST_KEY = "pr-1:main:release"
-
-
-@dataclass
-class Emu:
-    url: str
-    proc: subprocess.Popen[bytes]
-    gh: GitHubProvider
-    repository_id: str
-
-    def admin(self, route: str, body: dict[str, Any]) -> None:
-        r = httpx.post(f"{self.url}/_emulator/{route}", json=body, timeout=10)
-        assert r.status_code in (200, 201), r.text
-
-    def state(self) -> Any:
-        return httpx.get(f"{self.url}/_emulator/state", timeout=10).json()
-
-    def pull(self) -> Any:
-        return self.gh.pull_request("octo-org", "widgets", 1)
-
-    def journal_number(self) -> int:
-        state = httpx.get(f"{self.url}/_emulator/state", timeout=10).json()
-        (repo,) = [r for r in state["repositories"] if r["id"] == self.repository_id]
-        numbers = [d["number"] for d in repo["discussions"]]
-        assert len(numbers) == 1, numbers
-        return int(numbers[0])
-
-    def verdict(self) -> Any:
-        pages = list(self.gh.capture("octo-org", "widgets", self.journal_number()).pages)
-        return read_journal(pages, writer="ghattempt-app", repository_id=self.repository_id,
-                            writer_id=APP_DB_ID, request_key=REQUEST_KEY), pages
-
-    def check_runs(self, sha: str) -> list[dict[str, Any]]:
-        r = httpx.get(f"{self.url}/repos/{REPO}/commits/{sha}/check-runs",
-                      headers={"authorization": "token ghp_alice"}, timeout=10)
-        return r.json()["check_runs"]  # type: ignore[no-any-return]
-
-    def commit(self, path: str, data: bytes) -> str:
-        head = self.pull().head_oid
-        c = self.gh.create_commit_on_branch(REPO, "feature", expected_head_oid=head,
-                                            headline=f"change {path}", additions={path: data})
-        return c.oid
-
-
-@pytest.fixture
-def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
-    from cryptography.hazmat.primitives import serialization
-
-    key = serialization.load_pem_private_key(rsa_pem[1].encode(), password=None)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    fixture = copy.deepcopy(DEFAULT_FIXTURE)
-    for actor in fixture["actors"]:
-        if actor["login"] == "ghattempt-app":
-            actor["database_id"] = APP_DB_ID
-    fixture["apps"] = [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
-                        "installations": [{"id": INSTALLATION, "role": "write"}]}]
-    # where a journal can be transferred to
-    fixture["repositories"].append({"owner": "octo-org", "name": "widgets-archive",
-                                    "categories": [{"name": "Old", "slug": "old"}]})
-    fx = tmp_path / "fixture.json"
-    fx.write_text(json.dumps(fixture))
-    err = (tmp_path / "emulator.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
-         "--db", str(tmp_path / "emu.db"), "--fixture", str(fx)],
-        stdout=subprocess.PIPE, stderr=err, cwd=ROOT)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().decode()
-    assert line.startswith("listening on "), line
-    url = line.split()[-1]
-    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), base_url=url + "/",
-                                       mutation_interval=0.0, timeout=10))
-    try:
-        yield Emu(url, proc, gh, gh.repository("octo-org", "widgets").id)
-    finally:
-        gh.close()
-        proc.terminate()
-        proc.wait(10)
-        err.close()
 
 
 @pytest.fixture
@@ -329,3 +237,52 @@ def test_a_journal_deleted_transferred_or_moved_fails_a_check_run(
     assert [(r["name"], r["conclusion"]) for r in runs] == [("ghattempt journal", "failure")]
     assert runs[0]["output"]["title"] == title
     assert "fail closed" in runs[0]["output"]["summary"]
+
+
+def test_a_result_before_its_synchronize_waits_for_it_and_one_for_an_old_head_is_refused(
+        app: Server, emu: Emu, example: Callable[..., dict[str, Any]]) -> None:
+    from ghattempt.app.inbox import Inbox
+
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["done"] == 1, app.log_text()
+    before = emu.pull().head_oid
+    after = emu.commit("src/widget.py", b"print('widget')\n")  # pushed; no synchronize yet
+    emu.admin("runs", {"repository": REPO, "run_id": 77, "path": ".github/workflows/ci.yml",
+                       "name": "CI", "head_sha": after})
+    early = str(uuid.uuid4())
+    _accepted(app.post("workflow_job", _job(example, emu, run_id=77, job_id=7,
+                                            name="compile", workflow="CI"), delivery=early))
+    inbox = Inbox(app.state)
+    deadline = time.monotonic() + 30
+    while "waiting" not in json.dumps(inbox.state_of(early)):
+        assert time.monotonic() < deadline, app.log_text()
+        time.sleep(0.05)
+    # the synchronize comes after its job's result; the result was set aside, not refused
+    _accepted(app.post("pull_request", _pull_request(example, "synchronize", emu,
+                                                     before=before, after=after)))
+    assert app.wait_idle(60) == {"pending": 0, "done": 3, "failed": 0}, app.log_text()
+    verdict, _ = emu.verdict()
+    assert [a["status"] for a in verdict.attempts] == ["superseded", "running"]
+    assert verdict.current.attempt.generation.source_commit == after
+    assert [e.key for e in verdict.current.events] == ["run:77:1:job:7:cfg:succeeded"]
+    state, outcome = inbox.state_of(early)
+    assert state == "done" and outcome["results"][0]["outcome"] == "applied"
+
+    # a result for the old head is refused at once: no waiting, the store's reason
+    emu.admin("runs", {"repository": REPO, "run_id": 78, "path": ".github/workflows/ci.yml",
+                       "name": "CI", "head_sha": before})
+    old = json.loads(_job(example, emu, run_id=78, job_id=8, name="compile", workflow="CI"))
+    old["workflow_job"]["head_sha"] = before
+    late = str(uuid.uuid4())
+    _accepted(app.post("workflow_job", encode(old), delivery=late))
+    assert app.wait_idle(30)["pending"] == 0
+    state, outcome = inbox.state_of(late)
+    (result,) = outcome["results"]
+    assert state == "done" and result["outcome"] == "refused"
+    assert "an earlier attempt's head" in result["detail"]
+    tries = inbox._conn().execute("SELECT tries FROM deliveries WHERE delivery = ?",
+                                  (late,)).fetchone()[0]
+    assert tries == 0
+    inbox.close()

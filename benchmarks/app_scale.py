@@ -1,0 +1,504 @@
+"""The App at the scale of an organisation: throughput and time to journal write.
+
+Runs ``python -m ghattempt.app serve`` replicas with the store sink against the HTTP
+emulator (``python -m ghattempt.emulator serve``, App auth, every GraphQL and REST
+request held ``--latency`` ms first, like GitHub's own latency), and sends a recorded
+mix of signed deliveries built from @octokit/webhooks-examples: ``--prs`` pull requests
+per installation across 5 installations (each its own organisation and repository);
+per pull request ``opened``, then three ``workflow_job`` ``completed`` (the build job
+``action_required``, then ``success``; the review job ``success``), sent round by
+round, one delivery at a time, round-robin over the replicas as a load balancer would.
+
+Each configuration runs on a fresh emulator and a fresh inbox:
+
+- 1 replica x 1 worker, 1 x 4 (SQLite, the embedded default);
+- 1 x 4 and 3 x 4 on PostgreSQL (``--postgres URL``, a server the benchmark may create
+  databases on; rows are skipped without it);
+- 1 x 4 and 3 x 4 again with one installation rate-limited: its tokens' primary budget
+  is 1 point an hour, so each runs dry at its first requests and the store reports
+  GitHub's reset (the emulator counts a budget per token, GitHub per installation; a
+  budget this small limits every token the installation's clients exchange for).
+
+It prints, per configuration, the deliveries processed per second (deliveries / (last
+journal write - first acceptance)) and the p50 and p99 of each delivery's time from
+acceptance to its journal write (the inbox's ``received_at`` and ``finished_at``), for
+every installation, and for the installations not rate-limited. Then the goals: 1 x 4
+at least 3 x the throughput of 1 x 1; 3 x 4 at least 2.5 x that of 1 x 4 (on
+PostgreSQL); with one installation rate-limited, the others' p99 within 20 % of the same
+installations' p99 without it.
+
+The emulator's secondary limits are raised for the run (GitHub's 80 content creations a
+minute per actor would cap every configuration alike at 1.3 comments a second):
+the benchmark measures the App's parallelism, not GitHub's caps.
+
+Usage: ``.venv/bin/python benchmarks/app_scale.py [--prs N] [--latency MS]
+[--postgres URL] [--only NAME ...] [--timeout S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / ".cache" / "npm" / "webhooks-examples" / "api.github.com" / "index.json"
+SECRET = "bench-webhook-secret"
+APP_ID = 4242
+APP_DB_ID = 5550009
+INSTALLATIONS = 5
+LIMITED_BUDGET = 1
+CONFIG = f"""
+[journal]
+category = "release-journal"
+[writer]
+login = "ghattempt-app"
+database_id = {APP_DB_ID}
+[channels.release]
+plan = ["build", "review"]
+[pacing]
+write_interval = 0
+[lease]
+length = 60
+request_timeout = 10
+clock_skew = 1
+acquire_timeout = 60
+"""
+PHASES = """
+merged_phase = ""
+[[workflows]]
+workflow = "CI"
+job = "compile"
+phase = "build"
+[[workflows]]
+workflow = "CI"
+job = "review"
+phase = "review"
+"""
+
+
+@dataclass
+class Delivery:
+    installation: int
+    pull: int
+    event: str
+    body: bytes
+    delivery: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+
+@dataclass
+class Row:
+    name: str
+    replicas: int
+    workers: int
+    backend: str
+    limited: bool = False
+    done: int = 0
+    rate: float = 0.0
+    p50: float = 0.0
+    p99: float = 0.0
+    others_p50: float = 0.0
+    others_p99: float = 0.0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    requests: dict[str, int] = field(default_factory=dict)
+    cpu_app: float = 0.0
+    cpu_emulator: float = 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1]
+
+
+def signed(event: str, body: bytes, delivery: str) -> dict[str, str]:
+    return {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery,
+            "X-Hub-Signature-256": "sha256=" + hmac.new(SECRET.encode(), body,
+                                                        hashlib.sha256).hexdigest(),
+            "Content-Type": "application/json"}
+
+
+def key_pair(work: Path) -> tuple[Path, str]:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM,
+                            serialization.PrivateFormat.TraditionalOpenSSL,
+                            serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    path = work / "app.pem"
+    path.write_text(pem)
+    return path, public
+
+
+def fixture(prs: int, public: str, limited: bool) -> dict[str, Any]:
+    actors: list[dict[str, Any]] = [
+        {"login": "ghattempt-app", "kind": "Bot", "database_id": APP_DB_ID},
+        {"login": "alice", "kind": "User"},
+    ]
+    repositories = []
+    for i in range(1, INSTALLATIONS + 1):
+        actors.append({"login": f"org-{i}", "kind": "Organization"})
+        repositories.append({
+            "owner": f"org-{i}", "name": "widgets", "default_branch": "main",
+            "branches": [{"name": "main", "message": "Initial commit"}]
+            + [{"name": f"feature-{n}", "message": f"Change {n} of org-{i}", "from": "main"}
+               for n in range(1, prs + 1)],
+            "categories": [{"name": "Release journal", "slug": "release-journal",
+                            "emoji": ":rocket:"}],
+            "pull_requests": [{"number": n, "title": f"Change {n}", "head": f"feature-{n}",
+                               "base": "main", "author": "alice"} for n in range(1, prs + 1)],
+        })
+    installations = [{"id": 100 + i, "role": "write",
+                      "rate_limit": LIMITED_BUDGET if limited and i == 1 else 100_000}
+                     for i in range(1, INSTALLATIONS + 1)]
+    return {
+        "limits": {"content_per_minute": 1_000_000, "content_per_hour": 1_000_000,
+                   "points_per_minute": 1_000_000, "rest_points_per_minute": 1_000_000},
+        "actors": actors,
+        "tokens": [{"token": "ghp_alice", "actor": "alice", "role": "admin",
+                    "rate_limit": 1_000_000}],
+        "apps": [{"app_id": APP_ID, "slug": "ghattempt-app", "public_key": public,
+                  "installations": installations}],
+        "repositories": repositories,
+    }
+
+
+def start_emulator(work: Path, data: dict[str, Any]) -> tuple[subprocess.Popen[bytes], str]:
+    fx = work / "fixture.json"
+    fx.write_text(json.dumps(data))
+    err = (work / "emulator.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
+         "--db", str(work / "emu.db"), "--fixture", str(fx)],
+        stdout=subprocess.PIPE, stderr=err, cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    if not line.startswith("listening on "):
+        raise RuntimeError(f"emulator did not start: {line!r}")
+    return proc, line.split()[-1]
+
+
+def recorded_mix(url: str, prs: int) -> list[Delivery]:
+    """The deliveries, round by round, after committing the configuration."""
+    from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+
+    index = {e["name"]: e["examples"] for e in json.loads(EXAMPLES.read_text())}
+    opened_example = next(e for e in index["pull_request"] if e.get("action") == "opened")
+    job_example = next(e for e in index["workflow_job"] if e.get("action") == "completed")
+    gh = GitHubProvider(ProviderConfig(auth=TokenAuth("ghp_alice"), base_url=url + "/",
+                                       mutation_interval=0.0, timeout=30))
+    rounds: list[list[Delivery]] = [[], [], [], []]
+    try:
+        for i in range(1, INSTALLATIONS + 1):
+            owner = f"org-{i}"
+            main = gh.ref(owner, "widgets", "refs/heads/main")
+            assert main is not None
+            gh.create_commit_on_branch(f"{owner}/widgets", "main",
+                                       expected_head_oid=main.target_oid, headline="config",
+                                       additions={".github/ghattempt.toml": CONFIG.encode()})
+            repo = gh.repository(owner, "widgets")
+            repository = {"node_id": repo.id, "full_name": f"{owner}/widgets",
+                          "name": "widgets", "id": 9000 + i}
+            for n in range(1, prs + 1):
+                pr = gh.pull_request(owner, "widgets", n)
+                opened = copy.deepcopy(opened_example)
+                opened.update(repository={**opened["repository"], **repository},
+                              installation={"id": 100 + i}, number=n)
+                opened["pull_request"].update(number=n)
+                opened["pull_request"]["head"].update(sha=pr.head_oid, ref=pr.head_ref_name)
+                opened["pull_request"]["base"].update(sha=pr.base_oid, ref=pr.base_ref_name)
+                rounds[0].append(Delivery(100 + i, n, "pull_request",
+                                          json.dumps(opened).encode()))
+                for r, (name, conclusion) in enumerate(
+                        (("compile", "action_required"), ("compile", "success"),
+                         ("review", "success")), start=1):
+                    job = copy.deepcopy(job_example)
+                    job.update(repository={**job["repository"], **repository},
+                               installation={"id": 100 + i})
+                    job["workflow_job"].update(
+                        id=i * 100_000 + n * 10 + r, run_id=i * 10_000 + n * 10 + r,
+                        run_attempt=1, name=name, workflow_name="CI", head_sha=pr.head_oid,
+                        conclusion=conclusion, status="completed")
+                    rounds[r].append(Delivery(100 + i, n, "workflow_job",
+                                              json.dumps(job).encode()))
+    finally:
+        gh.close()
+    return [d for round_ in rounds for d in round_]
+
+
+def create_database(server: str) -> str:
+    import psycopg
+
+    name = "app_scale_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    parts = urllib.parse.urlsplit(server)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
+
+
+def drop_database(url: str, server: str) -> None:
+    import psycopg
+
+    name = urllib.parse.urlsplit(url).path.lstrip("/")
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def inbox_rows(inbox: str) -> list[tuple[str, str, float, float | None, str | None]]:
+    sql = "SELECT delivery, state, received_at, finished_at, outcome FROM deliveries"
+    if inbox.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(inbox) as conn:
+            return list(conn.execute(sql).fetchall())
+    conn = sqlite3.connect(inbox)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
+
+
+def start_server(work: Path, n: int, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    log = (work / f"server-{n}.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ghattempt.app", "serve", "--host", "127.0.0.1", "--port",
+         str(port), "--log-level", "warning"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {(work / f'server-{n}.log').read_text()}")
+        try:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a running process has used (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
+    work = root / row.name.replace(" ", "-").replace("(", "").replace(")", "").replace(",", "")
+    work.mkdir()
+    key, public = key_pair(work)
+    emulator, url = start_emulator(work, fixture(args.prs, public, row.limited))
+    servers: list[subprocess.Popen[bytes]] = []
+    database = None
+    try:
+        mix = recorded_mix(url, args.prs)
+        httpx.post(f"{url}/_emulator/faults", json={"kind": "latency",
+                                                     "latency_ms": args.latency}, timeout=10)
+        (work / "phases.toml").write_text(PHASES)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GHATTEMPT_")}
+        env.update(GHATTEMPT_APP_ID=str(APP_ID), GHATTEMPT_APP_PRIVATE_KEY_FILE=str(key),
+                   GHATTEMPT_WEBHOOK_SECRET=SECRET, GHATTEMPT_GITHUB_API_URL=url + "/",
+                   GHATTEMPT_APP_PHASES=str(work / "phases.toml"),
+                   GHATTEMPT_APP_WORKERS=str(row.workers), GHATTEMPT_APP_CATCHUP_INTERVAL="0",
+                   GHATTEMPT_HTTP_TIMEOUT="10", GHATTEMPT_APP_MAX_TRIES="100")
+        if row.backend == "PostgreSQL":
+            database = create_database(args.postgres)
+            env["GHATTEMPT_APP_DATABASE"] = database
+            inbox = database
+        else:
+            inbox = str(work / "inbox.sqlite")
+            env["GHATTEMPT_APP_STATE"] = inbox
+        bases = []
+        for n in range(row.replicas):
+            proc, base = start_server(work, n, env)
+            servers.append(proc)
+            bases.append(base)
+        clients = [httpx.Client(base_url=b, timeout=30) for b in bases]
+        started = time.monotonic()
+        for i, d in enumerate(mix):
+            answer = clients[i % len(clients)].post(
+                "/webhook", content=d.body, headers=signed(d.event, d.body, d.delivery))
+            if answer.status_code != 202:
+                raise RuntimeError(f"delivery {i}: {answer.status_code} {answer.text}")
+        for c in clients:
+            c.close()
+        limited = {d.delivery for d in mix if row.limited and d.installation == 101}
+        wanted = len(mix) - len(limited)
+        deadline = started + args.timeout
+        while True:
+            rows = inbox_rows(inbox)
+            finished = [r for r in rows if r[1] != "pending" and r[0] not in limited]
+            if len(finished) >= wanted:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{row.name}: {len(finished)} of {wanted} finished after "
+                                   f"{args.timeout} s; logs in {work}")
+            time.sleep(0.5)
+        row.seconds = time.monotonic() - started
+        done = [r for r in rows if r[1] != "pending"]
+        others = [r for r in done if r[0] not in limited]
+        latencies = [float(r[3]) - float(r[2]) for r in done if r[3] is not None]
+        other_latencies = [float(r[3]) - float(r[2]) for r in others if r[3] is not None]
+        first = min(float(r[2]) for r in rows)
+        last = max(float(r[3]) for r in others if r[3] is not None)
+        row.done = len(done)
+        row.rate = len(others) / (last - first)
+        row.p50, row.p99 = quantile(latencies, 0.5), quantile(latencies, 0.99)
+        row.others_p50 = quantile(other_latencies, 0.5)
+        row.others_p99 = quantile(other_latencies, 0.99)
+        row.cpu_app = sum(cpu_seconds(proc.pid) for proc in servers)
+        row.cpu_emulator = cpu_seconds(emulator.pid)
+        log = httpx.get(f"{url}/_emulator/requests", timeout=60).json()["requests"]
+        for entry in log:
+            name = entry["operation"] or entry["path"]
+            row.requests[name] = row.requests.get(name, 0) + 1
+        for r in done:
+            outcome = json.loads(r[4] or "{}")
+            kinds = [x["outcome"] for x in outcome.get("results", [])] or (
+                ["error"] if "error" in outcome else ["none"])
+            for kind in kinds:
+                row.outcomes[kind] = row.outcomes.get(kind, 0) + 1
+        return row
+    finally:
+        for proc in servers:
+            stop(proc)
+        emulator.terminate()
+        emulator.wait(10)
+        if database is not None:
+            drop_database(database, args.postgres)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prs", type=int, default=10, help="pull requests per installation")
+    parser.add_argument("--latency", type=int, default=100, help="ms before each request")
+    parser.add_argument("--postgres", default=os.environ.get("GHATTEMPT_TEST_POSTGRES", ""),
+                        help="a PostgreSQL server URL the benchmark may create databases on")
+    parser.add_argument("--only", nargs="*", default=None, help="run these rows only")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per row")
+    parser.add_argument("--keep", action="store_true", help="keep the logs and databases")
+    parser.add_argument("--requests", action="store_true",
+                        help="print the GitHub requests each configuration made")
+    args = parser.parse_args(argv)
+    if not EXAMPLES.is_file():
+        print(f"missing {EXAMPLES}: run scripts/fetch-npm-fixtures", file=sys.stderr)
+        return 2
+    rows = [Row("1 x 1 (SQLite)", 1, 1, "SQLite"), Row("1 x 4 (SQLite)", 1, 4, "SQLite"),
+            Row("1 x 4 (PostgreSQL)", 1, 4, "PostgreSQL"),
+            Row("3 x 4 (PostgreSQL)", 3, 4, "PostgreSQL"),
+            Row("1 x 4 (SQLite), one rate-limited", 1, 4, "SQLite", limited=True),
+            Row("3 x 4 (PostgreSQL), one rate-limited", 3, 4, "PostgreSQL", limited=True)]
+    if not args.postgres:
+        print("no --postgres (or GHATTEMPT_TEST_POSTGRES): the PostgreSQL rows are skipped",
+              file=sys.stderr)
+        rows = [r for r in rows if r.backend != "PostgreSQL"]
+    if args.only:
+        rows = [r for r in rows if r.name in args.only]
+    print(f"app_scale: {args.prs * INSTALLATIONS} pull requests x 4 deliveries = "
+          f"{args.prs * INSTALLATIONS * 4} across {INSTALLATIONS} installations; emulator "
+          f"latency {args.latency} ms per request; {os.cpu_count()} cores; load average "
+          f"{load()}; {sys.executable}")
+    root = Path(tempfile.mkdtemp(prefix="app-scale-"))
+    results: dict[str, Row] = {}
+    try:
+        header = (f"{'configuration':38} {'deliveries/s':>12} {'p50 s':>7} {'p99 s':>7} "
+                  f"{'others p50':>10} {'others p99':>10} {'wall s':>7}  outcomes, load")
+        print(header)
+        for row in rows:
+            run(row, args, root)
+            results[row.name] = row
+            print(f"{row.name:38} {row.rate:12.2f} {row.p50:7.2f} {row.p99:7.2f} "
+                  f"{row.others_p50:10.2f} {row.others_p99:10.2f} {row.seconds:7.1f}  "
+                  f"{json.dumps(row.outcomes, sort_keys=True)}, {load()}", flush=True)
+            print(f"  CPU a delivery: App {row.cpu_app / max(row.done, 1) * 1000:.0f} ms, "
+                  f"emulator {row.cpu_emulator / max(row.done, 1) * 1000:.0f} ms (setup "
+                  "included)")
+            if args.requests:
+                total = sum(row.requests.values())
+                print(f"  {total} GitHub requests, {total / max(row.done, 1):.1f} a delivery: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(row.requests.items(),
+                                                               key=lambda kv: -kv[1])))
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"logs kept in {root}")
+
+    def ratio(a: str, b: str) -> str:
+        if a in results and b in results:
+            return f"{results[a].rate / results[b].rate:.2f}"
+        return "not measured"
+
+    def p99_change(limited: str, base: str) -> str:
+        if limited in results and base in results:
+            # the same installations (all but the first) in the run without the limit
+            return (f"{(results[limited].others_p99 / results[base].p99 - 1) * 100:+.0f} % "
+                    f"({results[limited].others_p99:.2f} s vs {results[base].p99:.2f} s)")
+        return "not measured"
+
+    print("goals:")
+    print(f"  1 x 4 / 1 x 1 throughput (SQLite): {ratio('1 x 4 (SQLite)', '1 x 1 (SQLite)')} "
+          "(goal >= 3)")
+    print(f"  3 x 4 / 1 x 4 throughput (PostgreSQL): "
+          f"{ratio('3 x 4 (PostgreSQL)', '1 x 4 (PostgreSQL)')} (goal >= 2.5); against "
+          f"1 x 4 on SQLite: {ratio('3 x 4 (PostgreSQL)', '1 x 4 (SQLite)')}")
+    print("  the others' p99 with one installation rate-limited, against all p99 without: "
+          f"1 x 4 {p99_change('1 x 4 (SQLite), one rate-limited', '1 x 4 (SQLite)')}; "
+          f"3 x 4 {p99_change('3 x 4 (PostgreSQL), one rate-limited', '3 x 4 (PostgreSQL)')}"
+          " (goal <= +20 %)")
+    print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
