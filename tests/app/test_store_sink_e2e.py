@@ -286,3 +286,59 @@ def test_a_result_before_its_synchronize_waits_for_it_and_one_for_an_old_head_is
                                   (late,)).fetchone()[0]
     assert tries == 0
     inbox.close()
+
+
+def _lease_writes(emu: Emu, at_least: int) -> int:
+    """Writes of lease refs (acquire, renew, release) in the emulator's request log, once
+    there are ``at_least`` (a burst lets its scope go after its last done mark)."""
+    deadline = time.monotonic() + 30
+    while True:
+        log = httpx.get(f"{emu.url}/_emulator/requests", timeout=30).json()["requests"]
+        writes = sum(1 for e in log
+                     if {"createCommitOnBranch", "updateRefs", "createRef"} & set(e["root_fields"])
+                     or e["operation"] in ("git/create-ref", "git/update-ref"))
+        if writes >= at_least or time.monotonic() > deadline:
+            return writes
+        time.sleep(0.05)
+
+
+def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
+        emu: Emu, server_factory: Callable[..., Server],
+        example: Callable[..., dict[str, Any]]) -> None:
+    """One worker, GitHub 100 ms a request: the results that arrive while the first one
+    is written join its burst, and the four are written under one lease hold."""
+    app = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
+                         GHATTEMPT_GITHUB_API_URL=emu.url + "/", GHATTEMPT_HTTP_TIMEOUT="5",
+                         GHATTEMPT_APP_WORKERS="1")
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["done"] == 1, app.log_text()
+    head = emu.pull().head_oid
+    jobs = [(10, "action_required"), (11, "action_required"), (12, "action_required"),
+            (13, "success")]
+    for run_id in (9, 10, 11, 12, 13):
+        emu.admin("runs", {"repository": REPO, "run_id": run_id,
+                           "path": ".github/workflows/ci.yml", "name": "CI", "head_sha": head})
+    # one result alone: what one hold of the writer scope costs
+    httpx.delete(f"{emu.url}/_emulator/requests", timeout=10)
+    _accepted(app.post("workflow_job", _job(example, emu, run_id=9, job_id=9, name="compile",
+                                            workflow="CI", conclusion="action_required")))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    alone = _lease_writes(emu, 2)
+    assert alone == 2  # an acquisition and a release
+    httpx.delete(f"{emu.url}/_emulator/requests", timeout=10)
+    emu.admin("faults", {"kind": "latency", "latency_ms": 100})
+    for run_id, conclusion in jobs:
+        _accepted(app.post("workflow_job", _job(example, emu, run_id=run_id, job_id=run_id,
+                                                name="compile", workflow="CI",
+                                                conclusion=conclusion)))
+    assert app.wait_idle(60) == {"pending": 0, "done": 6, "failed": 0}, app.log_text()
+    assert _lease_writes(emu, alone) == alone  # four results, one acquisition and release
+    httpx.delete(f"{emu.url}/_emulator/faults", timeout=10)
+    verdict, _ = emu.verdict()
+    assert verdict.valid, verdict.to_json()
+    assert [e.key for e in verdict.current.events] == [
+        f"run:{n}:1:job:{n}:cfg:{status}" for n, status in (
+            (9, "waiting"), (10, "waiting"), (11, "waiting"), (12, "waiting"),
+            (13, "succeeded"))]
