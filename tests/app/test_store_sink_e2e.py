@@ -342,3 +342,46 @@ def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
         f"run:{n}:1:job:{n}:cfg:{status}" for n, status in (
             (9, "waiting"), (10, "waiting"), (11, "waiting"), (12, "waiting"),
             (13, "succeeded"))]
+
+
+def test_a_result_whose_attempt_never_comes_is_refused_at_the_windows_end(
+        emu: Emu, server_factory: Callable[..., Server],
+        example: Callable[..., dict[str, Any]]) -> None:
+    """A run of a head pushed to the pull request whose ``synchronize`` never arrives: the
+    store answers "not yet" (the current attempt is at the old head), the delivery is
+    tried again until ``GHATTEMPT_APP_RETRY_WINDOW`` (here 3 s) after its acceptance, then
+    refused with the store's reason."""
+    from ghattempt.app.inbox import Inbox
+
+    app = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
+                         GHATTEMPT_GITHUB_API_URL=emu.url + "/", GHATTEMPT_HTTP_TIMEOUT="5",
+                         GHATTEMPT_APP_RETRY_WINDOW="3")
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["done"] == 1, app.log_text()
+    pull = emu.pull()
+    before = pull.head_oid
+    after = emu.commit("src/widget.py", b"print('widget')\n")
+    payload = _adjust(example("workflow_run", "completed"), emu)
+    payload["workflow_run"].update(
+        id=88, run_attempt=1, name="Tests", path=".github/workflows/test.yml",
+        head_sha=after, conclusion="success", status="completed",
+        pull_requests=[{"number": 1, "head": {"sha": after, "ref": pull.head_ref_name},
+                        "base": {"sha": pull.base_oid, "ref": "main"}}])
+    late = str(uuid.uuid4())
+    _accepted(app.post("workflow_run", encode(payload), delivery=late))
+    assert app.wait_idle(30) == {"pending": 0, "done": 2, "failed": 0}, app.log_text()
+    inbox = Inbox(app.state)
+    state, outcome = inbox.state_of(late)
+    (result,) = outcome["results"]
+    assert state == "done" and result["outcome"] == "refused", outcome
+    assert result["detail"].startswith("still not there 3 s after the delivery was accepted: ")
+    assert f"is at head {before}, not {after}" in result["detail"]  # the store's reason
+    tries, received, finished = inbox._conn().execute(
+        "SELECT tries, received_at, finished_at FROM deliveries WHERE delivery = ?",
+        (late,)).fetchone()
+    assert tries >= 3 and 3.0 <= finished - received < 10.0
+    inbox.close()
+    verdict, _ = emu.verdict()
+    assert verdict.current.events == ()
