@@ -305,8 +305,8 @@ def _lease_writes(emu: Emu, at_least: int) -> int:
 def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
         emu: Emu, server_factory: Callable[..., Server],
         example: Callable[..., dict[str, Any]]) -> None:
-    """One worker, GitHub 100 ms a request: the results that arrive while the first one
-    is written join its burst, and the four are written under one lease hold."""
+    """One worker; the results that arrive while the first one is written join its burst,
+    and the four are written under one lease hold."""
     app = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
                          GHATTEMPT_GITHUB_API_URL=emu.url + "/", GHATTEMPT_HTTP_TIMEOUT="5",
                          GHATTEMPT_APP_WORKERS="1")
@@ -328,14 +328,14 @@ def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
     alone = _lease_writes(emu, 2)
     assert alone == 2  # an acquisition and a release
     httpx.delete(f"{emu.url}/_emulator/requests", timeout=10)
-    emu.admin("faults", {"kind": "latency", "latency_ms": 100})
-    for run_id, conclusion in jobs:
-        _accepted(app.post("workflow_job", _job(example, emu, run_id=run_id, job_id=run_id,
-                                                name="compile", workflow="CI",
-                                                conclusion=conclusion)))
+    bodies = [_job(example, emu, run_id=run_id, job_id=run_id, name="compile",
+                   workflow="CI", conclusion=conclusion) for run_id, conclusion in jobs]
+    # the first result's first request takes 1.5 s: the next three arrive meanwhile
+    emu.admin("faults", {"kind": "latency", "latency_ms": 1500, "count": 1})
+    for body in bodies:
+        _accepted(app.post("workflow_job", body))
     assert app.wait_idle(60) == {"pending": 0, "done": 6, "failed": 0}, app.log_text()
     assert _lease_writes(emu, alone) == alone  # four results, one acquisition and release
-    httpx.delete(f"{emu.url}/_emulator/faults", timeout=10)
     verdict, _ = emu.verdict()
     assert verdict.valid, verdict.to_json()
     assert [e.key for e in verdict.current.events] == [
