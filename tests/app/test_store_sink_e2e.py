@@ -45,11 +45,28 @@ phase = "build"
 REQUEST_KEY = "pr-1:main:release"
 
 
-@pytest.fixture
-def app(emu: Emu, server_factory: Callable[..., Server]) -> Server:
+def _store_server(emu: Emu, server_factory: Callable[..., Server], **env: str) -> Server:
+    """A server (not started) writing through the store to the emulator."""
     return server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
                           GHATTEMPT_GITHUB_API_URL=emu.url + "/",
-                          GHATTEMPT_HTTP_TIMEOUT="5")
+                          GHATTEMPT_HTTP_TIMEOUT="5", **env)
+
+
+@pytest.fixture
+def app(emu: Emu, server_factory: Callable[..., Server]) -> Server:
+    return _store_server(emu, server_factory)
+
+
+def _opened(emu: Emu, server_factory: Callable[..., Server],
+            example: Callable[..., dict[str, Any]], **env: str) -> Server:
+    """A started store server (``env`` added) whose pull request was opened: its journal
+    and first attempt are written."""
+    app = _store_server(emu, server_factory, **env)
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["done"] == 1, app.log_text()
+    return app
 
 
 def _adjust(payload: dict[str, Any], emu: Emu) -> dict[str, Any]:
@@ -307,13 +324,7 @@ def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
         example: Callable[..., dict[str, Any]]) -> None:
     """One worker; the results that arrive while the first one is written join its burst,
     and the four are written under one lease hold."""
-    app = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
-                         GHATTEMPT_GITHUB_API_URL=emu.url + "/", GHATTEMPT_HTTP_TIMEOUT="5",
-                         GHATTEMPT_APP_WORKERS="1")
-    emu.commit(".github/ghattempt.toml", CONFIG)
-    app.start()
-    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
-    assert app.wait_idle()["done"] == 1, app.log_text()
+    app = _opened(emu, server_factory, example, GHATTEMPT_APP_WORKERS="1")
     head = emu.pull().head_oid
     jobs = [(10, "action_required"), (11, "action_required"), (12, "action_required"),
             (13, "success")]
@@ -353,13 +364,7 @@ def test_a_result_whose_attempt_never_comes_is_refused_at_the_windows_end(
     refused with the store's reason."""
     from ghattempt.app.inbox import Inbox
 
-    app = server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
-                         GHATTEMPT_GITHUB_API_URL=emu.url + "/", GHATTEMPT_HTTP_TIMEOUT="5",
-                         GHATTEMPT_APP_RETRY_WINDOW="3")
-    emu.commit(".github/ghattempt.toml", CONFIG)
-    app.start()
-    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
-    assert app.wait_idle()["done"] == 1, app.log_text()
+    app = _opened(emu, server_factory, example, GHATTEMPT_APP_RETRY_WINDOW="3")
     pull = emu.pull()
     before = pull.head_oid
     after = emu.commit("src/widget.py", b"print('widget')\n")
