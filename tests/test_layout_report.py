@@ -31,6 +31,13 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+LEASE_SETTINGS = """\
+    from dataclasses import dataclass
+    @dataclass(frozen=True)
+    class LeaseSettings:
+        seconds: int = 120
+    """
+
 TANGLED = {
     "ghattempt/__init__.py": "",
     "ghattempt/core/__init__.py": """\
@@ -69,12 +76,7 @@ TANGLED = {
         class RefConflict(ExclusionError):
             pass
         """,
-    "ghattempt/exclusive/_settings.py": """\
-        from dataclasses import dataclass
-        @dataclass(frozen=True)
-        class LeaseSettings:
-            seconds: int = 120
-        """,
+    "ghattempt/exclusive/_settings.py": LEASE_SETTINGS,
     "ghattempt/store/__init__.py": """\
         from ghattempt.exclusive._errors import ExclusionError
         from ._x import StoreError
@@ -188,12 +190,7 @@ CLEAN = {
             pass
         __all__ = ["GhattemptError", "InputError"]
         """,
-    "ghattempt/settings.py": """\
-        from dataclasses import dataclass
-        @dataclass(frozen=True)
-        class LeaseSettings:
-            seconds: int = 120
-        """,
+    "ghattempt/settings.py": LEASE_SETTINGS,
     "ghattempt/store/__init__.py": """\
         from ghattempt.errors import GhattemptError
         from ._store import Store
