@@ -689,6 +689,32 @@ class GitHubProvider:
         path = out.get("path") if isinstance(out, dict) else None
         return path if isinstance(path, str) and path else None
 
+    def branch_rules(self, owner: str, name: str, branch: str) -> list[dict[str, Any]]:
+        """REST ``GET /repos/{owner}/{repo}/rules/branches/{branch}``: every active rule
+        that applies to a branch of that name (it need not exist), from rulesets of any
+        level, each as GitHub's object (``type``, ``ruleset_source_type``,
+        ``ruleset_source``, ``ruleset_id``, ``parameters``); the first 100 rules."""
+        route = "GET /repos/{owner}/{repo}/rules/branches/{branch}"
+        path = "/".join(quote(part, safe="") for part in branch.split("/"))
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/rules/branches/{path}?per_page=100")
+        out = self._transport.rest("GET", route, url, {})
+        return [r for r in out if isinstance(r, dict)] if isinstance(out, list) else []
+
+    def repository_ruleset(self, owner: str, name: str, ruleset_id: int) -> dict[str, Any]:
+        """REST ``GET /repos/{owner}/{repo}/rulesets/{ruleset_id}``: one ruleset as
+        GitHub's object, with ``current_user_can_bypass`` (``always``,
+        ``pull_requests_only``, ``never``; given by this repository-level route only).
+
+        Raises:
+            NotFound: no such ruleset for this repository.
+        """
+        route = "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/rulesets/{_positive(ruleset_id, 'ruleset_id')}")
+        out = self._transport.rest("GET", route, url, {})
+        return out if isinstance(out, dict) else {}
+
     def check_runs(self, owner: str, name: str, ref: str) -> list[dict[str, Any]]:
         """REST ``GET /repos/{owner}/{repo}/commits/{ref}/check-runs``: the first 100
         check runs on a commit, each as GitHub's object (``id``, ``name``,
