@@ -106,33 +106,31 @@ def errors_of(step: Any) -> list[str]:
     return [x for x in step.stdout.splitlines() if x.startswith("::error")]
 
 
-def test_plan_fails_as_the_real_run_on_a_writer_that_is_not_the_token(
-        world: World, tmp_path: Path) -> None:
+@pytest.mark.parametrize("change, code, said", [
+    # a configured writer that is not the token's account: exit 2 before any write
+    (("[writer]\nlogin = \"github-actions\"\ndatabase_id = 41898282",
+      "[writer]\nlogin = \"alice\"\ndatabase_id = ALICE"), 2,
+     ("the token is github-actions", "not the configured writer alice")),
+    # a category the repository does not have: GitHub's answer, exit 4
+    (('category = "release-journal"', 'category = "releases"'), 4,
+     ("no discussion category 'releases'", "release-journal")),
+], ids=["wrong-writer", "missing-category"])
+def test_plan_fails_as_the_real_run_on_a_bad_setup(world: World, tmp_path: Path,
+                                                   change: tuple[str, str], code: int,
+                                                   said: tuple[str, ...]) -> None:
     alice = world.emulator.state.actor_by_login("alice")
     assert alice is not None
     config = world.workspace / ".github" / "ghattempt.toml"
-    config.write_text(CONFIG.replace('login = "github-actions"\ndatabase_id = 41898282',
-                                     f'login = "alice"\ndatabase_id = {int(alice["id"])}'))
+    assert change[0] in CONFIG
+    config.write_text(CONFIG.replace(change[0], change[1].replace("ALICE",
+                                                                  str(int(alice["id"])))))
     before = _state(world)
     plan = run(world, tmp_path, "plan")
     real = run(world, tmp_path, "admit")
-    assert plan.rc == real.rc == 2, plan.stdout
+    assert plan.rc == real.rc == code, plan.stdout
     (error,) = errors_of(plan)
-    assert "the token is github-actions" in error and "not the configured writer alice" in error
+    assert all(part in error for part in said), error
     assert errors_of(real) == [error]
-    assert _state(world) == before
-
-
-def test_plan_fails_as_the_real_run_on_a_missing_category(world: World,
-                                                         tmp_path: Path) -> None:
-    config = world.workspace / ".github" / "ghattempt.toml"
-    config.write_text(CONFIG.replace('category = "release-journal"', 'category = "releases"'))
-    before = _state(world)
-    plan = run(world, tmp_path, "plan")
-    real = run(world, tmp_path, "admit")
-    assert plan.rc == real.rc == 4, plan.stdout
-    (error,) = errors_of(plan)
-    assert "no discussion category 'releases'" in error and "release-journal" in error
     assert _state(world) == before
 
 
