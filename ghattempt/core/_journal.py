@@ -146,7 +146,10 @@ class JournalState:
     witness's ``head.records`` (section 4, lease). ``lease`` is the captured lease
     record and ``lease_oid`` its commit's oid (both None when no lease ref was
     captured, or it was null). ``ignored_comments`` holds ``(node id, why)`` for every
-    comment not read as a record, in reading order (``len`` is ``ignored``).
+    comment not read as a record, in reading order (``len`` is ``ignored``), and
+    ``ignored_kinds`` how many of them are of each kind, sorted by kind: ``other author``
+    (another login or databaseId), ``edited``, ``deleted``, ``no record`` (no record
+    block) and ``reply of an ignored comment``.
     """
 
     intent: Intent
@@ -162,6 +165,7 @@ class JournalState:
     lease: Lease | None = None
     lease_oid: str | None = None
     ignored_comments: tuple[tuple[str, str], ...] = ()
+    ignored_kinds: tuple[tuple[str, int], ...] = ()
 
     @property
     def record_count(self) -> int:
@@ -324,25 +328,26 @@ class _Context:
 
 
 def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment],
-               ignored: list[tuple[str, str]]) -> tuple[dict[str, Event], list[tuple[str, str]]]:
+               ignored: list[tuple[str, str, str]]
+               ) -> tuple[dict[str, Event], list[tuple[str, str]]]:
     """Section 7.5 a-b: contributing event records, deduplicated by digest, with
     ``(digest, reply id)`` of every reply holding one; each ignored reply is appended
-    to ``ignored`` as ``(node id, why)``."""
+    to ``ignored`` as ``(node id, kind, why)``."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
     by_digest: dict[str, Event] = {}
     held: list[tuple[str, str]] = []
     for reply in replies:
-        refused = reply.refused_because(writer, writer_id)
+        refused = reply.refusal(writer, writer_id)
         if refused is not None:
-            ignored.append((reply.id, refused))
+            ignored.append((reply.id, *refused))
             continue
         try:
             event = parse_body(reply.body, "event")
         except JournalInvalid as exc:
             raise JournalInvalid(exc.code, f"reply {reply.id}: {exc.detail}") from None
         if event is None:
-            ignored.append((reply.id, NO_MARKER))
+            ignored.append((reply.id, NO_RECORD, NO_MARKER))
             continue
         assert isinstance(event, Event)
         ctx.check_identity(attempt, event, reply.id)
@@ -353,8 +358,10 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment],
 
 NO_MARKER = "no marker"
 """Why a contributing comment holding no record block is ignored (section 2)."""
+NO_RECORD = "no record"
+"""Kind of a comment ignored for holding no record block."""
 IGNORED_PARENT = "reply of an ignored comment"
-"""Why a reply of an ignored top-level comment is ignored (section 6)."""
+"""Why (and kind) a reply of an ignored top-level comment is ignored (section 6)."""
 
 
 def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
@@ -471,20 +478,21 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
     if intent.repository_id != capture.repository_id:
         raise JournalInvalid("repository_mismatch", "the intent names another repository")
     # 7.4: attempt roots, in node order.
-    ignored: list[tuple[str, str]] = []
+    ignored: list[tuple[str, str, str]] = []  # (node id, kind, why)
     roots: dict[str, Attempt] = {}
     root_nodes: dict[str, list[str]] = {}
     for comment in capture.comments:
         record = None
-        refused = comment.refused_because(writer, writer_id)
-        if refused is None:
+        why = comment.refusal(writer, writer_id)
+        if why is None:
             try:
                 record = parse_body(comment.body, "attempt")
             except JournalInvalid as exc:
                 raise JournalInvalid(exc.code, f"comment {comment.id}: {exc.detail}") from None
         if record is None:
-            ignored.append((comment.id, NO_MARKER if refused is None else refused))
-            ignored.extend((r.id, IGNORED_PARENT) for r in capture.replies[comment.id])
+            ignored.append((comment.id, *(why or (NO_RECORD, NO_MARKER))))
+            ignored.extend((r.id, IGNORED_PARENT, IGNORED_PARENT)
+                           for r in capture.replies[comment.id])
             continue
         assert isinstance(record, Attempt)
         if record.intent != intent.digest:
@@ -518,7 +526,15 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
                         capture.repository_id, capture.repository_name, result,
                         dict(ctx.materials), len(ignored), opts, digests, lease,
                         None if lease is None or capture.lease is None else capture.lease.oid,
-                        tuple(ignored))
+                        tuple((node, why) for node, _, why in ignored),
+                        _counted(kind for _, kind, _ in ignored))
+
+
+def _counted(kinds: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return tuple(sorted(counts.items()))
 
 
 def _witness(capture: Capture, intent: Intent, digests: frozenset[str],
