@@ -13,18 +13,18 @@ and is left to the caller (``Capture.missing``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
 
 from ._args import shown
 from ._codes import JournalInvalid
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Comment:
     """One captured comment node (fragment ``RecordComment``), or the discussion body.
 
@@ -81,7 +81,7 @@ EDITED = "edited"
 """Kind of a comment ignored because it was edited."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Capture:
     """A reconstructed journal: the discussion and its comments in node order.
 
@@ -102,7 +102,7 @@ class Capture:
     lease: LeaseRef | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LeaseRef:
     """The captured lease ref (section 5, ``lease``): its ``name`` and ``prefix``, and
     its target's ``oid`` and commit ``message``. ``oid`` is None when the target is

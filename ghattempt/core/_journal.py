@@ -9,8 +9,6 @@ admit an attempt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ._args import Options, make_options, shown
 from ._capture import Capture, Comment, LeaseRef, check_input, node_order, reconstruct
 from ._codes import CALLER_FAULTS, JournalInvalid
@@ -25,6 +23,7 @@ from ._rules import (
     recovery_for,
     refusal,
 )
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from ._rules import AttemptStatus
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PhaseState:
     """The last status of one plan phase, with that record's reason."""
 
@@ -43,7 +42,7 @@ class PhaseState:
     reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptState:
     """One valid attempt after replay (sections 7.5, 8, 10).
 
@@ -133,7 +132,7 @@ class AttemptState:
                 "status": self.status}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JournalState:
     """A valid journal: the intent, its attempts in node order, and reading context.
 
@@ -192,13 +191,15 @@ class JournalState:
         return tips[-1] if tips else None
 
 
-@dataclass(frozen=True, slots=True)
+@value(eq_excludes=("journal", "current"))
 class Verdict:
     """The reader's verdict (section 10) and, when valid, the journal state.
 
     ``exit_code`` is 0 (valid), 3 (invalid) or 2 (``bad_input``/``bad_arguments``).
     ``journal`` is set whenever section 7 passed (also when the only problem is a
     missing ``--request-key`` with several keys); ``current`` is the selected attempt.
+    Two verdicts are equal when their verdict fields are (``journal`` and ``current``
+    are not compared).
     """
 
     status: str
@@ -214,8 +215,8 @@ class Verdict:
     detail: str | None
     exit_code: int
     reader: str | None = None
-    journal: JournalState | None = field(default=None, compare=False)
-    current: AttemptState | None = field(default=None, compare=False)
+    journal: JournalState | None = None
+    current: AttemptState | None = None
 
     @property
     def valid(self) -> bool:
