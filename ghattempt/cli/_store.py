@@ -46,8 +46,11 @@ def _with_hint(exc: BaseException) -> str:
     if isinstance(code, str) and code in _HINTS:
         return f"{message} [{code}]; {_HINTS[code]}" if f"[{code}]" not in message \
             else f"{message}; {_HINTS[code]}"
-    if "needs a reason" in message:
+    problem = getattr(exc, "problem", None)
+    if problem == "reason_required":
         return f"{message}; pass --reason TEXT"
+    if problem == "reason_forbidden":
+        return f"{message}; leave out --reason"
     return message
 
 

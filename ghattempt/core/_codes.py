@@ -64,12 +64,15 @@ class JournalInvalid(Exception):
     and never holds secrets (records hold none).
     """
 
-    __slots__ = ("code", "detail")
+    __slots__ = ("code", "detail", "problem")
 
-    def __init__(self, code: Failure, detail: str) -> None:
+    def __init__(self, code: Failure, detail: str, problem: str | None = None) -> None:
         super().__init__(f"{code}: {detail}")
         self.code: Failure = code
         self.detail: str = detail
+        self.problem: str | None = problem
+        """Which rule of a record's shape broke, where a writer can act on it
+        (``reason_required``, ``reason_forbidden``); None otherwise."""
 
 
 def __getattr__(name: str) -> object:

@@ -21,11 +21,11 @@ function that applies a table. The lease record (``_lease.py``) uses the same ta
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ._c14n import MAX_SAFE_INTEGER, canonical_text, digest_text, read_canonical
 from ._codes import JournalInvalid
 from ._rules import PHASES, statuses_for
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -119,7 +119,15 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 class ShapeProblem(Exception):
     """A value outside its field table; the message names the field and the shape.
-    ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``."""
+    ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``.
+
+    ``problem`` names, where a writer can act on it, which rule it broke:
+    ``reason_required`` (the status needs a reason) or ``reason_forbidden`` (it takes
+    none); None otherwise."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 def shape(test: Callable[[Any], bool], what: str) -> Rule:
@@ -256,15 +264,16 @@ def _event_rules(r: dict[str, Any]) -> None:
                            f"{str(phase)[:40]!r}")
     if status in REASON_REQUIRED and r["reason"] is None:
         raise ShapeProblem(f"status {status} needs a reason of 1..1024 characters "
-                           "(event.reason is null)")
+                           "(event.reason is null)", "reason_required")
     if status not in REASON_REQUIRED and r["reason"] is not None:
-        raise ShapeProblem(f"event.reason is given; status {status} takes null")
+        raise ShapeProblem(f"event.reason is given; status {status} takes null",
+                           "reason_forbidden")
 
 
 # ------------------------------------------------------------------------ writers
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ActionsWriter:
     """A GitHub Actions job: ``{"kind":"actions","run_id","run_attempt","job","workflow"}``."""
 
@@ -280,7 +289,7 @@ class ActionsWriter:
                 "job": self.job, "workflow": self.workflow}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AppWriter:
     """A GitHub App webhook delivery: ``{"kind":"app","app_id","delivery"}``."""
 
@@ -293,7 +302,7 @@ class AppWriter:
         return {"kind": "app", "app_id": self.app_id, "delivery": self.delivery}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CliWriter:
     """A person running the CLI: ``{"kind":"cli","actor"}``."""
 
@@ -320,7 +329,7 @@ def writer_from(w: dict[str, Any]) -> Writer:
 # ------------------------------------------------------------------------ records
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Material:
     """A reference to retained bytes (section 4, material).
 
@@ -343,7 +352,7 @@ class Material:
                 "attempt": self.attempt, "generation": self.generation, "url": self.url}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Generation:
     """Exact inputs of an attempt (section 4, attempt ``generation``).
 
@@ -372,7 +381,7 @@ class Generation:
         return digest_text(canonical_text(self.to_dict()))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Intent:
     """The journal body: one pull request into one base branch of one repository.
 
@@ -395,7 +404,7 @@ class Intent:
                 "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Attempt:
     """An attempt root (section 4, attempt). ``digest`` is the attempt id.
 
@@ -428,7 +437,7 @@ class Attempt:
                 "reader": self.reader, "at": self.at, "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Event:
     """One event of an attempt (section 4, event); a reply to the attempt root.
 
@@ -566,7 +575,7 @@ def parse_line(line: str) -> Record:
         if kind == "event":
             _event_rules(obj)
     except ShapeProblem as exc:
-        raise _bad(str(exc)) from None
+        raise JournalInvalid("bad_record", str(exc), exc.problem) from None
     covered = {k: v for k, v in obj.items() if k != "digest"}
     if digest_text(canonical_text(covered)) != obj["digest"]:
         raise JournalInvalid("digest_mismatch", f"{kind} record digest {obj['digest']} is "

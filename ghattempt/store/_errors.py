@@ -63,7 +63,17 @@ class StoreError(Exception):
 
 
 class StoreInputError(StoreError, ValueError):
-    """The caller's input is wrong; nothing was written."""
+    """The caller's input is wrong; nothing was written.
+
+    Attributes:
+        problem: the core's name for the record rule the input broke, where the caller
+            can act on it (``reason_required``, ``reason_forbidden``:
+            ``ghattempt.core.RecordValueError``); None otherwise.
+    """
+
+    def __init__(self, message: str = "", problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 class RepositoryMismatch(StoreInputError):

@@ -1,0 +1,239 @@
+"""scripts/layout-report counts what it says on a small tree written here."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "layout-report"
+
+
+def _script():
+    loader = importlib.machinery.SourceFileLoader("layout_report", str(SCRIPT))
+    spec = importlib.util.spec_from_loader("layout_report", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["layout_report"] = module  # its dataclasses look their module up
+    loader.exec_module(module)
+    return module
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+LEASE_SETTINGS = """\
+    from dataclasses import dataclass
+    @dataclass(frozen=True)
+    class LeaseSettings:
+        seconds: int = 120
+    """
+
+TANGLED = {
+    "ghattempt/__init__.py": "",
+    "ghattempt/core/__init__.py": """\
+        from ._errors import CoreError, Shape
+        __all__ = ["CoreError", "Shape"]
+        """,
+    "ghattempt/core/_errors.py": """\
+        class CoreError(Exception):
+            pass
+        class Shape(CoreError, ValueError):
+            pass
+        """,
+    "ghattempt/github/__init__.py": """\
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from .errors import GitHubError, RefConflict
+        __all__ = ["GitHubError", "RefConflict"]
+        """,
+    "ghattempt/github/errors.py": """\
+        class GitHubError(Exception):
+            pass
+        class RefConflict(GitHubError):
+            pass
+        class _Retry(Exception):
+            pass
+        """,
+    "ghattempt/exclusive/__init__.py": """\
+        from ._errors import ExclusionError, RefConflict
+        from ._settings import LeaseSettings
+        __all__ = ["RefConflict", "LeaseSettings"]
+        __all__ += ["ExclusionError"]
+        """,
+    "ghattempt/exclusive/_errors.py": """\
+        class ExclusionError(Exception):
+            pass
+        class RefConflict(ExclusionError):
+            pass
+        """,
+    "ghattempt/exclusive/_settings.py": LEASE_SETTINGS,
+    "ghattempt/store/__init__.py": """\
+        from ghattempt.exclusive._errors import ExclusionError
+        from ._x import StoreError
+        __all__ = ["StoreError", "ExclusionError"]
+        """,
+    "ghattempt/store/_x.py": """\
+        from ghattempt.github import errors as gh
+        class StoreError(gh.GitHubError):
+            pass
+        class NotAnError:
+            pass
+        """,
+    "ghattempt/config.py": """\
+        import tomllib
+        from dataclasses import dataclass
+        @dataclass(frozen=True)
+        class Channel:
+            name: str
+        @dataclass
+        class Scratch:
+            name: str
+        class LeaseSettings:
+            pass
+        class BadConfig(ValueError):
+            pass
+        """,
+    "ghattempt/cli/__init__.py": """\
+        from ghattempt.cli._errors import CliError
+        """,
+    "ghattempt/cli/_errors.py": """\
+        class CliError(Exception):
+            pass
+        """,
+    "ghattempt/cli/_render.py": "",
+    "ghattempt/action.py": """\
+        from ghattempt.cli._errors import CliError
+        def run():
+            from ghattempt.cli import _render
+            return _render
+        """,
+    "ghattempt/emulator/__init__.py": "from .app import Emulator\n",
+    "ghattempt/emulator/app.py": "import tomllib\n\n\nclass Emulator:\n    pass\n",
+    "ghattempt/emulator/errors.py": "class GitHubError(Exception):\n    pass\n",
+    "ghattempt/emulator/fixture.py": """\
+        import tomllib
+        from dataclasses import dataclass
+        @dataclass(frozen=True)
+        class Seed:
+            name: str
+        """,
+}
+
+
+def test_counts_on_a_tangled_tree(tmp_path):
+    report = _script().measure(_write(tmp_path, TANGLED))
+
+    errors = report["errors"]
+    # CoreError, Shape, GitHubError, RefConflict, _Retry, ExclusionError, RefConflict,
+    # StoreError (through `gh.GitHubError`), BadConfig, CliError, the emulator's GitHubError
+    assert errors["classes"] == 11
+    assert errors["modules"] == 7
+    assert sorted(errors["root_names"]) == [
+        "ghattempt.cli._errors.CliError", "ghattempt.config.BadConfig",
+        "ghattempt.core._errors.CoreError", "ghattempt.emulator.errors.GitHubError",
+        "ghattempt.exclusive._errors.ExclusionError", "ghattempt.github.errors.GitHubError",
+        "ghattempt.github.errors._Retry"]
+    assert errors["roots"] == 7
+    assert errors["public_roots"] == 6
+    assert errors["per_module"]["ghattempt.store._x"] == {"classes": ["StoreError"], "roots": []}
+    assert set(errors["names_in_two_modules"]) == {"GitHubError", "RefConflict"}
+
+    settings = report["settings"]
+    # LeaseSettings twice (a suffix), Channel (frozen, in a module reading TOML); not the
+    # unfrozen Scratch, not the exception BadConfig, not the emulator's fixture Seed
+    assert settings["per_module"] == {"ghattempt.config": ["Channel", "LeaseSettings"],
+                                      "ghattempt.exclusive._settings": ["LeaseSettings"]}
+    assert settings["classes"] == 3
+    assert settings["models"] == 2
+    assert list(settings["names_in_two_modules"]) == ["LeaseSettings"]
+
+    public = report["public"]
+    assert public["alls"] == 4
+    assert public["names"] == 9
+    assert public["distinct"] == 7
+    # ExclusionError is listed twice but defined once; RefConflict has two definitions
+    assert public["defined_twice"] == {"RefConflict": [
+        "ghattempt.exclusive._errors.RefConflict", "ghattempt.github.errors.RefConflict"]}
+
+    private = report["private_imports"]
+    assert [(i["importer"], i["imported"]) for i in private["list"]] == [
+        ("ghattempt.action", "ghattempt.cli._errors"),
+        ("ghattempt.action", "ghattempt.cli._render"),  # inside a function: still an import
+        ("ghattempt.store", "ghattempt.exclusive._errors"),
+    ]
+    assert private["imports"] == 3
+    assert private["importing_modules"] == 2
+
+    emulator = report["emulator"]
+    assert emulator["modules"] == 4
+    assert emulator["sizes"] == {"ghattempt.emulator.app": 5, "ghattempt.emulator.fixture": 5,
+                                 "ghattempt.emulator.errors": 2, "ghattempt.emulator": 1}
+    assert emulator["lines"] == 13
+
+
+CLEAN = {
+    "ghattempt/__init__.py": "",
+    "ghattempt/errors.py": """\
+        class GhattemptError(Exception):
+            pass
+        class InputError(GhattemptError, ValueError):
+            pass
+        __all__ = ["GhattemptError", "InputError"]
+        """,
+    "ghattempt/settings.py": LEASE_SETTINGS,
+    "ghattempt/store/__init__.py": """\
+        from ghattempt.errors import GhattemptError
+        from ._store import Store
+        __all__ = ["GhattemptError", "Store"]
+        """,
+    "ghattempt/store/_store.py": """\
+        from ghattempt.errors import GhattemptError
+        class Store:
+            pass
+        class _Retry(Exception):
+            pass
+        """,
+}
+
+
+def test_check_fails_on_the_tangled_tree_and_passes_on_a_clean_one(tmp_path):
+    tangled = _write(tmp_path / "tangled", TANGLED)
+    clean = _write(tmp_path / "clean", CLEAN)
+    run = [sys.executable, str(SCRIPT), "--check", "--root"]
+
+    failed = subprocess.run(run + [str(tangled)], capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1, failed.stderr
+    assert ("check: 6 public exception roots, not 1; settings classes in 2 modules, not 1; "
+            "1 public names defined twice; 3 cross-package private imports") in failed.stdout
+    assert "Errors: 11 exception classes in 7 modules; 7 roots (6 public)" in failed.stdout
+
+    held = subprocess.run(run + [str(clean)], capture_output=True, text=True, timeout=60)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "check: the layout holds" in held.stdout
+    # without --check the report never fails
+    plain = subprocess.run([sys.executable, str(SCRIPT), "--root", str(tangled)],
+                           capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 0
+
+
+def test_refuses_a_root_without_the_package(tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), "--root", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "--root must be the directory holding the ghattempt package" in done.stderr
+
+
+def test_runs_on_this_checkout():
+    report = _script().measure(ROOT)
+    assert report["errors"]["roots"] >= 1
+    assert report["emulator"]["modules"] == len(list((ROOT / "ghattempt/emulator").glob("*.py")))
