@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import hmac
@@ -406,16 +407,18 @@ class Emu:
         return c.oid
 
 
-@pytest.fixture
-def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
+@contextlib.contextmanager
+def running_emulator(workdir: Path, fixture: dict[str, Any]) -> Iterator[Emu]:
+    """``python -m ghattempt.emulator serve`` on ``fixture`` (its database and log in
+    ``workdir``), with alice's client; terminated at the end."""
     from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
 
-    fx = tmp_path / "fixture.json"
-    fx.write_text(json.dumps(app_fixture(rsa_pem[1])))
-    err = (tmp_path / "emulator.log").open("wb")
+    fx = workdir / "fixture.json"
+    fx.write_text(json.dumps(fixture))
+    err = (workdir / "emulator.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ghattempt.emulator", "serve", "--port", "0",
-         "--db", str(tmp_path / "emu.db"), "--fixture", str(fx)],
+         "--db", str(workdir / "emu.db"), "--fixture", str(fx)],
         stdout=subprocess.PIPE, stderr=err, cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode()
@@ -430,3 +433,9 @@ def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
         proc.terminate()
         proc.wait(10)
         err.close()
+
+
+@pytest.fixture
+def emu(tmp_path: Path, rsa_pem: tuple[Path, str]) -> Iterator[Emu]:
+    with running_emulator(tmp_path, app_fixture(rsa_pem[1])) as running:
+        yield running
