@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ._c14n import MAX_SAFE_INTEGER, canonical_text, digest_text, read_canonical
 from ._codes import JournalInvalid
+from ._errors import Fault, GhattemptError
 from ._rules import PHASES, statuses_for
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
@@ -117,9 +118,11 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 # ------------------------------------------------------------------- field tables
 
 
-class ShapeProblem(Exception):
+class ShapeProblem(GhattemptError):
     """A value outside its field table; the message names the field and the shape.
     ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``."""
+
+    fault = Fault.JOURNAL_INVALID
 
 
 def shape(test: Callable[[Any], bool], what: str) -> Rule:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from ghattempt.errors import Fault, GhattemptError
+
 DOCS = "https://docs.github.com"
 REST_DOCS = "https://docs.github.com/rest"
 SECONDARY_DOCS = (
@@ -18,8 +20,12 @@ SECONDARY_DOCS = (
 )
 
 
-class GitHubError(Exception):
+class ResolverError(GhattemptError):
     """An error a resolver raises; becomes one entry of the response's ``errors``.
+
+    It never reaches a client as an exception: the endpoint sends it as GitHub would,
+    and the client raises its own ``ghattempt.github`` error from that answer. It is
+    GitHub's refusal, so its ``fault`` is ``github_refused``.
 
     Args:
         message: GitHub's message text.
@@ -27,21 +33,23 @@ class GitHubError(Exception):
             without one (a failed ref update, for instance).
     """
 
+    fault = Fault.GITHUB_REFUSED
+
     def __init__(self, message: str, type: str | None = None) -> None:  # noqa: A002
         super().__init__(message)
         self.message = message
         self.type = type
 
 
-def not_found_node(node_id: str) -> GitHubError:
-    return GitHubError(
+def not_found_node(node_id: str) -> ResolverError:
+    return ResolverError(
         f"Could not resolve to a node with the global id of '{node_id}'", "NOT_FOUND"
     )
 
 
-def forbidden_integration(actor_kind: str) -> GitHubError:
+def forbidden_integration(actor_kind: str) -> ResolverError:
     who = "integration" if actor_kind == "Bot" else "personal access token"
-    return GitHubError(f"Resource not accessible by {who}", "FORBIDDEN")
+    return ResolverError(f"Resource not accessible by {who}", "FORBIDDEN")
 
 
 def rest_body(message: str, status: int, docs: str = REST_DOCS) -> bytes:

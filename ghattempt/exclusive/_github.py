@@ -12,11 +12,11 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
 * ``advance_ref``: ``createCommitOnBranch`` with ``expectedHeadOid`` (a new empty commit
   whose parent is the current head, written and moved in one compare-and-set request).
 
-Provider errors are translated: ``RefConflict`` -> ``RefConflict`` (nothing written);
-``AmbiguousOutcome`` -> ``AmbiguousOutcome`` (may have landed); ``RateLimited`` and
-``GitHubUnavailable`` -> retryable ``BackendError``; other refusals (a repository ruleset
-on the lease refs among them, which is not a lost compare-and-set) -> non-retryable
-``BackendError``. Messages never carry credentials (the provider redacts them).
+The provider's ``RefConflict`` (nothing written) and ``AmbiguousOutcome`` (may have
+landed) are the backend vocabulary itself and pass through as they are; ``RateLimited``
+and ``GitHubUnavailable`` become a retryable ``BackendError``, other refusals (a
+repository ruleset on the lease refs among them, which is not a lost compare-and-set) a
+non-retryable one. Messages never carry credentials (the provider redacts them).
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ import math
 
 from ..github import (
     EMPTY_TREE,
+    AmbiguousOutcome,
     GitHubError,
     GitHubProvider,
     GitHubUnavailable,
     RateLimited,
     Ref,
+    RefConflict,
 )
-from ..github import AmbiguousOutcome as ProviderAmbiguous
-from ..github import RefConflict as ProviderRefConflict
-from ._errors import AmbiguousOutcome, BackendError, RefConflict
+from ._errors import BackendError
 from ._protocol import RefSnapshot, RefWrite
 
 __all__ = ["GitHubRefBackend"]
@@ -72,11 +72,9 @@ class GitHubRefBackend:
         return math.floor(t)
 
     @staticmethod
-    def _translate(exc: GitHubError, what: str) -> BackendError | RefConflict:
-        if isinstance(exc, ProviderRefConflict):
-            return RefConflict(f"{what}: {exc}")
-        if isinstance(exc, ProviderAmbiguous):
-            return AmbiguousOutcome(f"{what}: {exc}")
+    def _translate(exc: GitHubError, what: str) -> GitHubError | BackendError:
+        if isinstance(exc, RefConflict | AmbiguousOutcome):
+            return exc
         retryable = isinstance(exc, RateLimited | GitHubUnavailable)
         return BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=retryable)
 
@@ -100,7 +98,7 @@ class GitHubRefBackend:
         try:
             commit = self._provider.create_commit(self._owner, self._name, message=message,
                                                   parents=(), tree=EMPTY_TREE)
-        except ProviderAmbiguous as exc:
+        except AmbiguousOutcome as exc:
             # No ref was touched: the commit is unreferenced garbage at worst.
             raise BackendError(f"creating the lease commit for {name}: {exc}",
                                retryable=True) from None

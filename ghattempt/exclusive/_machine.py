@@ -229,7 +229,7 @@ class Acquire:
         self._sending: Send | None = None
         self._wait: float | None = None  # a sleep to take before the next read
         self._failing = False  # the pending wait follows a backend failure
-        self._last_error: BackendError | None = None
+        self._last_error: BackendError | AmbiguousOutcome | None = None
         self._streak = 0
         self._current: Lease | None = None
         self._announced: tuple[str, int, str] | None = None
