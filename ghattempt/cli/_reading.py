@@ -48,6 +48,8 @@ __all__ = ["Reading", "Target", "capture", "current_reading", "current_verdict",
 class NoJournal(CliError):
     """The pull request has no journal yet (exit 1; ``status`` reports ``empty``)."""
 
+    fault = Fault.REFUSED
+
     def __init__(self, message: str) -> None:
         super().__init__(Fault.REFUSED, message)
 

@@ -53,7 +53,7 @@ _HINTS = {
 
 
 class GhattemptError(Exception):
-    """Base of every error ghattempt raises on purpose.
+    """Base of every error ghattempt raises on purpose (never raised itself).
 
     Attributes:
         fault: the kind of fault (:class:`Fault`); set by each class, or per error.
