@@ -68,7 +68,7 @@ plan = ["admission", "build", "review", "warrant", "merge", "publication",
 write_interval = 0.0
 """
 _MISSING = re.compile(
-    r"^contains\(format\(' \{0\} ', steps\.admit\.outputs\.missing-phases\), ' ([a-z-]+) '\)$")
+    r"^contains\(fromJSON\(steps\.admit\.outputs\.missing-phases-json\), '([a-z-]+)'\)$")
 
 
 def fixture() -> dict[str, Any]:
@@ -115,7 +115,7 @@ def runs(step: dict[str, Any], outputs: dict[str, dict[str, str]]) -> bool:
     m = _MISSING.match(cond)
     if m is None:
         raise SystemExit(f"release_cost.py does not understand the condition {cond!r}")
-    return m.group(1) in outputs.get("admit", {}).get("missing-phases", "").split()
+    return m.group(1) in json.loads(outputs.get("admit", {}).get("missing-phases-json", "[]"))
 
 
 def inputs_of(step: dict[str, Any]) -> dict[str, str]:

@@ -120,8 +120,10 @@ def cli_message(exc: GhattemptError) -> str:
     if isinstance(code, str) and code in _CODE_HINTS:
         message = (f"{message} [{code}]; {_CODE_HINTS[code]}" if f"[{code}]" not in message
                    else f"{message}; {_CODE_HINTS[code]}")
-    elif "needs a reason" in message:
+    elif getattr(exc, "problem", None) == "reason_required":
         message = f"{message}; pass --reason TEXT"
+    elif getattr(exc, "problem", None) == "reason_forbidden":
+        message = f"{message}; leave out --reason"
     if exc.retry_after is not None and exc.fault is Fault.GITHUB_UNAVAILABLE \
             and not isinstance(exc, CliError):
         message = f"{message} (rate limited: retry after {exc.retry_after} s)"

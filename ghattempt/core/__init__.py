@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ._build import (
+        RecordValueError,
         build_attempt,
         build_event,
         build_generation,
@@ -77,9 +78,10 @@ if TYPE_CHECKING:
     from ._readback import READ_BACK_OUTCOMES, ReadBack, read_back
     from ._rules import AttemptStatus
 
-_WRITER_SIDE = frozenset({"build_attempt", "build_event", "build_generation", "build_intent",
-                          "build_material", "check_attempt", "check_event", "key_from",
-                          "next_event", "record_block", "render_body"})
+_WRITER_SIDE = frozenset({"RecordValueError", "build_attempt", "build_event",
+                          "build_generation", "build_intent", "build_material",
+                          "check_attempt", "check_event", "key_from", "next_event",
+                          "record_block", "render_body"})
 _READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
 
 
@@ -138,6 +140,7 @@ __all__ = [
     "Material",
     "PhaseState",
     "Record",
+    "RecordValueError",
     "Verdict",
     "Writer",
     "blocks_fresh_attempt",

@@ -48,6 +48,19 @@ def key_from(text: str) -> str:
     return _NOT_KEY.sub("-", text)[:_KEY_MAX]
 
 
+class RecordValueError(ValueError):
+    """A record the builders refuse to make (the reader would say ``bad_record``).
+
+    Attributes:
+        problem: which rule broke where the writer can act on it (``reason_required``:
+            the status needs a reason; ``reason_forbidden``: it takes none); else None.
+    """
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
 def _seal(wire: dict[str, Any], kind: type[R]) -> R:
     """Digest ``wire`` (without ``digest``), parse it back as the reader would."""
     wire["digest"] = digest_text(canonical_text(wire))
@@ -57,7 +70,8 @@ def _seal(wire: dict[str, Any], kind: type[R]) -> R:
     try:
         record = parse_line(line)
     except JournalInvalid as exc:
-        raise ValueError(f"the record would be refused: {exc.code}: {exc.detail}") from None
+        raise RecordValueError(f"the record would be refused: {exc.code}: {exc.detail}",
+                               exc.problem) from None
     if not isinstance(record, kind):
         raise ValueError(f"built a {record.type} record, wanted {kind.type}")
     return record

@@ -67,14 +67,18 @@ class JournalInvalid(GhattemptError):
     caller's codes (``CALLER_FAULTS``), else ``JOURNAL_INVALID``.
     """
 
+    __slots__ = ("code", "detail", "problem")
     fault = Fault.JOURNAL_INVALID
 
-    def __init__(self, code: Failure, detail: str) -> None:
+    def __init__(self, code: Failure, detail: str, problem: str | None = None) -> None:
         super().__init__(f"{code}: {detail}")
         self.code: Failure = code
         self.detail: str = detail
         if code in CALLER_FAULTS:
             self.fault = Fault.BAD_INPUT
+        self.problem: str | None = problem
+        """Which rule of a record's shape broke, where a writer can act on it
+        (``reason_required``, ``reason_forbidden``); None otherwise."""
 
 
 def __getattr__(name: str) -> object:

@@ -120,7 +120,15 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 
 class ShapeProblem(GhattemptError):
     """A value outside its field table; the message names the field and the shape.
-    ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``."""
+    ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``.
+
+    ``problem`` names, where a writer can act on it, which rule it broke:
+    ``reason_required`` (the status needs a reason) or ``reason_forbidden`` (it takes
+    none); None otherwise."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
     fault = Fault.JOURNAL_INVALID
 
@@ -259,9 +267,10 @@ def _event_rules(r: dict[str, Any]) -> None:
                            f"{str(phase)[:40]!r}")
     if status in REASON_REQUIRED and r["reason"] is None:
         raise ShapeProblem(f"status {status} needs a reason of 1..1024 characters "
-                           "(event.reason is null)")
+                           "(event.reason is null)", "reason_required")
     if status not in REASON_REQUIRED and r["reason"] is not None:
-        raise ShapeProblem(f"event.reason is given; status {status} takes null")
+        raise ShapeProblem(f"event.reason is given; status {status} takes null",
+                           "reason_forbidden")
 
 
 # ------------------------------------------------------------------------ writers
@@ -569,7 +578,7 @@ def parse_line(line: str) -> Record:
         if kind == "event":
             _event_rules(obj)
     except ShapeProblem as exc:
-        raise _bad(str(exc)) from None
+        raise JournalInvalid("bad_record", str(exc), exc.problem) from None
     covered = {k: v for k, v in obj.items() if k != "digest"}
     if digest_text(canonical_text(covered)) != obj["digest"]:
         raise JournalInvalid("digest_mismatch", f"{kind} record digest {obj['digest']} is "

@@ -12,22 +12,32 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
 * ``advance_ref``: ``createCommitOnBranch`` with ``expectedHeadOid`` (a new empty commit
   whose parent is the current head, written and moved in one compare-and-set request).
 
-The provider's ``RefConflict`` (nothing written) and ``AmbiguousOutcome`` (may have
-landed) are the backend vocabulary itself and pass through as they are; ``RateLimited``
-and ``GitHubUnavailable`` become a retryable ``BackendError``, other refusals (a
-repository ruleset on the lease refs among them, which is not a lost compare-and-set) a
-non-retryable one. Messages never carry credentials (the provider redacts them).
+The provider's ``RefConflict`` (``STALE_DATA``: nothing written) and ``AmbiguousOutcome``
+(may have landed) are the backend vocabulary itself and pass through as they are;
+``RateLimited`` and ``GitHubUnavailable`` become a retryable ``BackendError``,
+``AuthFailed`` a non-retryable one. Any other refusal of a ref write (GitHub's wording
+for a ref that exists already, or for a failed ``updateRefs`` precondition, is not
+documented, and a repository ruleset answers with the same ``UNPROCESSABLE`` type) is
+decided by reading the ref back, never by the message (:func:`refusal_meaning`): the
+ref not where the write expected it is a lost compare-and-set (``RefConflict``); the
+ref holding exactly what was sent means the write landed after all; the ref unmoved
+means the refusal stands (non-retryable ``BackendError`` with GitHub's message, e.g. a
+ruleset's "Repository rule violations found"). Messages never carry credentials (the
+provider redacts them).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from ..github import (
     EMPTY_TREE,
     AmbiguousOutcome,
+    AuthFailed,
     GitHubError,
     GitHubProvider,
+    GitHubRefused,
     GitHubUnavailable,
     RateLimited,
     Ref,
@@ -36,9 +46,34 @@ from ..github import (
 from ._errors import BackendError
 from ._protocol import RefSnapshot, RefWrite
 
-__all__ = ["GitHubRefBackend"]
+__all__ = ["GitHubRefBackend", "refusal_meaning"]
 
 _HEADS = "refs/heads/"
+
+Meaning = Literal["conflict", "landed", "refused"]
+
+
+def refusal_meaning(expected_oid: str | None, sent: str, seen: RefSnapshot) -> Meaning:
+    """What a refused ref write means, from the ref read back after the refusal.
+
+    Args:
+        expected_oid: where the write expected the ref (None: absent, a creation).
+        sent: the lease message the write carried (unique per write: holder nonce,
+            token, expiry).
+        seen: the ref as read back.
+
+    Returns:
+        ``landed`` when the ref's target carries exactly ``sent`` (GitHub answered an
+        error, the write took effect all the same); ``conflict`` when the ref is not
+        where the write expected it (someone else moved, made or deleted it: a lost
+        compare-and-set); ``refused`` when the ref is still where the write expected it
+        (the refusal was about something else: a ruleset, a permission).
+    """
+    if seen.oid is not None and seen.oid != expected_oid and seen.message == sent:
+        return "landed"
+    if seen.oid != expected_oid:
+        return "conflict"
+    return "refused"
 
 
 class GitHubRefBackend:
@@ -78,6 +113,24 @@ class GitHubRefBackend:
         retryable = isinstance(exc, RateLimited | GitHubUnavailable)
         return BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=retryable)
 
+    def _refused(self, exc: GitHubError, what: str, name: str, expected_oid: str | None,
+                 message: str) -> RefWrite:
+        """A ref write refused: read the ref back and decide by :func:`refusal_meaning`
+        (returns the write when it landed, else raises)."""
+        if isinstance(exc, RefConflict | AuthFailed) or not isinstance(
+                exc, GitHubRefused):
+            raise self._translate(exc, what) from None
+        seen = self.read_ref(name)
+        meaning = refusal_meaning(expected_oid, message, seen)
+        if meaning == "landed":
+            assert seen.oid is not None
+            return RefWrite(seen.oid, seen.server_time)
+        if meaning == "conflict":
+            where = "absent" if seen.oid is None else f"at {seen.oid}"
+            raise RefConflict(f"{what}: the ref is {where}, not where the write expected "
+                              f"it ({expected_oid or 'absent'}): {exc}") from None
+        raise BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=False) from None
+
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
         """A :class:`RefSnapshot` from a ref read elsewhere (e.g. merged into a capture)."""
         if ref is None:
@@ -107,7 +160,7 @@ class GitHubRefBackend:
         try:
             self._provider.create_ref(self._repository_id, name, commit.oid)
         except GitHubError as exc:
-            raise self._translate(exc, f"creating lease ref {name}") from None
+            return self._refused(exc, f"creating lease ref {name}", name, None, message)
         return RefWrite(commit.oid, self._now())
 
     def advance_ref(self, name: str, expected_oid: str, message: str) -> RefWrite:
@@ -121,5 +174,6 @@ class GitHubRefBackend:
                 f"{self._owner}/{self._name}", name[len(_HEADS):],
                 expected_head_oid=expected_oid, headline=headline, body=body)
         except GitHubError as exc:
-            raise self._translate(exc, f"advancing lease ref {name}") from None
+            return self._refused(exc, f"advancing lease ref {name}", name, expected_oid,
+                                 message)
         return RefWrite(commit.oid, self._now())

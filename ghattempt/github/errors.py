@@ -11,8 +11,9 @@ messages::
         │   │                            exchange failed
         │   ├── NotFound                 a repository, discussion, ref, pull request or node id
         │   │                            GitHub cannot resolve (GraphQL NOT_FOUND, null object, 404)
-        │   ├── RefConflict              a ref compare-and-set lost (createRef on an existing ref,
-        │   │                            updateRefs / createCommitOnBranch with a stale oid)
+        │   ├── RefConflict              a ref compare-and-set lost: GitHub answered STALE_DATA
+        │   │                            (other ref refusals are GraphQLRefused; a read-back of
+        │   │                            the ref tells whether they lost a compare-and-set)
         │   └── GraphQLRefused           any other GraphQL error: validation, FORBIDDEN,
         │                                UNPROCESSABLE, ... (``.errors`` holds GitHub's list)
         ├── RateLimited                  a primary or secondary rate limit; the request was not
@@ -99,8 +100,8 @@ class NotFound(GitHubRefused):
 
 
 class RefConflict(GitHubRefused):
-    """A ref compare-and-set lost: the ref exists already, or it moved from the oid given.
-    Nothing was written by that request. The same class is what a
+    """A ref compare-and-set lost: GitHub answered ``STALE_DATA`` (the ref moved from the
+    oid given). Nothing was written by that request. The same class is what a
     :class:`~ghattempt.exclusive.RefBackend` raises when its precondition fails."""
 
 

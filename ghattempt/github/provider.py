@@ -536,7 +536,9 @@ class GitHubProvider:
         """``createRef``: GitHub refuses when the ref exists (compare-and-set on absence).
 
         Raises:
-            RefConflict: the ref exists already.
+            GraphQLRefused: GitHub refused; its wording for a ref that exists already is
+                not documented and a ruleset refuses with the same type, so read the ref
+                back to tell which (``ghattempt/exclusive/_github.py``).
             AmbiguousOutcome: sent, outcome unknown.
         """
         variables = {"repositoryId": repository_id, "name": _qualified(qualified_name),
@@ -550,7 +552,9 @@ class GitHubProvider:
         """``updateRefs`` with one update; with ``before_oid`` it is a compare-and-set.
 
         Raises:
-            RefConflict: the ref is not at ``before_oid``.
+            RefConflict: GitHub answered ``STALE_DATA``.
+            GraphQLRefused: any other refusal (GitHub's answer to a failed precondition is
+                not shown publicly): read the ref back to tell a lost compare-and-set.
             AmbiguousOutcome: sent, outcome unknown.
         """
         update: dict[str, Any] = {"name": _qualified(qualified_name),
@@ -603,7 +607,8 @@ class GitHubProvider:
         ``expected_head_oid``.
 
         Raises:
-            RefConflict: the branch moved.
+            RefConflict: the branch moved (``STALE_DATA``).
+            NotFound: no such branch ("Branch not found").
             AmbiguousOutcome: sent, outcome unknown.
         """
         variables: dict[str, Any] = {

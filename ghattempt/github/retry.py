@@ -21,7 +21,8 @@ read/write timeout, reset, protocol error       backoff, retry               Amb
 200, "Something went wrong ... timeout"         backoff, retry               AmbiguousOutcome
 200, NOT_FOUND "Could not resolve to a node"    lag backoff, retry           lag backoff, retry
 200, other NOT_FOUND / 404                      NotFound                     NotFound
-200, STALE_DATA / "already exists" on a ref     RefConflict                  RefConflict
+200, ``type: INTERNAL``                          backoff, retry               AmbiguousOutcome
+200, STALE_DATA on a ref write                  RefConflict                  RefConflict
 401; 403 otherwise; FORBIDDEN                   AuthFailed                   AuthFailed
 200 other errors, 400, 422                      GraphQLRefused               GraphQLRefused
 =============================================  ===========================  ==================
@@ -34,6 +35,13 @@ architecture "Storage facts". A rate-limited request was not executed (GitHub re
 the limit error instead of running it), so a rate-limited mutation is a definite refusal.
 A NOT_FOUND for a node id is answered before anything executes, so retrying it is not
 a blind re-send; it covers GitHub's replica lag right after a create.
+
+Only an error's ``type`` and the HTTP status decide, never its wording: a ref write is
+a lost compare-and-set here only with ``STALE_DATA`` (the type GitHub answers a stale
+``expectedHeadOid`` with); any other refusal of a ref write (a ref that exists already,
+an ``updateRefs`` precondition, a ruleset) is a ``GraphQLRefused``, and the lease's
+backend tells a lost compare-and-set from a refusal by reading the ref back
+(``ghattempt/exclusive/_github.py``).
 """
 
 from __future__ import annotations
@@ -72,12 +80,6 @@ _SECONDARY = re.compile(r"secondary rate limit|abuse", re.IGNORECASE)
 _PRIMARY_403 = re.compile(r"rate limit", re.IGNORECASE)
 _SERVER_TROUBLE = re.compile(r"something went wrong|timeout|timed out", re.IGNORECASE)
 _NODE_LAG = re.compile(r"could not resolve to a node", re.IGNORECASE)
-_REF_CONFLICT = re.compile(
-    r"already exists|expected (?:it )?at |expected .* but|is at .* but|stale|fast[- ]forward|"
-    r"not a descendant|"
-    r"does not match|mismatch",
-    re.IGNORECASE,
-)
 REF_OPERATIONS = frozenset({"CreateRef", "UpdateRefs", "CreateCommitOnBranch", "DeleteRef"})
 
 
@@ -343,9 +345,13 @@ def decide(
                         error=NotFound(f"{op}: {text}", operation=op, status=status))
     if "NOT_FOUND" in types:
         return Decision("raise", error=NotFound(f"{op}: {text}", operation=op, status=status))
-    if op in REF_OPERATIONS and ("STALE_DATA" in types or _REF_CONFLICT.search(text)):
+    if op in REF_OPERATIONS and "STALE_DATA" in types:
         return Decision("raise", error=RefConflict(
             f"{op}: the ref compare-and-set lost: {text}", operation=op, status=status))
+    if "INTERNAL" in types:
+        # GitHub reports a failure inside GitHub as 200 ``type: INTERNAL``; a mutation
+        # may have committed before it (probot/probot#921): an unknown outcome.
+        return transient(f"GitHub reported an internal error: {text}")
     if "FORBIDDEN" in types or "INSUFFICIENT_SCOPES" in types:
         return Decision("raise", error=AuthFailed(
             f"{op}: not permitted: {text}", operation=op, status=status))

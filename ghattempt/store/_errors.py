@@ -75,7 +75,17 @@ class StoreError(GhattemptError):
 
 
 class StoreInputError(StoreError, ValueError):
-    """The caller's input is wrong; nothing was written."""
+    """The caller's input is wrong; nothing was written.
+
+    Attributes:
+        problem: the core's name for the record rule the input broke, where the caller
+            can act on it (``reason_required``, ``reason_forbidden``:
+            ``ghattempt.core.RecordValueError``); None otherwise.
+    """
+
+    def __init__(self, message: str = "", problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
     fault = Fault.BAD_INPUT
 
@@ -124,6 +134,7 @@ class JournalInvalidError(JournalInvalid, StoreError):
     def __init__(self, code: str, detail: str | None) -> None:
         self.code = code  # type: ignore[assignment]
         self.detail = detail  # type: ignore[assignment]
+        self.problem = None
         GhattemptError.__init__(
             self, f"the journal is invalid ({code}): {detail}. Nothing was written; "
                   "it needs a person to inspect it (the reader fails closed too).")

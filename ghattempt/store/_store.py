@@ -1089,7 +1089,7 @@ class Session:
                                writer=store._writer, reader=store._reader, at=store._now(),
                                reason=reason, materials=mats)
         except ValueError as exc:
-            raise StoreInputError(f"event: {exc}") from None
+            raise StoreInputError(f"event: {exc}", getattr(exc, "problem", None)) from None
         failure = check_event(self._state, event)
         if failure is not None:
             raise _refusal(failure, f"{phase or 'attempt'} {status} on attempt {attempt_id}")

@@ -53,6 +53,13 @@ def test_missing_reason_names_the_option(world: World) -> None:
     assert out.stderr.decode().strip().endswith("pass --reason TEXT")
 
 
+def test_a_reason_where_none_is_taken_names_the_option(world: World) -> None:
+    out = world.cli("record", "--pull-request", "1", "--phase", "admission",
+                    "--status", "started", "--reason", "because")
+    assert out.returncode == 2
+    assert out.stderr.decode().strip().endswith("leave out --reason")
+
+
 def test_unreadable_materials_file_is_one_clear_line(world: World) -> None:
     out = world.cli("record", "--pull-request", "1", "--phase", "admission",
                     "--status", "started", "--materials", "@no-such-file.json")

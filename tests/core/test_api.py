@@ -18,6 +18,7 @@ def test_all_is_the_curated_namespace() -> None:
         "ATTEMPT_STATUSES", "FAILURE_CODES", "PHASES", "ActionsWriter", "AppWriter", "Attempt",
         "AttemptState", "AttemptStatus", "CliWriter", "Event", "Failure", "Generation",
         "Intent", "JournalInvalid", "JournalState", "Material", "PhaseState", "Record",
+        "RecordValueError",
         "Verdict", "Writer", "blocks_fresh_attempt", "build_attempt", "build_event",
         "build_generation", "build_intent", "build_material", "canonical", "check_attempt",
         "check_event", "digest", "find_blocking", "find_history", "is_key", "is_oid",

@@ -8,6 +8,7 @@ from ghattempt.core import (
     AppWriter,
     CliWriter,
     JournalState,
+    RecordValueError,
     build_attempt,
     build_event,
     build_intent,
@@ -184,11 +185,18 @@ def test_builders_refuse_what_the_reader_would_refuse() -> None:
     with pytest.raises(ValueError, match="bad_record"):
         build_intent(repository_id="R", repository_name="not a repo", pull_request=1,
                      base_ref="main")
-    with pytest.raises(ValueError, match="bad_record"):
+    with pytest.raises(RecordValueError, match="bad_record") as required:
         build_event(intent="sha256:" + "1" * 64, attempt="sha256:" + "1" * 64,
                     generation="sha256:" + "1" * 64, seq=1, prev="sha256:" + "1" * 64,
                     key="k", phase="build", status="failed", writer=WRITER, reader=READER,
                     at="2026-03-02T00:00:00Z")  # failed needs a reason
+    assert required.value.problem == "reason_required"  # a writer acts on it, not the text
+    with pytest.raises(RecordValueError) as forbidden:
+        build_event(intent="sha256:" + "1" * 64, attempt="sha256:" + "1" * 64,
+                    generation="sha256:" + "1" * 64, seq=1, prev="sha256:" + "1" * 64,
+                    key="k", phase="build", status="started", reason="why",
+                    writer=WRITER, reader=READER, at="2026-03-02T00:00:00Z")
+    assert forbidden.value.problem == "reason_forbidden"
     with pytest.raises(ValueError, match="marker"):
         build_event(intent="sha256:" + "1" * 64, attempt="sha256:" + "1" * 64,
                     generation="sha256:" + "1" * 64, seq=1, prev="sha256:" + "1" * 64,

@@ -26,6 +26,7 @@ from ghattempt.github import (
     AmbiguousOutcome,
     AuthFailed,
     GitHubProvider,
+    GraphQLRefused,
     NotFound,
     ProviderConfig,
     RateLimited,
@@ -295,11 +296,11 @@ def test_ref_lease_cycle(world):
     assert p.create_commit(OWNER, NAME, message="lease\n\ntoken: 1", parents=[],
                            author=author).oid == c1.oid  # same bytes, same oid
     lease = p.create_ref(repo.id, "refs/heads/ghattempt/lease", c1.oid)
-    with pytest.raises(RefConflict):
+    with pytest.raises(GraphQLRefused):  # refused; a read-back tells why (the lease's)
         p.create_ref(repo.id, "refs/heads/ghattempt/lease", c1.oid)
     c2 = p.create_commit(OWNER, NAME, message="lease\n\ntoken: 2", parents=[c1.oid])
     p.update_ref(repo.id, "refs/heads/ghattempt/lease", after_oid=c2.oid, before_oid=c1.oid)
-    with pytest.raises(RefConflict):  # a stale holder's compare-and-set loses
+    with pytest.raises(GraphQLRefused):  # a stale holder's compare-and-set is refused
         p.update_ref(repo.id, "refs/heads/ghattempt/lease", after_oid=c1.oid,
                      before_oid=c1.oid, force=True)
     now = p.ref(OWNER, NAME, "refs/heads/ghattempt/lease")

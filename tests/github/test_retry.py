@@ -253,6 +253,12 @@ def test_mutation_lost_answer_is_ambiguous(make_provider, router, fake_clock, er
     httpx.Response(200, json={"data": None, "errors": [{
         "message": "Something went wrong while executing your query. This may be the "
                    "result of a timeout, or it could be a GitHub bug."}]}),
+    # GitHub's failure inside GitHub, typed (dtolnay/star-history#1): the mutation may
+    # have committed before it, so it is no refusal
+    httpx.Response(200, json={"data": {"addDiscussionComment": None}, "errors": [{
+        "type": "INTERNAL", "path": ["addDiscussionComment"], "locations": [{"line": 1,
+        "column": 1}], "message": "Something went wrong while executing your query. "
+        "Please include `ABCD:1234` when reporting this issue."}]}),
 ])
 def test_mutation_unreadable_answer_is_ambiguous(make_provider, router, response):
     route = router.post("/graphql").mock(return_value=response)
@@ -305,12 +311,30 @@ def test_mutation_refusals_are_definite(make_provider, router, status, exc):
     assert route.call_count == 1
 
 
-def test_create_ref_on_existing_ref_is_a_conflict(make_provider, router):
+@pytest.mark.parametrize("message", [
+    'A ref named "refs/heads/lease" already exists in the repository.',
+    "Repository rule violations found\n\nCannot create ref due to creations being "
+    "restricted.\n\n",
+])
+def test_a_ref_refusal_is_never_read_from_its_wording(make_provider, router, message):
+    # GitHub answers a ref that exists and a ruleset alike (UNPROCESSABLE); only a
+    # read-back of the ref tells them apart (ghattempt/exclusive/_github.py)
     router.post("/graphql").mock(return_value=httpx.Response(200, json={
         "data": {"createRef": None}, "errors": [{"type": "UNPROCESSABLE", "path": ["createRef"],
-        "message": "A ref named \"refs/heads/lease\" already exists in the repository."}]}))
-    with pytest.raises(RefConflict):
+                                                 "message": message}]}))
+    with pytest.raises(GraphQLRefused) as info:
         make_provider().create_ref("R_kgDOA", "refs/heads/lease", "a" * 40)
+    assert not isinstance(info.value, RefConflict)
+
+
+def test_an_untyped_update_refs_refusal_is_no_conflict_by_its_wording(make_provider, router):
+    router.post("/graphql").mock(return_value=httpx.Response(200, json={
+        "data": {"updateRefs": None}, "errors": [{"path": ["updateRefs"], "message":
+            "Could not update refs/heads/lease: expected it at aaaa, found bbbb."}]}))
+    with pytest.raises(GraphQLRefused) as info:
+        make_provider().update_ref("R_kgDOA", "refs/heads/lease", after_oid="b" * 40,
+                                   before_oid="a" * 40)
+    assert not isinstance(info.value, RefConflict)
 
 
 def test_update_refs_stale_before_oid_is_a_conflict(make_provider, router):

@@ -354,11 +354,14 @@ def test_illegal_transition_is_refused_before_writing(world: World):
 # ------------------------------------------------------------ response loss after commit
 
 
-@pytest.mark.parametrize("drop", [False, True], ids=["http502", "dropped"])
-def test_response_loss_after_commit_leaves_no_duplicate(world: World, drop: bool):
+@pytest.mark.parametrize("answer", [{"status": 502}, {"drop": True}, {"status": 200}],
+                         ids=["http502", "dropped", "internal200"])
+def test_response_loss_after_commit_leaves_no_duplicate(world: World,
+                                                        answer: dict[str, object]):
+    # 200 is GitHub's ``type: INTERNAL``: the mutation may have landed, no refusal
     a = admit(world)
     world.emu.add_fault({"kind": "lose_response", "operation": "addDiscussionComment",
-                         "count": 1, "drop": drop})
+                         "count": 1, **answer})
     r = world.store.append(world.journal, a.id, key="k1", phase="admission", status="started")
     assert not r.replayed and r.sends == 1
     assert [x["key"] for x in event_records(world)] == ["k1"]
@@ -373,9 +376,11 @@ def test_lost_root_response_makes_one_attempt(world: World):
     assert [r["digest"] for r in roots] == [a.id]
 
 
-def test_unsent_mutation_is_sent_again_with_the_same_bytes(world: World):
+@pytest.mark.parametrize("status", [502, 200], ids=["http502", "internal200"])
+def test_unsent_mutation_is_sent_again_with_the_same_bytes(world: World, status: int):
     a = admit(world)
-    world.emu.add_fault({"kind": "fail", "operation": "addDiscussionComment", "count": 1})
+    world.emu.add_fault({"kind": "fail", "operation": "addDiscussionComment", "count": 1,
+                         "status": status})
     r = world.store.append(world.journal, a.id, key="k1", phase="admission", status="started")
     assert r.sends == 2 and not r.replayed
     assert [x["key"] for x in event_records(world)] == ["k1"]

@@ -2,9 +2,8 @@
 fidelity switches (docs/emulator.md, "What GitHub does, and where it is written").
 
 Each scenario is what an operator meets on github.com or GHES, with every fidelity
-switch at GitHub's default unless the scenario says otherwise. Where the writers still
-get it wrong the test is marked ``xfail(strict=True)`` with what they do instead; the
-mark comes off with the fix.
+switch at GitHub's default unless the scenario says otherwise. Each asserts what the
+writers do now; the comments say what they did before (what the test would catch).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from ghattempt.emulator import Emulator
 from ghattempt.emulator.fixture import ghes_fixture
 from ghattempt.emulator.ids import node_id
 from ghattempt.exclusive import OwnershipLost, RefConflict, ScopeBusy
-from ghattempt.store import BusinessAttemptStore, Journal
+from ghattempt.store import BusinessAttemptStore, Journal, JournalMissing, WitnessNotMet
 
 from . import harness as h
 from .conftest import Served
@@ -59,21 +58,25 @@ def test_replica_lag_never_makes_a_writer_build_on_a_stale_head(serve: Any) -> N
     first = world.store(h.WRITER_TOKENS[0])
     journal, attempt = admitted(first)
     world.emu.set_fidelity({"replica_lag_ms": 30_000})  # comments lag, refs read current
-    first.append(journal, attempt, key="admission-started", phase="admission",
-                 status="started")
+    started = first.append(journal, attempt, key="admission-started", phase="admission",
+                           status="started")
     second = world.store(h.WRITER_TOKENS[1])  # another writer process, after the first
-    refused: Exception | None = None
-    try:
+    # Without the witness the second writer saw no event, built seq 1 again and forked;
+    # with it, it fails closed naming the record it cannot see yet, writing nothing
+    with pytest.raises(WitnessNotMet) as info:
         second.append(journal, attempt, key="admission-succeeded", phase="admission",
                       status="succeeded")
-    except Exception as exc:  # failing closed is right; building on a stale head is not
-        refused = exc
-    world.emu.clock.advance(31)
+    assert info.value.missing == started.event.digest
+    assert started.event.digest in str(info.value)
+    world.emu.clock.advance(31)  # the replicas caught up: the same writer builds on it
+    second.append(journal, attempt, key="admission-succeeded", phase="admission",
+                  status="succeeded")
+    world.emu.clock.advance(31)  # its own comment lagged too
     verdict = first.verdict(journal)
-    assert verdict.reason != "fork", f"the journal forked ({verdict.detail})"
-    assert verdict.journal is not None, verdict.reason
-    if refused is not None:
-        assert "admission-started" in str(refused) or "sha256:" in str(refused)
+    assert verdict.valid and verdict.journal is not None, (verdict.reason, verdict.detail)
+    events = verdict.journal.attempt(attempt).events
+    assert [(e.seq, e.key) for e in events] == [(1, "admission-started"),
+                                                (2, "admission-succeeded")]
 
 
 # ---------------------------------------------------------------------------- authors
@@ -187,10 +190,14 @@ def test_an_edited_or_deleted_newest_record_is_refused(serve: Any, action: str) 
                           status="succeeded")
     assert newest.comment_id is not None
     world.emu.tamper(action, newest.comment_id, body="rewritten by someone else")
-    with pytest.raises(Exception) as info:  # legal after the first record alone
+    before = len(world.discussions()[0]["comments"])
+    # legal after the first record alone: without the witness it was written over the gap
+    with pytest.raises(WitnessNotMet) as info:
         store.append(journal, attempt, key="admission-failed", phase="admission",
                      status="failed", reason="the build host is gone")
+    assert info.value.code == "rolled_back"
     assert newest.event.digest in str(info.value), "the error names the missing record"
+    assert len(world.discussions()[0]["comments"]) == before  # nothing written
 
 
 # --------------------------------------------------- deleted, moved, transferred journal
@@ -210,9 +217,10 @@ def test_a_lost_journal_is_never_replaced_by_a_fresh_one(serve: Any, action: str
         world.emu.transfer_discussion(journal.discussion_id, "octo-org/archive")
     before = len(world.discussions())
     again = world.store(h.WRITER_TOKENS[1])
-    with pytest.raises(Exception) as info:
+    with pytest.raises(JournalMissing) as info:
         _, attempt = admitted(again)
-    assert "journal" in str(info.value)
+    assert info.value.number == journal.number
+    assert info.value.why == ("moved" if action == "move" else "gone")
     assert len(world.discussions()) == before, "a second journal was opened"
 
 

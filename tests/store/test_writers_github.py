@@ -126,12 +126,16 @@ def _notices(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("ghattempt: notice: ")]
 
 
-def test_a_reconciled_lost_answer_is_told_in_one_line(serve: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("status", [502, 200], ids=["http502", "internal200"])
+def test_a_reconciled_lost_answer_is_told_in_one_line(serve: Any, tmp_path: Path,
+                                                      status: int) -> None:
+    # 200 is GitHub's ``type: INTERNAL`` after the comment committed: an unknown
+    # outcome, read back, never taken for a refusal
     world = serve()
     ws = workspace(tmp_path, CLI_CONFIG)
     assert cli(world, ws, "admit", "--pull-request", "1").returncode == 0
     world.emu.add_fault({"kind": "lose_response", "operation": "addDiscussionComment",
-                         "count": 1})
+                         "count": 1, "status": status})
     record = cli(world, ws, "record", "--pull-request", "1", "--phase", "admission",
                  "--status", "started")
     assert record.returncode == 0, record.stderr

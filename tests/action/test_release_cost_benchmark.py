@@ -1,0 +1,32 @@
+"""benchmarks/release_cost.py plays the example release workflow step by step: it must
+understand every condition of that workflow (it stopped at the first one once the
+workflow moved to ``missing-phases-json``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _benchmark():
+    spec = importlib.util.spec_from_file_location("release_cost",
+                                                  ROOT / "benchmarks" / "release_cost.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_condition_of_the_example_release_is_understood() -> None:
+    bench = _benchmark()
+    steps = bench.steps()
+    plan = ["admission", "build", "review"]
+    outputs = {"admit": {"missing-phases-json": json.dumps(plan)}}
+    ran = [s["name"] for s in steps if bench.runs(s, outputs)]
+    assert ran[0] == "admission: admit the attempt"
+    assert "build: succeeded" in ran and "warrant: started" not in ran
+    assert "Record the phase in progress as failed" not in ran
+    assert ran[-1] == "Show the attempt status"
