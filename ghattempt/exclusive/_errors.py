@@ -14,6 +14,8 @@ Hierarchy (``fault`` of each, ghattempt.errors)::
         ├── LeaseCorrupt            the lease ref holds something that is not a lease of this
         │                           scope (github_refused)
         └── BackendError            backend: the request failed (github_unavailable)
+            └── AcquireAmbiguous    acquiring gave up with a write of ours unresolved; also
+                                    an AmbiguousOutcome (outcome_unknown)
 
 The first four are what a caller of an adapter meets. ``BackendError`` and, from
 ``ghattempt.github``, ``RefConflict`` (a compare-and-set precondition failed; nothing
@@ -170,3 +172,16 @@ class BackendError(ExclusionError):
     def __init__(self, message: str, *, retryable: bool) -> None:
         self.retryable = retryable
         super().__init__(message)
+
+
+class AcquireAmbiguous(BackendError, AmbiguousOutcome):
+    """Acquiring gave up while a write of ours may have landed (an answer was lost and no
+    read since showed whether it did). Both a :class:`BackendError` (acquiring failed)
+    and an :class:`AmbiguousOutcome` (the outcome is unknown); if the write landed, the
+    lease expires by itself at the time the message names."""
+
+    fault = Fault.OUTCOME_UNKNOWN
+
+    def __init__(self, message: str) -> None:
+        AmbiguousOutcome.__init__(self, message)
+        self.retryable = True

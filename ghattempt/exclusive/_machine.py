@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Lease, Witness
-from ._errors import AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
+from ._errors import AcquireAmbiguous, AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
 from ._protocol import RefSnapshot, RefWrite
 from ._scope import Scope, expiry_of, read_lease, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
@@ -245,7 +245,7 @@ class Acquire:
         waited = now - self._start
         if self._pending:
             latest = self._pending[-1][1]
-            return AmbiguousOutcome(
+            return AcquireAmbiguous(
                 f"could not learn whether acquiring writer scope {self._scope.key} landed "
                 f"within {waited:.1f} s; if it did, the lease expires by itself at "
                 f"{latest.expires_at} (GitHub's clock)")
