@@ -12,13 +12,16 @@ named). The captures are made once, with the builders (``ghattempt.core.testing`
 - 60 attempts, each the successor of the one before, with a material carried along.
 
 Prints, per interpreter, the best wall time and the best CPU time (user + system) of
-``--repeat`` runs of each, the journals taken in turn, and the time per record:
+``--repeat`` runs of each, the journals taken in turn; the start-up again under
+``python -I -S`` (no site-packages, so no ``.pth`` code of the machine's installation);
+the CPU time of compiling the sources the reader loads (the zip importer compiles each
+twice per start, and no bytecode is cached); and the time per record:
 (verdict wall time - start-up wall time) / records. Goals (docs/reader.md, "Speed"):
 start-up <= 60 ms and 1,000 events <= 150 ms, and time per record at 10,000 events
 within 1.3 times that at 1,000 (linear). Prints whether each is met; asserts nothing
 but that every verdict is valid (exit 0). The machine's load average is printed before
-and after, and ``python -c pass`` is measured in the same turns: figures taken under
-load are slower, never faster, and that line shows by how much.
+and after, and ``python -c pass`` (and ``python -I -S -c pass``) is measured in the same
+turns: figures taken under load are slower, never faster, and that line shows by how much.
 """
 
 from __future__ import annotations
@@ -90,10 +93,11 @@ def interpreters(given: list[str]) -> list[tuple[str, str]]:
     return found
 
 
-def once(python: str, stdin: bytes | None) -> tuple[float, float]:
+def once(python: str, flags: list[str], stdin: bytes | None) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one run of the bundle on ``stdin`` (of
-    ``python -c pass`` for None); it must exit 0."""
-    argv = [python, "-c", "pass"] if stdin is None else [python, str(BUNDLE), *ARGS]
+    ``python -c pass`` for None), with interpreter ``flags``; it must exit 0."""
+    target = ["-c", "pass"] if stdin is None else [str(BUNDLE), *ARGS]
+    argv = [python, *flags, *target]
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
     assert proc.stdin is not None
@@ -106,16 +110,44 @@ def once(python: str, stdin: bytes | None) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def best(python: str, inputs: list[bytes | None], repeat: int) -> list[tuple[float, float]]:
-    """Best wall and best CPU seconds of ``repeat`` runs on each input, the inputs taken
+def best(python: str, runs: list[tuple[list[str], bytes | None]],
+         repeat: int) -> list[tuple[float, float]]:
+    """Best wall and best CPU seconds of ``repeat`` runs of each ``(flags, stdin)``, taken
     in turn (so that a burst of load on the shared machine hits them all alike)."""
-    wall = [float("inf")] * len(inputs)
-    cpu = [float("inf")] * len(inputs)
+    wall = [float("inf")] * len(runs)
+    cpu = [float("inf")] * len(runs)
     for _ in range(repeat):
-        for i, stdin in enumerate(inputs):
-            w, c = once(python, stdin)
+        for i, (flags, stdin) in enumerate(runs):
+            w, c = once(python, flags, stdin)
             wall[i], cpu[i] = min(wall[i], w), min(cpu[i], c)
     return list(zip(wall, cpu, strict=True))
+
+
+COMPILE_PROBE = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import ghattempt.core._reader_main
+names = sorted(n for n in sys.modules if n.startswith("ghattempt"))
+sources = [sys.modules[n].__loader__.get_source(n) or "" for n in names]
+sources.append(sys.modules["ghattempt"].__loader__.get_source("__main__"))
+best = float("inf")
+for _ in range(int(sys.argv[2])):
+    start = time.process_time()
+    for text in sources:
+        compile(text, "<source>", "exec")
+    best = min(best, time.process_time() - start)
+print(len(sources), sum(map(len, sources)), best)
+"""
+
+
+def compile_floor(python: str, repeat: int) -> tuple[int, int, float]:
+    """(modules, characters, best CPU seconds) of compiling once the sources the reader
+    loads from the bundle (its ``__main__.py`` and every ``ghattempt`` module it
+    imports). Python's zip importer compiles each of them twice per start (once to
+    name the module's file, once to run it) and never caches bytecode."""
+    out = subprocess.run([python, "-I", "-S", "-c", COMPILE_PROBE, str(BUNDLE), str(repeat)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1]), float(out[2])
 
 
 def ms(seconds: float) -> str:
@@ -144,8 +176,11 @@ def main() -> int:
           f"load average {load()} (2 cores, shared)")
     met = True
     for version, python in interpreters(opts.python):
-        (bare, _), (startup, startup_cpu), *rest = best(
-            python, [None, small, *(j[1] for j in journals)], opts.repeat)
+        plain, isolated = [], ["-I", "-S"]
+        (bare, _), (bare_s, _), (startup, startup_cpu), (startup_s, startup_s_cpu), *rest = best(
+            python, [(plain, None), (isolated, None), (plain, small), (isolated, small),
+                     *((plain, j[1]) for j in journals)], opts.repeat)
+        modules, chars, compiled = compile_floor(python, opts.repeat)
         figures = {name: wall for (name, _, _), (wall, _) in zip(journals, rest, strict=True)}
         cpus = {name: cpu for (name, _, _), (_, cpu) in zip(journals, rest, strict=True)}
         per = {name: (figures[name] - startup) / records for name, _, records in journals}
@@ -154,8 +189,13 @@ def main() -> int:
                  "per record at 10,000 within 1.3x of 1,000":
                      per["10,000 events"] <= 1.3 * per["1,000 events"]}
         met = met and all(goals.values())
-        print(f"CPython {version} ({python}); python -c pass: {ms(bare)} wall")
+        print(f"CPython {version} ({python}); python -c pass: {ms(bare)} wall; "
+              f"python -I -S -c pass: {ms(bare_s)} wall")
         print(f"  start-up (small journal) {ms(startup):>10s} wall {ms(startup_cpu):>10s} CPU")
+        print(f"  start-up, -I -S          {ms(startup_s):>10s} wall {ms(startup_s_cpu):>10s} CPU"
+              f"   ({ms(startup_s - bare_s)} above python -I -S -c pass)")
+        print(f"  compiling the {modules} sources it loads ({chars} characters): "
+              f"{ms(compiled)} CPU once; the zip importer does it twice per start")
         for name, _, records in journals:
             print(f"  {name:24s} {ms(figures[name]):>10s} wall {ms(cpus[name]):>10s} CPU   "
                   f"{per[name] * 1e6:6.1f} us per record ({records} records)")

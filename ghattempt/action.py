@@ -6,7 +6,8 @@ the command runs through the same functions as the ``ghattempt`` CLI. docs/actio
 the reference.
 
 ==========================  ========================================================
-``GHATTEMPT_COMMAND``       admit, record, status, successor, expire, rollback
+``GHATTEMPT_COMMAND``       admit, record, status, successor, expire, rollback, plan
+``GHATTEMPT_PLAN_COMMAND``  plan: the command to check and describe (default admit)
 ``GHATTEMPT_TOKEN``         the token (masked before anything is printed)
 ``GHATTEMPT_REPOSITORY``    owner/name (default ``GITHUB_REPOSITORY``)
 ``GHATTEMPT_PULL_REQUEST``  number (default: the triggering event's pull request)
@@ -26,11 +27,13 @@ the reference.
 
 Outputs (``$GITHUB_OUTPUT``): ``status``, ``recovery``, ``attempt``, ``generation``,
 ``missing-phases`` (space-separated), ``missing-phases-json`` (a JSON array),
-``next-phase``, ``ignored`` (a count), ``journal-url`` and ``timeline`` (the path of the
-journal's timeline page, in ``RUNNER_TEMP``). The job summary
+``next-phase``, ``ignored`` (a count), ``journal-url``, ``timeline`` (the path of the
+journal's timeline page, in ``RUNNER_TEMP``) and, for ``plan``, ``plan-json`` (what the
+command would write). The job summary
 (``$GITHUB_STEP_SUMMARY``) is what ``summary`` asks for. The step's own detail (notes,
 ``::debug::`` lines per GitHub request when ``RUNNER_DEBUG`` or ``ACTIONS_STEP_DEBUG``
-is set) is in one ``::group::``; ignored records give a ``::warning::``; every failure
+is set) is in one ``::group::``; a reconciled lost answer and a wait of more than 2 s
+are ``::notice::`` lines; ignored records give a ``::warning::``; every failure
 is one ``::error::`` annotation (with ``file=``/``line=`` when the configuration file
 is at fault), with the CLI's exit status (docs/cli.md).
 """
@@ -54,9 +57,12 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
            "in_action_words", "main", "outputs_of"]
 
-COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback")
+COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback", "plan")
+PLANNABLE = ("admit", "record", "successor", "expire", "rollback")
+"""What ``command: plan`` can plan (input ``plan-command``): every writing command."""
 OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases",
-           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline")
+           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
+           "plan-json")
 SUMMARY_MODES = ("full", "brief", "none")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
 PULL_REQUEST_MAX = 2**31 - 1
@@ -200,6 +206,15 @@ def default_event_key(env: Mapping[str, str], phase: str, status: str) -> str:
     return key_from("gha:" + ":".join(parts))
 
 
+def _notice(line: str) -> None:
+    """The notice hook of every command (``ghattempt.cli._context.notice_hook``): a
+    reconciled lost answer, or a wait of more than 2 s (what for, how long) before it
+    starts, as one ``::notice::`` line."""
+    from ghattempt.cli._errors import scrub
+
+    command("notice", scrub(in_action_words(line), TOKEN_ENV), title="ghattempt")
+
+
 def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     """The CLI's options for one Action step, from the step's environment.
 
@@ -216,6 +231,14 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     if command not in COMMANDS:
         raise ActionError(f"input 'command' must be one of {', '.join(COMMANDS)}, "
                           f"got {command[:40]!r}")
+    planning = command == "plan"
+    if planning:  # every check below is the planned command's own
+        command = env.get("GHATTEMPT_PLAN_COMMAND", "").strip() or "admit"
+        if command not in PLANNABLE:
+            raise ActionError(f"input 'plan-command' must be one of {', '.join(PLANNABLE)}, "
+                              f"got {command[:40]!r}")
+    elif env.get("GHATTEMPT_PLAN_COMMAND", "").strip():
+        raise ActionError("input 'plan-command' is for command 'plan' only")
     event = _event(env)
     found = event.get("pull_request")
     pr: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -240,7 +263,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         raise ActionError("command 'rollback' needs input 'status': started, succeeded or "
                           "failed")
     summary = env.get("GHATTEMPT_SUMMARY", "").strip() or (
-        "full" if command in ("admit", "status") else "brief")
+        "full" if command in ("admit", "status") or planning else "brief")
     if summary not in SUMMARY_MODES:
         raise ActionError(f"input 'summary' must be one of {', '.join(SUMMARY_MODES)}, "
                           f"got {summary[:40]!r}")
@@ -274,8 +297,9 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         phase=phase or None, status=status or None,
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
-        json=False, capture=None, summary=summary,
+        json=False, capture=None, summary=summary, planning=planning,
         actions_writer=None if command == "status" else _actions_writer(env),
+        notice=_notice,
     )
     from ghattempt.cli._errors import CliError
     from ghattempt.cli._secrets import refuse_secrets
@@ -313,8 +337,10 @@ def _write_outputs(path: str, values: Mapping[str, str]) -> None:
                 f.write(f"{name}={value}\n")
 
 
-def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None) -> dict[str, str]:
-    """The step outputs for a verdict (empty strings for absent values)."""
+def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None,
+               plan: str = "") -> dict[str, str]:
+    """The step outputs for a verdict (empty strings for absent values; ``plan``: the
+    plan's JSON, for ``command: plan``)."""
     from ghattempt.cli._render import next_phase
 
     return {"status": verdict.status, "recovery": verdict.recovery,
@@ -323,7 +349,7 @@ def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None) -
             "missing-phases-json": json.dumps(list(verdict.missing_phases),
                                               separators=(",", ":")),
             "next-phase": next_phase(verdict), "ignored": str(verdict.ignored),
-            "journal-url": url or "", "timeline": timeline or ""}
+            "journal-url": url or "", "timeline": timeline or "", "plan-json": plan}
 
 
 def check_files(env: Mapping[str, str]) -> None:
@@ -381,21 +407,50 @@ def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict
 
 
 def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
-             url: str | None, pages: Any, message: str = "") -> None:
+             url: str | None, pages: Any, message: str = "", planned: Any = None) -> None:
     from ghattempt.cli._render import markdown_summary
 
-    timeline = _timeline(env, args, verdict, pages)
+    plan = ""
+    if planned is None:
+        timeline = _timeline(env, args, verdict, pages)
+        text = markdown_summary(verdict, url, mode=args.summary, command=args.command,
+                                message=message, server_url=args.server_url)
+    else:  # a plan: nothing was written, so no timeline of it
+        from ghattempt.cli._writing import plan_json
+
+        timeline = None
+        plan = json.dumps(plan_json(args.command, planned), ensure_ascii=True,
+                          separators=(",", ":"))
+        text = plan_summary(args.command, planned, url, args.summary)
     out = env.get("GITHUB_OUTPUT", "")
     if out:
-        _write_outputs(out, outputs_of(verdict, url, timeline))
+        _write_outputs(out, outputs_of(verdict, url, timeline, plan))
     summary = env.get("GITHUB_STEP_SUMMARY", "")
-    text = markdown_summary(verdict, url, mode=args.summary, command=args.command,
-                            message=message, server_url=args.server_url)
     if summary and text:
         from ghattempt.cli._errors import scrub
 
         with open(summary, "a", encoding="utf-8") as f:
             f.write(scrub_lines(text, scrub))
+
+
+def plan_summary(command: str, outcome: Any, url: str | None, mode: str) -> str:
+    """The job summary of ``command: plan``: that a real run would be allowed, then
+    (``full``) each write with its record as the journal would hold it."""
+    from ghattempt.cli._writing import plan_lines
+
+    if mode == "none":
+        return ""
+    where = f" · [journal]({url})" if url else ""
+    head = f"**ghattempt plan {command}**: a real run would be allowed; nothing was written{where}"
+    if mode == "brief":
+        return head + "\n"
+    lines = [f"### ghattempt plan {command}", "", head, ""]
+    lines += [f"- {line}" for line in plan_lines(outcome)]
+    for p in outcome.planned or ():
+        if p.record is not None:
+            lines += ["", f"{p.kind} record:", "", "```json",
+                      json.dumps(p.record.to_dict(), ensure_ascii=True, indent=1), "```"]
+    return "\n".join(lines) + "\n"
 
 
 def scrub_lines(text: str, scrub: Any) -> str:
@@ -487,10 +542,12 @@ def run(env: Mapping[str, str]) -> int:
     memo = memo_path(env)  # where earlier steps of this job found the journal
     args.known = recall(memo, args.repository, args.pull_request, args.base_ref)
     pages: Any = None
+    planned: Any = None
     group = False
     try:
         _prepare(args)
-        sys.stdout.write(f"::group::ghattempt {args.command}\n")
+        label = f"plan {args.command}" if args.planning else args.command
+        sys.stdout.write(f"::group::ghattempt {label}\n")
         sys.stdout.flush()
         group = True
         debug = _Debug() if debug_enabled(env) else None
@@ -506,9 +563,11 @@ def run(env: Mapping[str, str]) -> int:
             else:
                 from ghattempt.cli._writing import perform
 
-                outcome = perform(args.command, args)
+                outcome = perform(args.command, args, planning=args.planning)
                 verdict, url, message = outcome.verdict, outcome.url, outcome.message
                 pages = outcome.pages
+                if args.planning:
+                    planned = outcome
         finally:
             if debug is not None:
                 debug.__exit__()
@@ -530,8 +589,16 @@ def run(env: Mapping[str, str]) -> int:
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         _outputs_after_failure(env, args, code, exc)
         return code
-    _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV))
+    _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV), planned)
     _warn_ignored(verdict)
+    if planned is not None:
+        from ghattempt.cli._writing import plan_lines
+
+        print(scrub(f"ghattempt plan {args.command}: a real run would be allowed, nothing "
+                    f"was written; journal {url or '-'}", TOKEN_ENV))
+        for line in plan_lines(planned):
+            print("  " + scrub(line, TOKEN_ENV))
+        return 0
     remember(memo, args.repository, verdict)
     print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))
     if verdict.status == "invalid":

@@ -768,13 +768,6 @@ class Inbox:
             return None
         return max(0.0, float(row[0]) - now)
 
-    def backlog(self, lane: str, now: float) -> int:
-        """How many pending deliveries of ``lane`` are due."""
-        row = self._conn().execute(
-            "SELECT COUNT(*) FROM deliveries WHERE lane = ? AND state = 'pending' AND "
-            "not_before <= ?", (lane, now)).fetchone()
-        return int(row[0])
-
     def finish(
         self,
         seq: int,

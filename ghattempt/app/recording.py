@@ -1,7 +1,8 @@
 """A recording :class:`~ghattempt.app.sink.JournalSink`: the test double of the store.
 
-It writes every call, and every effect once per (intent, key), to a SQLite file, so a
-test can inspect what a server running in another process did. Like the real store,
+It writes every call (with the process that made it), and every effect once per
+(intent, key), to a SQLite file, so a test can inspect what servers running in other
+processes did. Like the real store,
 it is idempotent by key: a second call with an applied key answers
 :attr:`~ghattempt.app.sink.Outcome.ALREADY_APPLIED` and adds no effect.
 
@@ -49,7 +50,8 @@ __all__ = ["RecordingSink", "read_calls", "read_effects", "recording_sink"]
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT, method TEXT NOT NULL, scope TEXT NOT NULL,
-    key TEXT NOT NULL, outcome TEXT NOT NULL, request TEXT NOT NULL, at REAL NOT NULL);
+    key TEXT NOT NULL, outcome TEXT NOT NULL, request TEXT NOT NULL, at REAL NOT NULL,
+    pid INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS effects (
     id INTEGER PRIMARY KEY AUTOINCREMENT, method TEXT NOT NULL, scope TEXT NOT NULL,
     key TEXT NOT NULL, request TEXT NOT NULL, UNIQUE (scope, key));
@@ -94,9 +96,9 @@ class RecordingSink:
         with self._lock, self._conn as conn:
             if self._take_outage(conn):
                 conn.execute(
-                    "INSERT INTO calls (method, scope, key, outcome, request, at) "
-                    "VALUES (?, ?, ?, 'unavailable', ?, ?)",
-                    (method, scope, request.key, body, time.time()),
+                    "INSERT INTO calls (method, scope, key, outcome, request, at, pid) "
+                    "VALUES (?, ?, ?, 'unavailable', ?, ?, ?)",
+                    (method, scope, request.key, body, time.time(), os.getpid()),
                 )
                 outcome = None
             else:
@@ -107,9 +109,10 @@ class RecordingSink:
                 )
                 outcome = Outcome.APPLIED if cur.rowcount == 1 else Outcome.ALREADY_APPLIED
                 conn.execute(
-                    "INSERT INTO calls (method, scope, key, outcome, request, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (method, scope, request.key, outcome.value, body, time.time()),
+                    "INSERT INTO calls (method, scope, key, outcome, request, at, pid) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (method, scope, request.key, outcome.value, body, time.time(),
+                     os.getpid()),
                 )
         if outcome is None:
             raise SinkUnavailable("recording sink: simulated outage")
@@ -196,5 +199,7 @@ def read_effects(path: Path) -> list[dict[str, Any]]:
 
 
 def read_calls(path: Path) -> list[dict[str, Any]]:
-    """Every call recorded in ``path``, in order: ``{method, scope, key, outcome, request}``."""
-    return _rows(path, "SELECT method, scope, key, outcome, request FROM calls ORDER BY id")
+    """Every call recorded in ``path``, in order: ``{method, scope, key, outcome, request,
+    pid}`` (``pid``: the process that made it)."""
+    return _rows(path, "SELECT method, scope, key, outcome, request, pid FROM calls "
+                       "ORDER BY id")

@@ -72,6 +72,7 @@ from ghattempt.errors import Fault, GhattemptError
 from ghattempt.exclusive import LeaseSettings, RefLease
 from ghattempt.github import (
     AppAuth,
+    Credentials,
     GitHubProvider,
     NotFound,
     ProviderConfig,
@@ -173,6 +174,8 @@ class StoreSink:
         self._retry = retry or RetryPolicy()
         self._config_path = config_path
         self._providers: ClientPool[GitHubProvider] = ClientPool()
+        # one App JWT and one token per installation for every provider of the sink
+        self._credentials = Credentials()
         self._reader = reader_digest()
         # Answers that can never change: a file at a commit oid, a commit's tree, a
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
@@ -210,7 +213,8 @@ class StoreSink:
                 auth=auth, base_url=self._settings.api_url, timeout=timeout,
                 mutation_interval=interval, retry=self._retry,
                 transport=self._transport if self._transport is not None else self._shared,
-                user_agent=f"ghattempt-app/{self._settings.app_id}"))
+                user_agent=f"ghattempt-app/{self._settings.app_id}",
+                credentials=self._credentials))
 
         return self._providers.get((installation_id, timeout, interval), make)
 

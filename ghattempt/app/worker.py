@@ -6,8 +6,9 @@ sink, in order within a lane and in parallel across lanes.
 that delivery and, while the lane has more due deliveries, the next ones (a *burst*, at
 most :data:`BURST` deliveries or :data:`BURST_SECONDS`, so that one busy pull request
 cannot keep a thread from the others), then lets the lane go. A sink that can keep a
-writer scope across calls (a ``hold(lane)`` context manager) is asked to, for a burst of
-more than one delivery.
+writer scope across calls (a ``hold(lane)`` context manager) is asked to, for as long as
+the thread holds the lane: deliveries accepted while the first one is handled join its
+burst, and its hold.
 
 What happens to a delivery:
 
@@ -281,8 +282,8 @@ class Worker:
 
     @contextlib.contextmanager
     def _keeping(self, lane: str, burst: int) -> Iterator[None]:
-        """The sink's hold of ``lane`` for a burst of more than one delivery."""
-        if self._hold is None or burst < 2 or self.inbox.backlog(lane, self._clock()) < 2:
+        """The sink's hold of ``lane`` while this thread holds the lane (a burst)."""
+        if self._hold is None or burst < 2:
             yield
             return
         held = self._hold(lane)

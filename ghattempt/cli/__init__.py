@@ -18,6 +18,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``supersede``      supersede the current attempt by one for the pull request's new generation
 ``expire``         expire a pending attempt whose ``expires_at`` has passed
 ``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
+``plan``           ``plan COMMAND ...``: check a writer command, say what it would write
 ``verify-material`` check retrieved bytes against a material reference
 ``emulator serve`` the embedded GitHub over HTTP on loopback
 ``app serve``      the GitHub App webhook server
@@ -221,6 +222,81 @@ def _sub(subs: Any, name: str, help_: str,
     return parser
 
 
+def _add_writers(subs: Any, *, planning: bool = False) -> None:
+    """The writer commands' parsers (also under ``plan``, with the same options)."""
+    p = _sub(subs, "admit", "admit an attempt (opening the journal if needed)",
+             "Open the intent's journal if there is none, then admit an attempt for the "
+             "pull request's current generation. Refused while an attempt at the request "
+             "key blocks (ADR-038); a presented authorization id is compared with every "
+             "past attempt.")
+    _add_connection(p)
+    _add_journal(p, reader=False, writes=True)
+    _add_writer(p)
+    p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
+    p.add_argument("--authorization", metavar="ID", help="authorization id presented")
+    p.add_argument("--json", action="store_true", help=_json_help(planning))
+
+    p = _sub(subs, "record", "append an event to the current attempt",
+             "Append one event (phase, status, reason, materials) to the current attempt "
+             "of the request key. A re-run with the same --key is a no-op once it landed; "
+             "an unknown outcome is read back and reconciled, never re-sent under a new key.")
+    _add_connection(p)
+    _add_journal(p, reader=False, writes=True)
+    _add_writer(p)
+    p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
+    p.add_argument("--phase", required=True, metavar="PHASE",
+                   help="a plan phase, 'rollback', or 'attempt' for an attempt-level event")
+    p.add_argument("--status", required=True, metavar="STATUS",
+                   help="started waiting succeeded failed cancelled superseded unknown "
+                        "(attempt-level: expired cancelled superseded)")
+    p.add_argument("--reason", metavar="TEXT",
+                   help="required for waiting failed cancelled superseded expired unknown")
+    p.add_argument("--key", metavar="KEY", type=_key,
+                   help="idempotency key of the event (default: derived from the writer, "
+                        "phase and status, so a re-run reuses it)")
+    p.add_argument("--materials", metavar="JSON",
+                   help='JSON array of {"id","kind","bytes","digest","url"} (attempt and '
+                        "generation are filled in), or @FILE")
+    p.add_argument("--json", action="store_true", help=_json_help(planning))
+
+    for name, help_, desc in (
+        ("successor", "admit the successor of a finished attempt",
+         "Admit a fresh attempt succeeding the current one (failed, cancelled, expired, "
+         "rolled back or superseded); it inherits no success."),
+        ("supersede", "supersede the current attempt by one for the new generation",
+         "After a push (or a moved base): record the current attempt 'superseded' and admit "
+         "an attempt for the pull request's current generation as its successor, under one "
+         "hold of the writer lease."),
+        ("expire", "expire a pending attempt past its expires_at",
+         "Record the attempt-level 'expired' event of a pending attempt whose expires_at "
+         "has passed (GitHub's clock)."),
+        ("rollback", "record a rollback of a succeeded attempt",
+         "Record rollback started / succeeded / failed on the current attempt."),
+    ):
+        p = _sub(subs, name, help_, desc)
+        _add_connection(p)
+        _add_journal(p, reader=False, writes=True)
+        _add_writer(p)
+        p.add_argument("--request-key", metavar="KEY", type=_key,
+                       help="default: rendered from the config")
+        if name in _REASON_HELP:
+            p.add_argument("--reason", metavar="TEXT", help=_REASON_HELP[name])
+        if name == "rollback":
+            p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
+            p.add_argument("--key", metavar="KEY", type=_key,
+                           help="idempotency key of the event")
+        if name == "successor":
+            p.add_argument("--authorization", metavar="ID", help="authorization id presented")
+        p.add_argument("--json", action="store_true", help=_json_help(planning))
+
+
+def _json_help(planning: bool) -> str:
+    return ("print the plan as JSON (each write's record, the verdict after them)"
+            if planning else "print the resulting verdict as JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (argparse only; nothing else imported)."""
     parser = _Parser(
@@ -281,72 +357,17 @@ def build_parser() -> argparse.ArgumentParser:
     subs.add_parser("read", help="the reader (same arguments, output and exit codes as "
                     "readers/business-attempt.pyz); `ghattempt read --help`", add_help=False)
 
-    p = _sub(subs, "admit", "admit an attempt (opening the journal if needed)",
-             "Open the intent's journal if there is none, then admit an attempt for the "
-             "pull request's current generation. Refused while an attempt at the request "
-             "key blocks (ADR-038); a presented authorization id is compared with every "
-             "past attempt.")
-    _add_connection(p)
-    _add_journal(p, reader=False, writes=True)
-    _add_writer(p)
-    p.add_argument("--request-key", metavar="KEY", type=_key,
-                       help="default: rendered from the config")
-    p.add_argument("--authorization", metavar="ID", help="authorization id presented")
-    p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
+    _add_writers(subs)
 
-    p = _sub(subs, "record", "append an event to the current attempt",
-             "Append one event (phase, status, reason, materials) to the current attempt "
-             "of the request key. A re-run with the same --key is a no-op once it landed; "
-             "an unknown outcome is read back and reconciled, never re-sent under a new key.")
-    _add_connection(p)
-    _add_journal(p, reader=False, writes=True)
-    _add_writer(p)
-    p.add_argument("--request-key", metavar="KEY", type=_key,
-                       help="default: rendered from the config")
-    p.add_argument("--phase", required=True, metavar="PHASE",
-                   help="a plan phase, 'rollback', or 'attempt' for an attempt-level event")
-    p.add_argument("--status", required=True, metavar="STATUS",
-                   help="started waiting succeeded failed cancelled superseded unknown "
-                        "(attempt-level: expired cancelled superseded)")
-    p.add_argument("--reason", metavar="TEXT",
-                   help="required for waiting failed cancelled superseded expired unknown")
-    p.add_argument("--key", metavar="KEY", type=_key,
-                   help="idempotency key of the event (default: derived from the writer, "
-                        "phase and status, so a re-run reuses it)")
-    p.add_argument("--materials", metavar="JSON",
-                   help='JSON array of {"id","kind","bytes","digest","url"} (attempt and '
-                        "generation are filled in), or @FILE")
-    p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
-
-    for name, help_, desc in (
-        ("successor", "admit the successor of a finished attempt",
-         "Admit a fresh attempt succeeding the current one (failed, cancelled, expired, "
-         "rolled back or superseded); it inherits no success."),
-        ("supersede", "supersede the current attempt by one for the new generation",
-         "After a push (or a moved base): record the current attempt 'superseded' and admit "
-         "an attempt for the pull request's current generation as its successor, under one "
-         "hold of the writer lease."),
-        ("expire", "expire a pending attempt past its expires_at",
-         "Record the attempt-level 'expired' event of a pending attempt whose expires_at "
-         "has passed (GitHub's clock)."),
-        ("rollback", "record a rollback of a succeeded attempt",
-         "Record rollback started / succeeded / failed on the current attempt."),
-    ):
-        p = _sub(subs, name, help_, desc)
-        _add_connection(p)
-        _add_journal(p, reader=False, writes=True)
-        _add_writer(p)
-        p.add_argument("--request-key", metavar="KEY", type=_key,
-                       help="default: rendered from the config")
-        if name in _REASON_HELP:
-            p.add_argument("--reason", metavar="TEXT", help=_REASON_HELP[name])
-        if name == "rollback":
-            p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
-            p.add_argument("--key", metavar="KEY", type=_key,
-                           help="idempotency key of the event")
-        if name == "successor":
-            p.add_argument("--authorization", metavar="ID", help="authorization id presented")
-        p.add_argument("--json", action="store_true", help="print the resulting verdict as JSON")
+    p = _sub(subs, "plan", "check a writer command and say what it would write",
+             "Run every check COMMAND makes (the configuration, who the token is and its "
+             "access, the discussion category, the journal, whether the repository's "
+             "rulesets let the token create and move the lease ref, the journal's rules "
+             "for each record) and print what it would write, writing nothing. Exit 0 "
+             "when a real run would be allowed; otherwise the exit status and error the "
+             "real run would end with.")
+    psubs = p.add_subparsers(dest="plan_command", metavar="COMMAND", required=True)
+    _add_writers(psubs, planning=True)
 
     p = _sub(subs, "verify-material", "check bytes against a material reference",
              "Hash FILE and compare its byte count and sha256 digest with a material: given "
@@ -458,6 +479,10 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt import demo
 
         handler = demo.run_demo_command
+    elif command == "plan":
+        from ghattempt.cli import _writing
+
+        handler = _writing.plan
     elif command == "verify-material":
         from ghattempt.cli import _material
 

@@ -172,20 +172,11 @@ def mermaid_phases(state: AttemptState) -> str:
 
 
 def ignored_reasons(verdict: Verdict) -> dict[str, int]:
-    """The journal's ignored comments counted by why (edited, deleted, other author, no
-    record, reply of an ignored comment), from the core's ``ignored_comments``; empty
-    when the core gives no reasons (only ``Verdict.ignored``, the count)."""
+    """The journal's ignored comments counted by kind, as the core counts them
+    (``JournalState.ignored_kinds``: edited, deleted, other author, no record, reply of
+    an ignored comment); empty when the verdict carries no journal state."""
     journal = verdict.journal
-    found = getattr(journal, "ignored_comments", None) if journal is not None else None
-    counts: dict[str, int] = {}
-    for _node, why in found or ():
-        text = str(why)
-        kind = ("edited" if "edited" in text else "deleted" if "deleted" in text
-                else "other author" if "author" in text
-                else "reply of an ignored comment" if "ignored comment" in text
-                else "no record" if "marker" in text else text)
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
+    return dict(getattr(journal, "ignored_kinds", None) or ()) if journal is not None else {}
 
 
 def ignored_text(verdict: Verdict) -> str:

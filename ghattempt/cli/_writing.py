@@ -51,10 +51,10 @@ if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
     from ghattempt.core import AttemptState, Generation, Material, Verdict, Writer
     from ghattempt.github import GitHubProvider, PullRequest
-    from ghattempt.store import BusinessAttemptStore, Journal, Session
+    from ghattempt.store import BusinessAttemptStore, Journal, Planned, Session
 
-__all__ = ["WriteOutcome", "admit", "check_plan", "expire", "perform", "record", "rollback",
-           "successor", "supersede"]
+__all__ = ["PLANNABLE", "WriteOutcome", "admit", "check_plan", "expire", "perform", "plan",
+           "plan_json", "plan_lines", "record", "rollback", "successor", "supersede"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 
@@ -70,6 +70,9 @@ class WriteOutcome:
     message: str
     wrote: bool
     pages: Any = None
+    planned: tuple[Planned, ...] | None = None
+    """For a plan (``perform(..., planning=True)``): what the command would write, in
+    order (the lease first); None for a command that wrote."""
 
 
 @dataclass
@@ -84,10 +87,25 @@ class _Ctx:
     pull_request: int
     base_ref: str
     pull: PullRequest | None = None  # as read at start, when it was
+    planning: bool = False  # build and check every write, send none (``plan``)
 
     @property
     def repository(self) -> str:
         return f"{self.owner}/{self.name}"
+
+    def open(self) -> Any:
+        """The store's :meth:`open` (find or create the journal, hold its scope), or for
+        a plan its planning session."""
+        if self.planning:
+            return self.store.plan(self.pull_request, self.base_ref, create=True)
+        return self.store.open(self.pull_request, self.base_ref)
+
+    def session(self, journal: Journal) -> Any:
+        """The store's :meth:`session` on ``journal``, or for a plan its planning
+        session."""
+        if self.planning:
+            return self.store.plan(self.pull_request, self.base_ref)
+        return self.store.session(journal)
 
 
 def _writer(args: Any) -> Writer:
@@ -148,7 +166,7 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
 
 
 @contextmanager
-def _context(args: Any) -> Iterator[_Ctx]:
+def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
     from ghattempt.cli._secrets import refuse_secrets
     from ghattempt.core import lease_ref_name
     from ghattempt.readers import reader_digest
@@ -196,7 +214,7 @@ def _context(args: Any) -> Iterator[_Ctx]:
                                                                           base_ref):
             store.prime(start, known)
         yield _Ctx(args, cfg, gh, owner, name, repo.id, store, args.pull_request, base_ref,
-                   start.pull_request)
+                   start.pull_request, planning)
 
 
 def _request_key(ctx: _Ctx) -> str:
@@ -248,11 +266,13 @@ def _find(ctx: _Ctx) -> Journal:
     return journal
 
 
-def _outcome(ctx: _Ctx, journal: Journal, pages: list[dict[str, Any]], key: str,
-             message: str, wrote: bool) -> WriteOutcome:
-    verdict = ctx.store.read(pages, key)
-    url = journal_url(getattr(ctx.args, "server_url", None), ctx.repository, journal.number)
-    return WriteOutcome(verdict, url, message, wrote, pages)
+def _outcome(ctx: _Ctx, s: Session, key: str, message: str, wrote: bool) -> WriteOutcome:
+    """What a command did (or, in a plan, would do), read from the session's pages."""
+    verdict = ctx.store.read(s.pages, key)
+    number = s.journal.number
+    url = journal_url(getattr(ctx.args, "server_url", None), ctx.repository, number) \
+        if number else ""
+    return WriteOutcome(verdict, url, message, wrote, s.pages, s.planned)
 
 
 def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
@@ -337,17 +357,16 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
     channel = ctx.cfg.channel(ctx.args.channel)
     generation = _generation(ctx)
     # find or create the journal and hold its scope: one hold for both
-    with ctx.store.open(ctx.pull_request, ctx.base_ref) as s:
-        journal = s.journal
+    with ctx.open() as s:
         blocking = s.find_blocking(key)
         if blocking is not None and blocking.generation_id == generation.id \
                 and blocking.attempt.authorization == ctx.args.authorization:
-            return _outcome(ctx, journal, s.pages, key, f"attempt {blocking.id} for {key} is "
+            return _outcome(ctx, s, key, f"attempt {blocking.id} for {key} is "
                             f"already admitted ({blocking.status})", False)
         state = s.admit(request_key=key, generation=generation, plan=channel.plan,
                         channel=channel.name, expires_at=_expires_at(ctx),
                         authorization=ctx.args.authorization)
-        return _outcome(ctx, journal, s.pages, key, f"admitted attempt {state.id} for {key}",
+        return _outcome(ctx, s, key, f"admitted attempt {state.id} for {key}",
                         True)
 
 
@@ -357,19 +376,19 @@ def _successor(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     generation = _generation(ctx)
     journal = _find(ctx)
-    with ctx.store.session(journal) as s:
+    with ctx.session(journal) as s:
         tip = _tip(s, key)
         if tip.predecessor is not None and tip.status == "pending" \
                 and tip.generation_id == generation.id:
             pred = s.state.attempt(tip.predecessor)
             if pred is not None and not pred.blocks:
-                return _outcome(ctx, journal, s.pages, key, f"successor {tip.id} is already "
+                return _outcome(ctx, s, key, f"successor {tip.id} is already "
                                 "admitted", False)
         channel = ctx.cfg.channel(ctx.args.channel or tip.attempt.channel)
         result = s.successor(tip.id, generation=generation, plan=channel.plan,
                              channel=channel.name, expires_at=_expires_at(ctx),
                              authorization=getattr(ctx.args, "authorization", None))
-        return _outcome(ctx, journal, s.pages, key, f"admitted successor "
+        return _outcome(ctx, s, key, f"admitted successor "
                         f"{result.attempt.id} of {tip.id}", True)
 
 
@@ -381,7 +400,7 @@ def _supersede(ctx: _Ctx) -> WriteOutcome:
     journal = _find(ctx)
     reason = (_public(ctx.args, ctx.args.reason)
               or f"new generation: head {generation.source_commit[:12]}")
-    with ctx.store.session(journal) as s:
+    with ctx.session(journal) as s:
         tip = _tip(s, key)
         if tip.generation_id == generation.id:
             raise CliError(Fault.REFUSED, f"attempt {tip.id} is already of the current generation "
@@ -390,7 +409,7 @@ def _supersede(ctx: _Ctx) -> WriteOutcome:
         state = s.supersede(tip.id, generation=generation, reason=reason,
                             expires_at=_expires_at(ctx), plan=channel.plan,
                             channel=channel.name)
-        return _outcome(ctx, journal, s.pages, key, f"superseded {tip.id}; admitted "
+        return _outcome(ctx, s, key, f"superseded {tip.id}; admitted "
                         f"{state.id} for the new generation", True)
 
 
@@ -400,7 +419,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
     phase_arg: str = ctx.args.phase
     phase = None if phase_arg == "attempt" else phase_arg
     status: str = ctx.args.status
-    with ctx.store.session(journal) as s:
+    with ctx.session(journal) as s:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, phase_arg, status)
         result = s.append(tip.id, key=ekey, phase=phase, status=status,
@@ -408,7 +427,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
                           materials=_materials(ctx, tip))
         what = "already recorded" if result.replayed else "recorded"
         extra = f" after {result.sends} sends" if result.sends > 1 else ""
-        return _outcome(ctx, journal, s.pages, key, f"{what} {phase_arg} {status} "
+        return _outcome(ctx, s, key, f"{what} {phase_arg} {status} "
                         f"(seq {result.event.seq}, key {ekey}){extra}", not result.replayed)
 
 
@@ -416,13 +435,13 @@ def _expire(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     journal = _find(ctx)
     reason = _public(ctx.args, ctx.args.reason) or "expired before it was confirmed"
-    with ctx.store.session(journal) as s:
+    with ctx.session(journal) as s:
         tip = _tip(s, key)
         if tip.status == "expired":
-            return _outcome(ctx, journal, s.pages, key, f"attempt {tip.id} is already expired",
+            return _outcome(ctx, s, key, f"attempt {tip.id} is already expired",
                             False)
         result = s.expire(tip.id, expected_head=tip.head_digest, reason=reason)
-        return _outcome(ctx, journal, s.pages, key, f"expired attempt {tip.id}",
+        return _outcome(ctx, s, key, f"expired attempt {tip.id}",
                         not result.replayed)
 
 
@@ -430,13 +449,13 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
     key = _request_key(ctx)
     journal = _find(ctx)
     status: str = ctx.args.status
-    with ctx.store.session(journal) as s:
+    with ctx.session(journal) as s:
         tip = _tip(s, key)
         ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
         result = s.rollback(tip.id, key=ekey, status=status,
                             reason=_public(ctx.args, ctx.args.reason))
         what = "already recorded" if result.replayed else "recorded"
-        return _outcome(ctx, journal, s.pages, key, f"{what} rollback {status} on {tip.id}",
+        return _outcome(ctx, s, key, f"{what} rollback {status} on {tip.id}",
                         not result.replayed)
 
 
@@ -444,15 +463,64 @@ _COMMANDS = {"admit": _admit, "successor": _successor, "supersede": _supersede,
              "record": _record, "expire": _expire, "rollback": _rollback}
 
 
-def perform(command: str, args: Any) -> WriteOutcome:
+def perform(command: str, args: Any, *, planning: bool = False) -> WriteOutcome:
     """Run one writer command with ``args`` (the CLI's options, or the Action's).
+
+    With ``planning`` (``ghattempt plan``), every step of the command runs as it would
+    (configuration, who the token is, the category, the journal, the core's checks of
+    each record) and every write is built, then left unsent: ``WriteOutcome.planned``
+    lists them (the lease ref's first, checked against the repository's rulesets) and
+    the verdict is the one after them. What a real run would be refused for is raised
+    as the real run would raise it.
 
     Raises:
         CliError, ConfigError, store errors (``RefusedByRules`` exit 1,
         ``JournalInvalidError`` exit 3, ...), GitHub errors (exit 4).
     """
-    with _context(args) as ctx:
+    with _context(args, planning) as ctx:
         return _COMMANDS[command](ctx)
+
+
+PLANNABLE = ("admit", "record", "successor", "supersede", "expire", "rollback")
+"""The commands ``plan`` can plan: every writer command."""
+
+
+def plan_lines(outcome: WriteOutcome) -> list[str]:
+    """What a plan says, one line each: the writes, then where the journal would stand."""
+    lines = [f"would write {p.kind}: {p.what}" for p in outcome.planned or ()]
+    if len(lines) == 1:
+        lines.append("no record would be written (the same operation is in the journal)")
+    v = outcome.verdict
+    lines.append(f"then: status {v.status}, recovery {v.recovery}")
+    return lines
+
+
+def plan_json(command: str, outcome: WriteOutcome) -> dict[str, Any]:
+    """The plan as JSON: the command, each write (its kind, line and record as the
+    journal holds it) and the verdict after them."""
+    writes = [{"kind": p.kind, "what": p.what,
+               "record": p.record.to_dict() if p.record is not None else None}
+              for p in outcome.planned or ()]
+    return {"command": command, "allowed": True, "message": outcome.message,
+            "writes": writes, "verdict": outcome.verdict.to_json()}
+
+
+def plan(args: Any) -> int:
+    """``ghattempt plan COMMAND ...``: check everything ``COMMAND`` needs and say what it
+    would write, writing nothing. Exit 0 when a real run would be allowed; otherwise the
+    error (and exit status) the real run would end with."""
+    command: str = args.plan_command
+    args.command = command  # the checks before any request are the command's own
+    outcome = perform(command, args, planning=True)
+    if args.json:
+        out = json.dumps(plan_json(command, outcome), ensure_ascii=True,
+                         separators=(",", ":"))
+        sys.stdout.write(out + "\n")
+    else:
+        print(f"plan {command}: a real run would be allowed ({outcome.message})")
+        for line in plan_lines(outcome):
+            print(f"  {line}")
+    return 0
 
 
 def _cli(command: str, args: Any) -> int:

@@ -4,10 +4,10 @@ library."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ._codes import JournalInvalid
 from ._records import is_key
+from ._value import value
 
 DEFAULT_SERVER = "https://github.com"
 DEFAULT_MAX_RECORDS = 1000
@@ -26,7 +26,7 @@ SWITCHES = ("--require-witness",)
 REQUIRED = ("--writer", "--repository-id")
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Options:
     """Checked reader options (section 6). ``server_url`` has its trailing ``/`` dropped."""
 

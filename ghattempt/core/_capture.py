@@ -13,18 +13,18 @@ and is left to the caller (``Capture.missing``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
 
 from ._args import shown
 from ._codes import JournalInvalid
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Comment:
     """One captured comment node (fragment ``RecordComment``), or the discussion body.
 
@@ -44,28 +44,44 @@ class Comment:
 
     def contributes(self, writer: str, writer_id: int | None) -> bool:
         """Section 6: by the writer, never edited, not deleted (minimized still counts)."""
-        return self.refused_because(writer, writer_id) is None
+        return self.refusal(writer, writer_id) is None
 
     def refused_because(self, writer: str, writer_id: int | None) -> str | None:
-        """Why the comment does not contribute (section 6), or None when it does.
+        """Why the comment does not contribute (section 6), or None when it does."""
+        refused = self.refusal(writer, writer_id)
+        return None if refused is None else refused[1]
+
+    def refusal(self, writer: str, writer_id: int | None) -> tuple[str, str] | None:
+        """``(kind, why)`` the comment does not contribute (section 6), or None when it
+        does: ``kind`` is :data:`OTHER_AUTHOR`, :data:`DELETED` or :data:`EDITED`.
 
         The one place of the rule: ``contributes`` asks it, the ``untrusted_journal``
-        detail quotes it, and ``JournalState.ignored_comments`` gives it per comment.
+        detail quotes it, and ``JournalState.ignored_comments`` (why) and
+        ``ignored_kinds`` (how many of each kind) give it per comment.
         """
         if self.login != writer:
             author = "a deleted account" if self.login is None else repr(self.login[:100])
-            return f"author {author} is not the writer {writer[:100]!r}"
+            return OTHER_AUTHOR, f"author {author} is not the writer {writer[:100]!r}"
         if writer_id is not None and self.database_id != writer_id:
             mine = "null" if self.database_id is None else shown(self.database_id)
-            return f"databaseId {mine} differs from --writer-id {shown(writer_id)}"
+            return OTHER_AUTHOR, (f"databaseId {mine} differs from --writer-id "
+                                  f"{shown(writer_id)}")
         if self.deleted_at is not None:
-            return "deleted"
+            return DELETED, "deleted"
         if self.last_edited_at is not None or self.includes_created_edit:
-            return "edited"
+            return EDITED, "edited"
         return None
 
 
-@dataclass(frozen=True, slots=True)
+OTHER_AUTHOR = "other author"
+"""Kind of a comment ignored for its author: another login, or another databaseId."""
+DELETED = "deleted"
+"""Kind of a comment ignored because it was deleted."""
+EDITED = "edited"
+"""Kind of a comment ignored because it was edited."""
+
+
+@value
 class Capture:
     """A reconstructed journal: the discussion and its comments in node order.
 
@@ -86,7 +102,7 @@ class Capture:
     lease: LeaseRef | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class LeaseRef:
     """The captured lease ref (section 5, ``lease``): its ``name`` and ``prefix``, and
     its target's ``oid`` and commit ``message``. ``oid`` is None when the target is

@@ -9,8 +9,6 @@ admit an attempt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ._args import Options, make_options, shown
 from ._capture import Capture, Comment, LeaseRef, check_input, node_order, reconstruct
 from ._codes import CALLER_FAULTS, JournalInvalid
@@ -25,6 +23,7 @@ from ._rules import (
     recovery_for,
     refusal,
 )
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from ._rules import AttemptStatus
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class PhaseState:
     """The last status of one plan phase, with that record's reason."""
 
@@ -43,7 +42,7 @@ class PhaseState:
     reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AttemptState:
     """One valid attempt after replay (sections 7.5, 8, 10).
 
@@ -133,7 +132,7 @@ class AttemptState:
                 "status": self.status}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class JournalState:
     """A valid journal: the intent, its attempts in node order, and reading context.
 
@@ -146,7 +145,10 @@ class JournalState:
     witness's ``head.records`` (section 4, lease). ``lease`` is the captured lease
     record and ``lease_oid`` its commit's oid (both None when no lease ref was
     captured, or it was null). ``ignored_comments`` holds ``(node id, why)`` for every
-    comment not read as a record, in reading order (``len`` is ``ignored``).
+    comment not read as a record, in reading order (``len`` is ``ignored``), and
+    ``ignored_kinds`` how many of them are of each kind, sorted by kind: ``other author``
+    (another login or databaseId), ``edited``, ``deleted``, ``no record`` (no record
+    block) and ``reply of an ignored comment``.
     """
 
     intent: Intent
@@ -162,6 +164,7 @@ class JournalState:
     lease: Lease | None = None
     lease_oid: str | None = None
     ignored_comments: tuple[tuple[str, str], ...] = ()
+    ignored_kinds: tuple[tuple[str, int], ...] = ()
 
     @property
     def record_count(self) -> int:
@@ -188,13 +191,15 @@ class JournalState:
         return tips[-1] if tips else None
 
 
-@dataclass(frozen=True, slots=True)
+@value(eq_excludes=("journal", "current"))
 class Verdict:
     """The reader's verdict (section 10) and, when valid, the journal state.
 
     ``exit_code`` is 0 (valid), 3 (invalid) or 2 (``bad_input``/``bad_arguments``).
     ``journal`` is set whenever section 7 passed (also when the only problem is a
     missing ``--request-key`` with several keys); ``current`` is the selected attempt.
+    Two verdicts are equal when their verdict fields are (``journal`` and ``current``
+    are not compared).
     """
 
     status: str
@@ -210,8 +215,8 @@ class Verdict:
     detail: str | None
     exit_code: int
     reader: str | None = None
-    journal: JournalState | None = field(default=None, compare=False)
-    current: AttemptState | None = field(default=None, compare=False)
+    journal: JournalState | None = None
+    current: AttemptState | None = None
 
     @property
     def valid(self) -> bool:
@@ -324,25 +329,26 @@ class _Context:
 
 
 def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment],
-               ignored: list[tuple[str, str]]) -> tuple[dict[str, Event], list[tuple[str, str]]]:
+               ignored: list[tuple[str, str, str]]
+               ) -> tuple[dict[str, Event], list[tuple[str, str]]]:
     """Section 7.5 a-b: contributing event records, deduplicated by digest, with
     ``(digest, reply id)`` of every reply holding one; each ignored reply is appended
-    to ``ignored`` as ``(node id, why)``."""
+    to ``ignored`` as ``(node id, kind, why)``."""
     opts = ctx.options
     writer, writer_id = opts.writer, opts.writer_id
     by_digest: dict[str, Event] = {}
     held: list[tuple[str, str]] = []
     for reply in replies:
-        refused = reply.refused_because(writer, writer_id)
+        refused = reply.refusal(writer, writer_id)
         if refused is not None:
-            ignored.append((reply.id, refused))
+            ignored.append((reply.id, *refused))
             continue
         try:
             event = parse_body(reply.body, "event")
         except JournalInvalid as exc:
             raise JournalInvalid(exc.code, f"reply {reply.id}: {exc.detail}") from None
         if event is None:
-            ignored.append((reply.id, NO_MARKER))
+            ignored.append((reply.id, NO_RECORD, NO_MARKER))
             continue
         assert isinstance(event, Event)
         ctx.check_identity(attempt, event, reply.id)
@@ -353,8 +359,10 @@ def _events_of(ctx: _Context, attempt: Attempt, replies: Iterable[Comment],
 
 NO_MARKER = "no marker"
 """Why a contributing comment holding no record block is ignored (section 2)."""
+NO_RECORD = "no record"
+"""Kind of a comment ignored for holding no record block."""
 IGNORED_PARENT = "reply of an ignored comment"
-"""Why a reply of an ignored top-level comment is ignored (section 6)."""
+"""Why (and kind) a reply of an ignored top-level comment is ignored (section 6)."""
 
 
 def chain(ctx: _Context, attempt: Attempt, events: Iterable[Event],
@@ -471,20 +479,21 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
     if intent.repository_id != capture.repository_id:
         raise JournalInvalid("repository_mismatch", "the intent names another repository")
     # 7.4: attempt roots, in node order.
-    ignored: list[tuple[str, str]] = []
+    ignored: list[tuple[str, str, str]] = []  # (node id, kind, why)
     roots: dict[str, Attempt] = {}
     root_nodes: dict[str, list[str]] = {}
     for comment in capture.comments:
         record = None
-        refused = comment.refused_because(writer, writer_id)
-        if refused is None:
+        why = comment.refusal(writer, writer_id)
+        if why is None:
             try:
                 record = parse_body(comment.body, "attempt")
             except JournalInvalid as exc:
                 raise JournalInvalid(exc.code, f"comment {comment.id}: {exc.detail}") from None
         if record is None:
-            ignored.append((comment.id, NO_MARKER if refused is None else refused))
-            ignored.extend((r.id, IGNORED_PARENT) for r in capture.replies[comment.id])
+            ignored.append((comment.id, *(why or (NO_RECORD, NO_MARKER))))
+            ignored.extend((r.id, IGNORED_PARENT, IGNORED_PARENT)
+                           for r in capture.replies[comment.id])
             continue
         assert isinstance(record, Attempt)
         if record.intent != intent.digest:
@@ -518,7 +527,15 @@ def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
                         capture.repository_id, capture.repository_name, result,
                         dict(ctx.materials), len(ignored), opts, digests, lease,
                         None if lease is None or capture.lease is None else capture.lease.oid,
-                        tuple(ignored))
+                        tuple((node, why) for node, _, why in ignored),
+                        _counted(kind for _, kind, _ in ignored))
+
+
+def _counted(kinds: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return tuple(sorted(counts.items()))
 
 
 def _witness(capture: Capture, intent: Intent, digests: frozenset[str],

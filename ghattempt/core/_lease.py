@@ -18,7 +18,6 @@ there is one definition of the format.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from hashlib import sha256
 
 from ._c14n import canonical_text, read_canonical
@@ -34,6 +33,7 @@ from ._records import (
     nullable,
     shape,
 )
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def lease_ref_name(intent: str, repository: str) -> str:
     return LEASE_REF_PREFIX + LEASE_NAME_PREFIX + scope_key(intent, repository)
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Witness:
     """The lease record's ``head`` (section 4): ``records`` distinct attempt and event
     records (each digest once, the intent not counted) and ``last``, the digest of the
@@ -103,7 +103,7 @@ NO_WITNESS = Witness(0, None)
 """The witness of a scope with no confirmed write yet."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Lease:
     """A lease record (section 4, lease).
 

@@ -25,9 +25,8 @@ holds the writer scope before resending. Pure: no I/O, stdlib only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ._records import Attempt, Event
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -43,7 +42,7 @@ READ_BACK_OUTCOMES = (LANDED, ABSENT, CONFLICT, MOVED, VANISHED)
 """Every outcome :func:`read_back` gives, in the order of the module table."""
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ReadBack:
     """The meaning of a capture for one record whose write's answer was lost.
 

@@ -21,12 +21,12 @@ function that applies a table. The lease record (``_lease.py``) uses the same ta
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ._c14n import MAX_SAFE_INTEGER, canonical_text, digest_text, read_canonical
 from ._codes import JournalInvalid
 from ._errors import Fault, GhattemptError
 from ._rules import PHASES, statuses_for
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ def _event_rules(r: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------ writers
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class ActionsWriter:
     """A GitHub Actions job: ``{"kind":"actions","run_id","run_attempt","job","workflow"}``."""
 
@@ -292,7 +292,7 @@ class ActionsWriter:
                 "job": self.job, "workflow": self.workflow}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class AppWriter:
     """A GitHub App webhook delivery: ``{"kind":"app","app_id","delivery"}``."""
 
@@ -305,7 +305,7 @@ class AppWriter:
         return {"kind": "app", "app_id": self.app_id, "delivery": self.delivery}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class CliWriter:
     """A person running the CLI: ``{"kind":"cli","actor"}``."""
 
@@ -332,7 +332,7 @@ def writer_from(w: dict[str, Any]) -> Writer:
 # ------------------------------------------------------------------------ records
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Material:
     """A reference to retained bytes (section 4, material).
 
@@ -355,7 +355,7 @@ class Material:
                 "attempt": self.attempt, "generation": self.generation, "url": self.url}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Generation:
     """Exact inputs of an attempt (section 4, attempt ``generation``).
 
@@ -384,7 +384,7 @@ class Generation:
         return digest_text(canonical_text(self.to_dict()))
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Intent:
     """The journal body: one pull request into one base branch of one repository.
 
@@ -407,7 +407,7 @@ class Intent:
                 "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Attempt:
     """An attempt root (section 4, attempt). ``digest`` is the attempt id.
 
@@ -440,7 +440,7 @@ class Attempt:
                 "reader": self.reader, "at": self.at, "digest": self.digest}
 
 
-@dataclass(frozen=True, slots=True)
+@value
 class Event:
     """One event of an attempt (section 4, event); a reply to the attempt root.
 

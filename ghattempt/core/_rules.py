@@ -26,7 +26,7 @@ attempt blocks a fresh attempt at the same request key (section 9), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ._value import value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ _ROLLBACK_OUTCOME = {"started": "rolling-back", "succeeded": "rolled-back",
                      "failed": "rollback-failed"}
 
 
-@dataclass(slots=True)
+@value(frozen=False)
 class ReplayState:
     """Mutable replay state of one attempt (section 8).
 
@@ -134,14 +134,14 @@ class ReplayState:
 
     plan: tuple[str, ...]
     expires_at: str
-    last: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    last: dict[str, tuple[str, str | None]]
     overall: tuple[str, str | None] | None = None
     events: int = 0
 
     @classmethod
     def start(cls, plan: tuple[str, ...], expires_at: str) -> ReplayState:
         """The state of an attempt with no event."""
-        return cls(plan, expires_at)
+        return cls(plan, expires_at, {})
 
 
 def derive_status(state: ReplayState) -> tuple[AttemptStatus, str | None, str | None]:

@@ -2,16 +2,18 @@
 # (each method types ``self`` as the Emulator it is mixed into: mypy cannot check a
 # mixin's self type against the class that composes it)
 """GitHub's REST routes the emulator serves, except the git database's (:mod:`.rest_git`):
-the repository, file contents, workflow runs, check runs, the rate limit, and the App
+the repository, file contents, workflow runs, check runs, the rules of a branch and a
+ruleset, the rate limit, and the App
 routes that take a JWT (:mod:`.apps`). Each answers GitHub's JSON and status codes."""
 
 from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import apps, git
+from . import apps, git, rulesets
 from . import errors as gh
 from .exchange import Reply, Request
 from .ids import legacy_node_id, node_id
@@ -122,6 +124,15 @@ class Rest:
             ):
                 return self._rest_op(
                     req, "checks/list-for-ref", lambda: self._list_check_runs(repo, rest[1])
+                )
+            if len(rest) >= 3 and rest[:2] == ["rules", "branches"] and req.method == "GET":
+                branch = "/".join(urllib.parse.unquote(p) for p in rest[2:])
+                return self._rest_op(
+                    req, "repos/get-branch-rules", lambda: self._branch_rules(req, repo, branch)
+                )
+            if len(rest) == 2 and rest[0] == "rulesets" and req.method == "GET":
+                return self._rest_op(
+                    req, "repos/get-repo-ruleset", lambda: self._ruleset(req, repo, rest[1])
                 )
             if len(rest) >= 3 and rest[:2] == ["git", "ref"] and req.method == "GET":
                 name = "refs/" + "/".join(rest[2:])
@@ -292,6 +303,32 @@ class Rest:
             }
             self._check_runs.append(run)
         return 201, {k: v for k, v in run.items() if k != "repo_id"}
+
+    def _branch_rules(self: Emulator, req: Request, repo: Any, branch: str) -> tuple[int, Any]:
+        """``GET .../rules/branches/{branch}``: the rules that apply to the branch, paged
+        by ``per_page`` (default 30, at most 100) and ``page`` (GitHub docs, "REST API
+        endpoints for rules", Get rules for a branch); none while the ``rulesets``
+        switch is off (no ruleset is enforced then)."""
+        query = urllib.parse.parse_qs(req.query)
+        try:
+            per_page = min(100, max(1, int(query.get("per_page", ["30"])[0])))
+            page = max(1, int(query.get("page", ["1"])[0]))
+        except ValueError:
+            per_page, page = 30, 1
+        with self.state.lock:
+            rules = rulesets.branch_rules(self.state, int(repo["id"]), branch) \
+                if self.fidelity.rulesets else []
+        return 200, rules[(page - 1) * per_page: page * per_page]
+
+    def _ruleset(self: Emulator, req: Request, repo: Any, ident: str) -> tuple[int, Any]:
+        """``GET .../rulesets/{id}``: one ruleset with ``current_user_can_bypass``
+        (GitHub docs, "REST API endpoints for rules", Get a repository ruleset)."""
+        with self.state.lock:
+            found = rulesets.ruleset_json(self.state, int(repo["id"]), int(ident),
+                                          str(req.viewer["login"])) if ident.isdigit() else None
+        if found is None:
+            return 404, json.loads(gh.rest_body("Not Found", 404))
+        return 200, found
 
     def _list_check_runs(self: Emulator, repo: Any, ref: str) -> tuple[int, Any]:
         commit = self._commit_for(repo, ref)

@@ -101,9 +101,58 @@ def broken_rule(state: State, repo_id: int, ref: str, rule: str, actor_login: st
     return None
 
 
+def branch_rules(state: State, repo_id: int, branch: str) -> list[dict[str, object]]:
+    """REST ``GET /repos/{o}/{r}/rules/branches/{branch}``: every rule of every ruleset
+    of the repository that targets ``refs/heads/<branch>`` (the branch need not exist),
+    whoever asks: GitHub's "all active rules that apply", which does not weigh the
+    caller's bypass (``current_user_can_bypass`` of the ruleset says that). Every
+    emulated ruleset is active."""
+    repo = state.repository(repo_id)
+    if repo is None:
+        return []
+    full = _full_name(state, repo)
+    ref = f"refs/heads/{branch}"
+    out: list[dict[str, object]] = []
+    for row in state.all("SELECT * FROM rulesets WHERE repo_id = ? ORDER BY id", repo_id):
+        if targets(json.loads(row["include"]), ref, str(repo["default_branch"])):
+            out.extend({"type": rule, "ruleset_source_type": "Repository",
+                        "ruleset_source": full, "ruleset_id": int(row["id"])}
+                       for rule in json.loads(row["rules"]))
+    return out
+
+
+def ruleset_json(state: State, repo_id: int, ident: int,
+                 viewer_login: str) -> dict[str, object] | None:
+    """REST ``GET /repos/{o}/{r}/rulesets/{id}``: the ruleset (target ``branch``,
+    enforcement ``active``, its include patterns, its rules) with
+    ``current_user_can_bypass``: ``always`` for an actor on its bypass list, else
+    ``never``; None when the repository has no such ruleset. Bypass actors are listed by
+    the emulator as logins, so ``bypass_actors`` is left out (GitHub too leaves it out
+    for callers without write access to the ruleset)."""
+    repo = state.repository(repo_id)
+    row = state.one("SELECT * FROM rulesets WHERE repo_id = ? AND id = ?", repo_id, ident) \
+        if repo is not None else None
+    if repo is None or row is None:
+        return None
+    return {"id": ident, "name": row["name"], "target": "branch",
+            "source_type": "Repository", "source": _full_name(state, repo),
+            "enforcement": "active",
+            "conditions": {"ref_name": {"include": json.loads(row["include"]),
+                                        "exclude": []}},
+            "rules": [{"type": rule} for rule in json.loads(row["rules"])],
+            "current_user_can_bypass": "always" if viewer_login in json.loads(row["bypass"])
+            else "never"}
+
+
+def _full_name(state: State, repo: object) -> str:
+    owner = state.actor(int(repo["owner_id"]))  # type: ignore[index]
+    return f"{owner['login'] if owner else '?'}/{repo['name']}"  # type: ignore[index]
+
+
 def violation_message(sentence: str) -> str:
     """GitHub's message for a refused ref write: the headline, then the rule."""
     return f"{HEADLINE}\n\n{sentence}\n\n"
 
 
-__all__ = ["REFUSAL", "RULES", "add_ruleset", "broken_rule", "targets", "violation_message"]
+__all__ = ["REFUSAL", "RULES", "add_ruleset", "branch_rules", "broken_rule", "ruleset_json",
+           "targets", "violation_message"]

@@ -163,6 +163,43 @@ class GitHubRefBackend:
             return self._refused(exc, f"creating lease ref {name}", name, None, message)
         return RefWrite(commit.oid, self._now())
 
+    def check_writable(self, name: str, *, exists: bool) -> None:
+        """Whether a hold's writes to lease ref ``name`` may be made under the
+        repository's rulesets, asked without writing: the rules GitHub reports for the
+        branch (``GET .../rules/branches/{branch}``) that restrict creating it (when it
+        does not exist) or updating it, each unless the ruleset says the token may
+        bypass it (``current_user_can_bypass: always``; ``GET .../rulesets/{id}``).
+
+        Raises:
+            BackendError: (non-retryable) such a rule: the write would be refused.
+        """
+        if not name.startswith(_HEADS):
+            raise BackendError(f"lease ref {name} is not a branch (refs/heads/...); "
+                               "createCommitOnBranch moves branches only", retryable=False)
+        branch = name[len(_HEADS):]
+        wanted = ("update",) if exists else ("creation", "update")
+        try:
+            rules = self._provider.branch_rules(self._owner, self._name, branch)
+            for rule in rules:
+                kind, ident = rule.get("type"), rule.get("ruleset_id")
+                if kind not in wanted:
+                    continue
+                ruleset = (self._provider.repository_ruleset(self._owner, self._name, ident)
+                           if isinstance(ident, int) else {})
+                if ruleset.get("current_user_can_bypass") == "always":
+                    continue
+                verb = "creating" if kind == "creation" else "updating"
+                raise BackendError(
+                    f"lease ref {name}: ruleset {ruleset.get('name') or ident!r} (id "
+                    f"{ident}, {rule.get('ruleset_source_type') or 'Repository'} "
+                    f"{rule.get('ruleset_source') or ''}) restricts {verb} it and this "
+                    "token may not bypass it: a real run would be refused ('Repository "
+                    "rule violations found'); add the token's actor to the ruleset's "
+                    f"bypass list, or exclude {name.rsplit('/', 1)[0]}/** from it",
+                    retryable=False)
+        except GitHubError as exc:
+            raise self._translate(exc, f"reading the rules of lease ref {name}") from None
+
     def advance_ref(self, name: str, expected_oid: str, message: str) -> RefWrite:
         """``createCommitOnBranch`` onto ``name`` expecting head ``expected_oid``."""
         if not name.startswith(_HEADS):

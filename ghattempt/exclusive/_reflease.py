@@ -85,7 +85,7 @@ from ._machine import (
     release_record,
 )
 from ._protocol import Clock, RefBackend, RefSnapshot, SystemClock
-from ._scope import Scope, carried, expiry_of, renewed
+from ._scope import Scope, carried, expiry_of, read_lease, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = ["RefLease", "RefOwner"]
@@ -226,6 +226,39 @@ class RefLease:
         """``with self.hold(scope) as owner: return fn(owner)``."""
         with self.hold(scope, observed=observed) as owner:
             return fn(owner)
+
+    def preview(self, scope: Scope, *, observed: RefSnapshot | None = None) -> str:
+        """What holding ``scope`` would write, in one line, writing nothing: the lease ref
+        created (none there yet) or advanced from its head, then advanced again by the
+        release; and whom a hold would wait for first.
+
+        The backend's ``check_writable(name, exists=...)``, when it has one, is asked
+        whether those writes may be made (a repository ruleset may refuse them).
+
+        Raises:
+            BackendError: the backend says the writes would be refused (non-retryable:
+                the same refusal the hold would meet), or reading the ref failed.
+            LeaseCorrupt: the ref holds something that is not a lease of this scope.
+        """
+        name = scope.ref_name(self._settings.ref_prefix)
+        snap = observed if observed is not None and observed.name == name \
+            else self._backend.read_ref(name)
+        check = getattr(self._backend, "check_writable", None)
+        if check is not None:
+            check(name, exists=snap.oid is not None)
+        if snap.oid is None:
+            return (f"create lease ref {name} (a commit holding the lease record of writer "
+                    f"scope {scope.key}), then move it once more to release the scope")
+        current = read_lease(snap.message, ref=name, scope=scope)
+        busy = ""
+        if expiry_of(current) > snap.server_time:
+            what = "keeps it quiet" if current.state == "released" else "holds it"
+            busy = (f"; {current.holder} (fencing token {current.token}) {what} until "
+                    f"{current.expires_at}: a real run waits for that, up to "
+                    f"{self._settings.acquire_timeout:g} s")
+        return (f"move lease ref {name} from {snap.oid[:12]} (fencing token "
+                f"{current.token}, {current.state}) to a new lease record of writer scope "
+                f"{scope.key}, and once more to release it{busy}")
 
     def _acquire(self, scope: Scope, observed: RefSnapshot | None) -> RefOwner:
         s = self._settings

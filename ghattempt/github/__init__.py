@@ -45,6 +45,7 @@ if _typing.TYPE_CHECKING:
         WriterStart,
     )
     from .provider import BODY_LIMIT, GitHubProvider
+    from .transport import Credentials
     from .usage import OperationUsage, RateLimitState, Usage
 
 _SUBMODULE = {
@@ -60,7 +61,7 @@ _SUBMODULE = {
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
     "Ref": "models", "Repository": "models", "WriterStart": "models",
-    "BODY_LIMIT": "provider", "GitHubProvider": "provider",
+    "BODY_LIMIT": "provider", "GitHubProvider": "provider", "Credentials": "transport",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
 }
 """Exported name -> the submodule defining it."""
@@ -76,6 +77,7 @@ __all__ = [
     "CaptureResult",
     "Comment",
     "Commit",
+    "Credentials",
     "Discussion",
     "DiscussionCategory",
     "DiscussionSummary",

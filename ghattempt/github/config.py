@@ -12,9 +12,13 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ._httpx import httpx
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from .transport import Credentials
 
 __all__ = [
     "AppAuth",
@@ -173,6 +177,9 @@ class ProviderConfig:
         notice: called with one line before each wait longer than 2 s (a rate limit's
             ``retry-after`` or reset, a retry's backoff, pacing): what and how long. The
             CLI prints it to stderr; None logs it as a warning instead.
+        credentials: where the App JWT and installation tokens are kept
+            (:class:`~ghattempt.github.transport.Credentials`); providers given the same
+            one share them. None: this provider's own.
     """
 
     auth: Auth
@@ -187,6 +194,7 @@ class ProviderConfig:
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     wall_clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
     notice: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    credentials: Credentials | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.auth, TokenAuth | AppAuth):

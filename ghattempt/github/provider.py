@@ -662,6 +662,13 @@ class GitHubProvider:
             raise GitHubRefused(f"{route}: content is not base64", operation=route) from None
         return data, out["sha"]
 
+    def _rest_get(self, owner: str, name: str, route: str, tail: str) -> Any:
+        """REST ``GET /repos/{owner}/{repo}/<tail>`` (``route``: the template, for logs
+        and errors): GitHub's JSON answer."""
+        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
+               f"/{tail}")
+        return self._transport.rest("GET", route, url, {})
+
     def commit(self, owner: str, name: str, oid: str) -> Commit:
         """REST ``GET /repos/{owner}/{repo}/git/commits/{sha}``: a commit and its tree.
 
@@ -669,9 +676,7 @@ class GitHubProvider:
             NotFound: the repository has no such commit.
         """
         route = "GET /repos/{owner}/{repo}/git/commits/{sha}"
-        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
-               f"/git/commits/{_oid(oid, 'oid')}")
-        out = self._transport.rest("GET", route, url, {})
+        out = self._rest_get(owner, name, route, f"git/commits/{_oid(oid, 'oid')}")
         tree = (out.get("tree") or {}).get("sha") if isinstance(out, dict) else None
         if not isinstance(tree, str):
             raise GitHubRefused(f"{route}: GitHub's answer has no tree", operation=route)
@@ -688,20 +693,41 @@ class GitHubProvider:
             NotFound: no such run.
         """
         route = "GET /repos/{owner}/{repo}/actions/runs/{run_id}"
-        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
-               f"/actions/runs/{_positive(run_id, 'run_id')}")
-        out = self._transport.rest("GET", route, url, {})
+        out = self._rest_get(owner, name, route,
+                             f"actions/runs/{_positive(run_id, 'run_id')}")
         path = out.get("path") if isinstance(out, dict) else None
         return path if isinstance(path, str) and path else None
+
+    def branch_rules(self, owner: str, name: str, branch: str) -> list[dict[str, Any]]:
+        """REST ``GET /repos/{owner}/{repo}/rules/branches/{branch}``: every active rule
+        that applies to a branch of that name (it need not exist), from rulesets of any
+        level, each as GitHub's object (``type``, ``ruleset_source_type``,
+        ``ruleset_source``, ``ruleset_id``, ``parameters``); the first 100 rules."""
+        route = "GET /repos/{owner}/{repo}/rules/branches/{branch}"
+        path = "/".join(quote(part, safe="") for part in branch.split("/"))
+        out = self._rest_get(owner, name, route, f"rules/branches/{path}?per_page=100")
+        return [r for r in out if isinstance(r, dict)] if isinstance(out, list) else []
+
+    def repository_ruleset(self, owner: str, name: str, ruleset_id: int) -> dict[str, Any]:
+        """REST ``GET /repos/{owner}/{repo}/rulesets/{ruleset_id}``: one ruleset as
+        GitHub's object, with ``current_user_can_bypass`` (``always``,
+        ``pull_requests_only``, ``never``; given by this repository-level route only).
+
+        Raises:
+            NotFound: no such ruleset for this repository.
+        """
+        route = "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"
+        out = self._rest_get(owner, name, route,
+                             f"rulesets/{_positive(ruleset_id, 'ruleset_id')}")
+        return out if isinstance(out, dict) else {}
 
     def check_runs(self, owner: str, name: str, ref: str) -> list[dict[str, Any]]:
         """REST ``GET /repos/{owner}/{repo}/commits/{ref}/check-runs``: the first 100
         check runs on a commit, each as GitHub's object (``id``, ``name``,
         ``external_id``, ``conclusion``, ...)."""
         route = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
-        url = (f"repos/{check_segment(owner, 'owner')}/{check_segment(name, 'repository')}"
-               f"/commits/{quote(ref, safe='')}/check-runs?per_page=100")
-        out = self._transport.rest("GET", route, url, {})
+        out = self._rest_get(owner, name, route,
+                             f"commits/{quote(ref, safe='')}/check-runs?per_page=100")
         runs = out.get("check_runs") if isinstance(out, dict) else None
         return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
 

@@ -37,7 +37,7 @@ from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
 
-__all__ = ["Transport", "bounded"]
+__all__ = ["Credentials", "Transport", "bounded"]
 
 log = logging.getLogger("ghattempt.github")
 
@@ -66,6 +66,27 @@ def bounded(timeout: httpx.Timeout) -> Any:
         request.extensions.setdefault("timeout", timeout.as_dict())
 
     return hook
+
+
+class Credentials:
+    """Where App JWTs and installation tokens are kept (githubkit's cache), for every
+    provider whose :class:`~ghattempt.github.ProviderConfig` names this one.
+
+    githubkit keeps an App's JWT (8 minutes) and each installation's token (until a
+    minute before it expires) in its client's cache; with a cache per client, each new
+    client of an installation signs a JWT (pyjwt parses the RSA key again for each) and
+    exchanges it for a token of its own. Clients sharing one ``Credentials`` sign one JWT
+    per App and exchange one token per installation between them. The cache is a dict:
+    its reads and writes are safe from several threads (two threads missing the same
+    token at once both exchange, and the later answer is kept).
+    """
+
+    def __init__(self) -> None:
+        self.strategy = MemCacheStrategy()
+        self.strategy.get_cache_storage()  # made now, not by the first of two threads
+
+    def __repr__(self) -> str:
+        return "Credentials()"
 
 
 class _Retry(Exception):
@@ -112,9 +133,11 @@ class Transport:
             transport=config.transport,
             http_cache=False,
             auto_retry=False,
-            # a cache of our own: the App JWT and installation token live here, not in
-            # githubkit's process-wide default
-            cache_strategy=MemCacheStrategy(),
+            # the App JWT and installation token live here: the providers' shared
+            # Credentials, else a cache of this provider's own (never githubkit's
+            # process-wide default)
+            cache_strategy=(MemCacheStrategy() if config.credentials is None
+                            else config.credentials.strategy),
             event_hooks={"request": [bounded(timeout), self._tag],
                          "response": [self._remember]},
         )

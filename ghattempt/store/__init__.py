@@ -49,6 +49,7 @@ if _typing.TYPE_CHECKING:
         Journal,
         Known,
         MaterialCheck,
+        Planned,
         Session,
         Successor,
         default_journal_title,
@@ -61,7 +62,7 @@ _ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
 _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"), "MAX_SENDS": "._protocol",
               "GitHubRefBackend": "..exclusive._github",
               **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
-                               "MaterialCheck", "Session", "Successor",
+                               "MaterialCheck", "Planned", "Session", "Successor",
                                "default_journal_title"), "._store")}
 """Exported name -> the module defining it (imported on first use, PEP 562: a reader
 that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
@@ -101,6 +102,7 @@ __all__ = [
     "Known",
     "MaterialCheck",
     "MaterialRefused",
+    "Planned",
     "RefusedByRules",
     "RepositoryMismatch",
     "Session",

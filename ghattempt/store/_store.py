@@ -127,6 +127,7 @@ __all__ = [
     "Journal",
     "Known",
     "MaterialCheck",
+    "Planned",
     "Session",
     "Successor",
     "default_journal_title",
@@ -221,6 +222,19 @@ class Successor:
 
     attempt: AttemptState
     materials: tuple[Material, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One write a planning session (:meth:`BusinessAttemptStore.plan`) would make:
+    ``kind`` (``lease``, ``discussion``, ``attempt``, ``event``), ``what`` it is in one
+    line in the journal's words, and for the records their ``record`` (``Intent``,
+    ``Attempt``, ``Event``) and the ``body`` it would be sent as (the comment's text)."""
+
+    kind: str
+    what: str
+    record: Intent | Attempt | Event | None = None
+    body: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -896,6 +910,65 @@ class BusinessAttemptStore:
         raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
                             f"into {intent.base_ref} was created after {MAX_SENDS} sends")
 
+    # -- planning -----------------------------------------------------------------------
+
+    @contextmanager
+    def plan(self, pull_request: int, base_ref: str, *,
+             create: bool = False) -> Iterator[Session]:
+        """A :class:`Session` that writes nothing: every write it is asked for is built
+        and checked as in :meth:`open` (``create``) or :meth:`session`, then recorded in
+        ``Session.planned`` and added to its pages instead of being sent, so the next
+        step sees it. The first planned write is the lease's
+        (:meth:`~ghattempt.exclusive.RefLease.preview`: whether the repository's
+        rulesets let the token create and move the lease ref); a journal not there yet
+        is a planned ``discussion`` (with ``create``). Reads only: the writer check, the
+        lease ref, the journal (not under the scope).
+
+        Raises:
+            as :meth:`open`, without ScopeBusy and OwnershipLost; ``BackendError`` when a
+            ruleset would refuse the lease ref's writes; StoreInputError: no journal and
+            not ``create``.
+        """
+        self.check_writer()
+        found = self._find(pull_request, base_ref)
+        intent = found.intent if found.journal is None else found.journal.intent
+        scope = Scope(self._repository_id, intent.digest)
+        observed = found.observed if found.journal is None else found.journal.observed
+        if isinstance(self._exclusive, RefLease):
+            lease = self._exclusive.preview(scope, observed=observed)
+        else:
+            lease = f"hold writer scope {scope.key}"
+        planned = [Planned("lease", lease)]
+        journal = found.journal
+        if journal is None:
+            if not create:
+                raise StoreInputError(f"pull request #{pull_request} into {base_ref} has no "
+                                      "journal yet; admit opens it")
+            body = render_body(intent)
+            planned.append(Planned(
+                "discussion", f"discussion {self._journal_title(intent)!r} in category "
+                f"{self._category!r}: the intent record {intent.digest} (repository "
+                f"{intent.repository_id}, pull request #{intent.pull_request}, base "
+                f"{intent.base_ref})", intent, body))
+            pages = empty_journal(
+                repository_id=self._repository_id,
+                repository_name=f"{self._owner_name}/{self._repo_name}",
+                discussion_id="", number=0, body=body, login=self._writer_login,
+                database_id=self._writer_id)
+            verdict = self.read(pages)
+            if verdict.journal is None:  # pragma: no cover - the core built both
+                raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
+            state = verdict.journal
+        else:
+            pages, state = self.settled(journal)
+            if state.intent.digest != journal.intent.digest:
+                raise JournalInvalidError("identity_drift", f"discussion #{journal.number} "
+                                          f"holds intent {state.intent.digest}, not "
+                                          f"{journal.intent.digest}")
+        yield Session(self, Journal(state.intent, state.discussion_id,
+                                    state.discussion_number), None, pages, state,
+                      planned=planned)
+
     # -- one-shot conveniences --------------------------------------------------------
 
     def append(self, journal: Journal, attempt_id: str, *, key: str, phase: str | None,
@@ -914,13 +987,21 @@ class Session:
     :meth:`BusinessAttemptStore.open`; valid inside that block only. Not thread-safe.
     """
 
-    def __init__(self, store: BusinessAttemptStore, journal: Journal, owner: Owner,
-                 pages: list[dict[str, Any]], state: JournalState) -> None:
+    def __init__(self, store: BusinessAttemptStore, journal: Journal, owner: Owner | None,
+                 pages: list[dict[str, Any]], state: JournalState, *,
+                 planned: list[Planned] | None = None) -> None:
         self._store = store
         self._journal = journal
         self._owner = owner
         self._pages = pages
         self._state = state
+        self._planned = planned
+
+    @property
+    def planned(self) -> tuple[Planned, ...] | None:
+        """What a planning session would have written, in order; None for a session
+        that writes."""
+        return None if self._planned is None else tuple(self._planned)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -941,6 +1022,8 @@ class Session:
 
     @property
     def owner(self) -> Owner:
+        if self._owner is None:
+            raise StoreInputError("a planning session holds no writer scope")
         return self._owner
 
     def attempt(self, attempt_id: str) -> AttemptState:
@@ -988,6 +1071,9 @@ class Session:
         (:class:`~ghattempt.store._protocol.Append`), then carry its witness into the
         lease. Returns the comment (None when a read-back found the record) and the
         number of sends; the session's pages and state include the record after it."""
+        if self._planned is not None:
+            return self._plan(record, body, reply_to)
+        owner = self.owner
         store = self._store
         provider = store._provider
         policy = provider.config.retry
@@ -999,7 +1085,7 @@ class Session:
             if isinstance(action, Send):
                 store._step("sending")
                 try:
-                    with self._owner.mutation():
+                    with owner.mutation():
                         comment = provider.add_comment(self._journal.discussion_id, body,
                                                        reply_to_id=reply_to)
                 except RateLimited as exc:
@@ -1045,11 +1131,28 @@ class Session:
         self._carry(record)
         return done.comment, done.sends
 
+    def _plan(self, record: Attempt | Event, body: str,
+              reply_to: str | None) -> tuple[Any, int]:
+        """A planning session's write: recorded and added to the pages, never sent."""
+        assert self._planned is not None
+        store = self._store
+        node = f"planned-{len(self._planned)}"
+        if reply_to is None:
+            add_root(self._pages, node, body, store._now(), store._writer_login,
+                     store._writer_id)
+        else:
+            add_reply(self._pages, reply_to, node, body, store._now(), store._writer_login,
+                      store._writer_id)
+        self._state = store._state_of(self._pages)
+        kind = "event" if isinstance(record, Event) else "attempt"
+        self._planned.append(Planned(kind, planned_line(record), record, body))
+        return None, 0
+
     def _carry(self, record: Attempt | Event) -> None:
         """The witness of the confirmed write of ``record``: the journal's distinct
         record count now and its digest (journal-v1 section 4), for the next lease
         write. A journal that lost a record written in this session fails closed."""
-        state, owner = self._state, self._owner
+        state, owner = self._state, self.owner
         before = owner.head
         if (state.record_count < before.records
                 or (before.last is not None and before.last not in state.record_digests)):
@@ -1246,6 +1349,25 @@ def _what(record: Attempt | Event) -> str:
     if isinstance(record, Event):
         return f"event {record.key} (seq {record.seq})"
     return f"the attempt for request key {record.request_key}"
+
+
+def planned_line(record: Attempt | Event) -> str:
+    """One line naming a record by its own fields (journal-v1 section 4): what a plan
+    says it would write."""
+    if isinstance(record, Event):
+        line = (f"event {record.key} (seq {record.seq}) of attempt {record.attempt}: "
+                f"{record.phase or 'attempt'} {record.status}")
+        if record.reason:
+            line += f", reason {record.reason!r}"
+        if record.materials:
+            line += ", materials " + ", ".join(m.id for m in record.materials)
+        return line
+    line = (f"attempt {record.digest} for request key {record.request_key}: channel "
+            f"{record.channel}, plan {' '.join(record.plan)}, generation "
+            f"{record.generation_id}, expires_at {record.expires_at}")
+    if record.predecessor:
+        line += f", predecessor {record.predecessor}"
+    return line
 
 
 def _first(nodes: Any, digest: str) -> str | None:

@@ -31,6 +31,7 @@ DOC = ROOT / "docs" / "action.md"
 
 INPUTS = {
     "command",
+    "plan-command",
     "token",
     "repository",
     "pull-request",
@@ -46,8 +47,9 @@ INPUTS = {
     "summary",
 }
 OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases",
-           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline"}
-COMMANDS = {"admit", "record", "status", "successor", "expire", "rollback"}
+           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
+           "plan-json"}
+COMMANDS = {"admit", "record", "status", "successor", "expire", "rollback", "plan"}
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 
 

@@ -295,6 +295,7 @@ def test_admit_record_and_status_through_action_yml(world):
         "ignored",
         "journal-url",
         "timeline",
+        "plan-json",
     }
     assert json.loads(out["missing-phases-json"]) == list(PHASES)
     assert out["next-phase"] == "admission"

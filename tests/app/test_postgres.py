@@ -112,6 +112,12 @@ def _number(effect: dict[str, Any]) -> int:
 
 def test_a_replica_killed_mid_burst_leaves_its_work_to_another_exactly_once(
         postgres, server_factory, example):
+    """Two server processes on one PostgreSQL inbox behind a round-robin sender; every
+    fourth delivery is also redelivered to the other replica (GitHub's redelivery landing
+    elsewhere behind the load balancer): one copy is accepted, the other is a duplicate.
+    One replica is SIGKILLed while its workers are inside their lanes' bursts; the other
+    finishes every accepted delivery, each effect once, each lane in order, and takes
+    over lanes the dead one had begun."""
     one = server_factory(GHATTEMPT_APP_STATE="", GHATTEMPT_APP_DATABASE=postgres,
                          GHATTEMPT_APP_RECORDING_DELAY="0.5")
     two = server_factory(GHATTEMPT_APP_STATE="", GHATTEMPT_APP_DATABASE=postgres,
@@ -119,22 +125,29 @@ def test_a_replica_killed_mid_burst_leaves_its_work_to_another_exactly_once(
                          GHATTEMPT_APP_RECORDING_DELAY="0.5")
     one.start()
     two.start()
+    assert one.proc is not None and two.proc is not None
+    pids = {"one": one.proc.pid, "two": two.proc.pid}
     sent: list[tuple[int, str]] = []
     lanes = 8
     plan = [(i % lanes + 1, "opened" if i < lanes else "synchronize") for i in range(64)]
     killed_with_pending = -1
+    answers: dict[int, int] = {}
     for i, (number, action) in enumerate(plan):
-        target = one if (i % 2 == 0 and one.proc is not None) else two
+        pair = [one, two] if i % 2 == 0 else [two, one]
+        alive = [server for server in pair if server.proc is not None]
         body = encode(pr(example, action, number, f"{i + 1:040x}"))
         delivery = f"burst-{i}"
-        response = target.post("pull_request", body, delivery=delivery)
-        assert response.status_code == 202, response.text
+        # the delivery; every fourth one then redelivered to the other replica
+        for server in alive[:2 if i % 4 == 0 else 1]:
+            status = server.post("pull_request", body, delivery=delivery).status_code
+            answers[status] = answers.get(status, 0) + 1
         sent.append((number, f"gh:{delivery}:{'open' if action == 'opened' else 'synchronize'}"))
         if i == 31:  # the load balancer's other replica dies, work in hand
             wait_until(lambda: len(read_effects(one.recording)) >= 4)
             one.kill()
             killed_with_pending = two.health()["inbox"]["pending"]
     assert killed_with_pending > 0
+    assert answers == {202: len(plan), 200: 8}  # each accepted once; the 8 redeliveries
     counts = two.wait_idle(120)
     assert counts == {"pending": 0, "done": len(plan), "failed": 0}, two.log_text()
     effects = read_effects(two.recording)
@@ -145,6 +158,14 @@ def test_a_replica_killed_mid_burst_leaves_its_work_to_another_exactly_once(
     # the delivery the dead replica had in hand was redone: already applied, no effect
     calls = read_calls(two.recording)
     assert len(calls) >= len(effects)
+    # lanes the dead replica had begun, finished by the other one
+    by_lane: dict[str, list[int]] = {}
+    for call in calls:
+        by_lane.setdefault(call["scope"], []).append(call["pid"])
+    assert {pid for pids_ in by_lane.values() for pid in pids_} == set(pids.values())
+    handed_over = [scope for scope, made in by_lane.items()
+                   if pids["one"] in made and made[-1] == pids["two"]]
+    assert handed_over, by_lane
     assert "Traceback" not in two.log_text()
 
 

@@ -165,3 +165,56 @@ def test_a_flood_of_idle_connections_cannot_crowd_out_health_checks_and_deliveri
         for s in flood:
             s.close()
     assert "it waited longest for its request headers" in server.log_text()
+
+
+def test_a_github_that_never_answers_costs_each_request_its_timeout(server_factory, example):
+    """The App's server against a GitHub that accepts connections, reads the requests and
+    never answers (``GHATTEMPT_HTTP_TIMEOUT=1``): the catch-up's request and a delivery's
+    requests (its installation-token exchange first) are each given up after the
+    timeout, the catch-up says so, and health checks answer throughout."""
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    lasted: list[tuple[bytes, float]] = []  # each request's first line, how long it was held
+
+    def hold(conn: socket.socket) -> None:
+        opened = time.monotonic()
+        first = b""
+        with conn:
+            while chunk := conn.recv(65536):  # until the App gives up and closes
+                first = first or chunk.split(b"\r\n", 1)[0]
+        lasted.append((first, time.monotonic() - opened))
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=hold, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        server = server_factory(
+            GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
+            GHATTEMPT_GITHUB_API_URL=f"http://127.0.0.1:{listener.getsockname()[1]}/",
+            GHATTEMPT_HTTP_TIMEOUT="1", GHATTEMPT_APP_CATCHUP_INTERVAL="300").start()
+        payload = example("pull_request", "opened")
+        payload["installation"] = {"id": 777}
+        assert server.post("pull_request", json.dumps(payload).encode()).status_code == 202
+        deadline = time.monotonic() + 30
+        while not (any(b"/access_tokens" in line for line, _ in lasted)
+                   and any(b"/app/hook/deliveries" in line for line, _ in lasted)):
+            assert time.monotonic() < deadline, (lasted, server.log_text())
+            assert server.health()["status"] == "ok"
+            time.sleep(0.1)
+        assert "catch-up failed" in server.log_text()
+        assert server.health()["inbox"]["pending"] == 1  # to be tried again
+        given_up = list(lasted)  # not those the kill below cuts short
+        server.kill()  # its worker is in the provider's backoff between two tries
+    finally:
+        listener.close()
+    # cut off at the timeout (the rest is a loaded machine), not held until we hang up
+    assert all(0.9 < took < 5 for _, took in given_up), given_up

@@ -329,6 +329,9 @@ def test_immutable_answers_are_read_once_per_sink(world: World, tmp_path: Path) 
         sink.close()
     assert sum("/contents/" in r for r in opened) == 1, opened
     assert sum("/git/commits/" in r for r in opened) == 1, opened
+    # the admission's two clients (reading, and writing with the lease's timeout) share
+    # one installation token
+    assert counting.seen.count(f"POST /app/installations/{INSTALLATION}/access_tokens") == 1
     assert [r for r in first if "/contents/" in r or "/actions/runs/" in r] == [
         "GET /repos/octo-org/widgets/actions/runs/77"]
     assert [r for r in second if r.startswith("GET")] == [], second
@@ -392,3 +395,41 @@ def test_a_burst_keeps_the_writer_scope_from_its_first_write_to_its_end(world: W
         f"run:{n}:1:job:{n}:cfg:waiting" for n in range(1, 7)]
     # the scope is free after the burst: another writer takes it at once
     assert world.sink.record_phase(result(7)).outcome is Outcome.APPLIED
+
+
+def test_clients_made_for_other_threads_share_the_installation_token(world: World,
+                                                                     tmp_path: Path) -> None:
+    """A client lent to one thread makes the next thread build its own: it signs no new
+    App JWT and exchanges no new token (each used to: a JWT, an RSA key parse and a
+    token exchange per client)."""
+    import threading
+
+    world.commit(".github/ghattempt.toml", CONFIG)
+    counting = _Counting(world.emu)
+    sink = StoreSink(replace(world.sink._settings, state_path=tmp_path / "b.sqlite"),
+                     transport=counting)
+    head = world.generation().head_sha
+
+    outcomes: list[Any] = []
+
+    def result(n: int) -> None:
+        outcomes.append(sink.record_phase(PhaseResult(
+            f"run:{n}:1:job:{n}:build:waiting", INSTALLATION, world.writer(), world.intent(),
+            head, "build", "waiting", f"approval {n}")).outcome)
+
+    try:
+        w = world.writer()
+        with sink._providers.using():  # this thread keeps its clients
+            assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
+                                               world.intent(), world.generation(),
+                                               "pull/1")).outcome is Outcome.APPLIED
+            made = len(sink._providers._every)
+            others = [threading.Thread(target=result, args=(n,)) for n in (1, 2)]
+            for thread in others:
+                thread.start()
+                thread.join()
+            assert len(sink._providers._every) == made + 2  # the other thread's own
+    finally:
+        sink.close()
+    assert outcomes == [Outcome.APPLIED, Outcome.APPLIED]
+    assert counting.seen.count(f"POST /app/installations/{INSTALLATION}/access_tokens") == 1

@@ -45,11 +45,28 @@ phase = "build"
 REQUEST_KEY = "pr-1:main:release"
 
 
-@pytest.fixture
-def app(emu: Emu, server_factory: Callable[..., Server]) -> Server:
+def _store_server(emu: Emu, server_factory: Callable[..., Server], **env: str) -> Server:
+    """A server (not started) writing through the store to the emulator."""
     return server_factory(GHATTEMPT_APP_SINK="ghattempt.app.store_sink:store_sink",
                           GHATTEMPT_GITHUB_API_URL=emu.url + "/",
-                          GHATTEMPT_HTTP_TIMEOUT="5")
+                          GHATTEMPT_HTTP_TIMEOUT="5", **env)
+
+
+@pytest.fixture
+def app(emu: Emu, server_factory: Callable[..., Server]) -> Server:
+    return _store_server(emu, server_factory)
+
+
+def _opened(emu: Emu, server_factory: Callable[..., Server],
+            example: Callable[..., dict[str, Any]], **env: str) -> Server:
+    """A started store server (``env`` added) whose pull request was opened: its journal
+    and first attempt are written."""
+    app = _store_server(emu, server_factory, **env)
+    emu.commit(".github/ghattempt.toml", CONFIG)
+    app.start()
+    _accepted(app.post("pull_request", _pull_request(example, "opened", emu)))
+    assert app.wait_idle()["done"] == 1, app.log_text()
+    return app
 
 
 def _adjust(payload: dict[str, Any], emu: Emu) -> dict[str, Any]:
@@ -286,3 +303,90 @@ def test_a_result_before_its_synchronize_waits_for_it_and_one_for_an_old_head_is
                                   (late,)).fetchone()[0]
     assert tries == 0
     inbox.close()
+
+
+def _lease_writes(emu: Emu, at_least: int) -> int:
+    """Writes of lease refs (acquire, renew, release) in the emulator's request log, once
+    there are ``at_least`` (a burst lets its scope go after its last done mark)."""
+    deadline = time.monotonic() + 30
+    while True:
+        log = httpx.get(f"{emu.url}/_emulator/requests", timeout=30).json()["requests"]
+        writes = sum(1 for e in log
+                     if {"createCommitOnBranch", "updateRefs", "createRef"} & set(e["root_fields"])
+                     or e["operation"] in ("git/create-ref", "git/update-ref"))
+        if writes >= at_least or time.monotonic() > deadline:
+            return writes
+        time.sleep(0.05)
+
+
+def test_results_accepted_while_their_pull_request_is_written_join_its_hold(
+        emu: Emu, server_factory: Callable[..., Server],
+        example: Callable[..., dict[str, Any]]) -> None:
+    """One worker; the results that arrive while the first one is written join its burst,
+    and the four are written under one lease hold."""
+    app = _opened(emu, server_factory, example, GHATTEMPT_APP_WORKERS="1")
+    head = emu.pull().head_oid
+    jobs = [(10, "action_required"), (11, "action_required"), (12, "action_required"),
+            (13, "success")]
+    for run_id in (9, 10, 11, 12, 13):
+        emu.admin("runs", {"repository": REPO, "run_id": run_id,
+                           "path": ".github/workflows/ci.yml", "name": "CI", "head_sha": head})
+    # one result alone: what one hold of the writer scope costs
+    httpx.delete(f"{emu.url}/_emulator/requests", timeout=10)
+    _accepted(app.post("workflow_job", _job(example, emu, run_id=9, job_id=9, name="compile",
+                                            workflow="CI", conclusion="action_required")))
+    assert app.wait_idle()["failed"] == 0, app.log_text()
+    alone = _lease_writes(emu, 2)
+    assert alone == 2  # an acquisition and a release
+    httpx.delete(f"{emu.url}/_emulator/requests", timeout=10)
+    bodies = [_job(example, emu, run_id=run_id, job_id=run_id, name="compile",
+                   workflow="CI", conclusion=conclusion) for run_id, conclusion in jobs]
+    # the first result's first request takes 1.5 s: the next three arrive meanwhile
+    emu.admin("faults", {"kind": "latency", "latency_ms": 1500, "count": 1})
+    for body in bodies:
+        _accepted(app.post("workflow_job", body))
+    assert app.wait_idle(60) == {"pending": 0, "done": 6, "failed": 0}, app.log_text()
+    assert _lease_writes(emu, alone) == alone  # four results, one acquisition and release
+    verdict, _ = emu.verdict()
+    assert verdict.valid, verdict.to_json()
+    assert [e.key for e in verdict.current.events] == [
+        f"run:{n}:1:job:{n}:cfg:{status}" for n, status in (
+            (9, "waiting"), (10, "waiting"), (11, "waiting"), (12, "waiting"),
+            (13, "succeeded"))]
+
+
+def test_a_result_whose_attempt_never_comes_is_refused_at_the_windows_end(
+        emu: Emu, server_factory: Callable[..., Server],
+        example: Callable[..., dict[str, Any]]) -> None:
+    """A run of a head pushed to the pull request whose ``synchronize`` never arrives: the
+    store answers "not yet" (the current attempt is at the old head), the delivery is
+    tried again until ``GHATTEMPT_APP_RETRY_WINDOW`` (here 3 s) after its acceptance, then
+    refused with the store's reason."""
+    from ghattempt.app.inbox import Inbox
+
+    app = _opened(emu, server_factory, example, GHATTEMPT_APP_RETRY_WINDOW="3")
+    pull = emu.pull()
+    before = pull.head_oid
+    after = emu.commit("src/widget.py", b"print('widget')\n")
+    payload = _adjust(example("workflow_run", "completed"), emu)
+    payload["workflow_run"].update(
+        id=88, run_attempt=1, name="Tests", path=".github/workflows/test.yml",
+        head_sha=after, conclusion="success", status="completed",
+        pull_requests=[{"number": 1, "head": {"sha": after, "ref": pull.head_ref_name},
+                        "base": {"sha": pull.base_oid, "ref": "main"}}])
+    late = str(uuid.uuid4())
+    _accepted(app.post("workflow_run", encode(payload), delivery=late))
+    assert app.wait_idle(30) == {"pending": 0, "done": 2, "failed": 0}, app.log_text()
+    inbox = Inbox(app.state)
+    state, outcome = inbox.state_of(late)
+    (result,) = outcome["results"]
+    assert state == "done" and result["outcome"] == "refused", outcome
+    assert result["detail"].startswith("still not there 3 s after the delivery was accepted: ")
+    assert f"is at head {before}, not {after}" in result["detail"]  # the store's reason
+    tries, received, finished = inbox._conn().execute(
+        "SELECT tries, received_at, finished_at FROM deliveries WHERE delivery = ?",
+        (late,)).fetchone()
+    assert tries >= 3 and 3.0 <= finished - received < 10.0
+    inbox.close()
+    verdict, _ = emu.verdict()
+    assert verdict.current.events == ()

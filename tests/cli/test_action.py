@@ -69,7 +69,7 @@ def test_admit_record_status_outputs_and_summary(world: World, tmp_path: Path) -
     assert admitted.stdout.splitlines()[0] == f"::add-mask::{TOKEN}"
     assert set(admitted.outputs) == {"status", "recovery", "attempt", "generation",
                                      "missing-phases", "missing-phases-json", "next-phase",
-                                     "ignored", "journal-url", "timeline"}
+                                     "ignored", "journal-url", "timeline", "plan-json"}
     assert json.loads(admitted.outputs["missing-phases-json"]) == [
         "admission", "build", "publication"]
     assert admitted.outputs["next-phase"] == "admission"

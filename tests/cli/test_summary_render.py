@@ -16,12 +16,10 @@ def verdict(**kw: object) -> SimpleNamespace:
     return SimpleNamespace(**(base | kw))
 
 
-def test_reasons_come_from_the_cores_ignored_comments() -> None:
-    journal = SimpleNamespace(ignored_comments=(
-        ("C1", "it was edited"), ("C2", "it was deleted"),
-        ("C3", "its author is 'mallory', not --writer 'github-actions'"),
-        ("C4", "its author's databaseId is 9, not --writer-id 41898282"),
-        ("C5", "no marker"), ("C6", "reply of an ignored comment"), ("C7", "it was edited")))
+def test_reasons_are_the_cores_counts_by_kind() -> None:
+    journal = SimpleNamespace(ignored_kinds=(
+        ("deleted", 1), ("edited", 2), ("no record", 1), ("other author", 2),
+        ("reply of an ignored comment", 1)))
     v = verdict(ignored=7, journal=journal)
     assert ignored_reasons(v) == {"edited": 2, "deleted": 1, "other author": 2,
                                   "no record": 1, "reply of an ignored comment": 1}

@@ -50,15 +50,15 @@ def differences(expected: dict[str, Any], code: int, out: object) -> list[str]:
 
 
 def run_bundle(python: str, bundle: Path, cases: list[Path], *,
-               parallel: int = 2) -> list[str]:
-    """Run ``python bundle`` over ``cases`` (``parallel`` processes at a time); returns
-    one line per failing case, empty when all pass."""
+               parallel: int = 2, flags: tuple[str, ...] = ()) -> list[str]:
+    """Run ``python [flags] bundle`` over ``cases`` (``parallel`` processes at a time);
+    returns one line per failing case, empty when all pass."""
     failures: list[str] = []
     for start in range(0, len(cases), parallel):
         running = []
         for case in cases[start:start + parallel]:
             argv, stdin, expected = load(case)
-            proc = subprocess.Popen([python, str(bundle), *argv], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([python, *flags, str(bundle), *argv], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             running.append((case, proc, stdin, expected))
         for case, proc, stdin, expected in running:

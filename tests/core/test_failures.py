@@ -561,7 +561,7 @@ def test_material_url_under_the_server_url() -> None:
 def test_material_of_a_foreign_attempt_or_generation() -> None:
     s, a = started()
     bad = a.material("m1")
-    from dataclasses import replace
+    from ghattempt.core._value import replace
 
     a.event("admission", "succeeded", materials=[replace(bad, attempt="sha256:" + "4" * 64)])
     assert reason_of(s) == "material_rejected"
@@ -730,7 +730,7 @@ def test_unsafe_integers_are_bad_record_before_the_version(change: dict[str, obj
 
 def test_unsafe_material_size_is_bad_record() -> None:
     s, a = started()
-    from dataclasses import replace
+    from ghattempt.core._value import replace
 
     a.post(block_body(forge(a.build("admission", "succeeded"),
                             materials=[replace(a.material("m"), bytes=2**53).to_dict()])))

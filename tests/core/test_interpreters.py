@@ -1,6 +1,7 @@
 """The bundle on every supported CPython (3.10 to 3.13) found on this machine: built from
-each into the committed bytes, passing every public sample case and every case kept with
-the released readers; an older Python is told the minimum version (exit 2, one line).
+each into the committed bytes, passing every public sample case (also run as
+``python -I -S``) and every case kept with the released readers; an older Python is told
+the minimum version (exit 2, one line).
 
 Interpreters are looked for in ``$GHATTEMPT_READER_PYTHONS`` (paths separated by
 ``os.pathsep``), then the one running the tests, ``~/.pyenv/versions/3.X.*``, and
@@ -77,6 +78,14 @@ def test_the_build_from_this_interpreter_is_the_committed_bundle(version: str,
 @pytest.mark.parametrize("version", SUPPORTED)
 def test_the_bundle_passes_every_public_case(version: str) -> None:
     assert run_bundle(interpreter(version), BUNDLE, case_dirs()) == []
+
+
+@pytest.mark.parametrize("version", SUPPORTED)
+def test_the_bundle_run_isolated_without_site_passes_every_public_case(version: str) -> None:
+    """``python3 -I -S business-attempt.pyz``, as docs/reader.md suggests for a verifier:
+    no site-packages (no ``.pth`` code), no environment variables, no current folder on
+    ``sys.path``; the stdlib-only reader needs none of them."""
+    assert run_bundle(interpreter(version), BUNDLE, case_dirs(), flags=("-I", "-S")) == []
 
 
 @pytest.mark.parametrize("version", SUPPORTED)

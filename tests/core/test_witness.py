@@ -248,6 +248,11 @@ def test_ignored_comments_say_why_each_was_not_read() -> None:
         ghost.id: "author a deleted account is not the writer 'github-actions'",
         other_id.id: "databaseId 7 differs from --writer-id 41898282"}
     assert verdict.ignored == len(verdict.journal.ignored_comments) == 7
+    # counted by kind in the same place: a deleted account and another databaseId are
+    # other authors too
+    assert verdict.journal.ignored_kinds == (
+        ("deleted", 1), ("edited", 1), ("no record", 1), ("other author", 3),
+        ("reply of an ignored comment", 1))
 
 
 def test_writer_id_is_compared_exactly_however_long() -> None:

@@ -257,6 +257,32 @@ def test_a_ruleset_refuses_rest_ref_writes(emu: Emulator, http: httpx.Client) ->
                                    "Cannot create ref due to creations being restricted.\n\n")
 
 
+def test_the_rules_of_a_branch_and_who_may_bypass_its_ruleset(emu: Emulator,
+                                                              http: httpx.Client) -> None:
+    auth = {"Authorization": "bearer ghs_actions"}
+    rules = "/repos/octo-org/widgets/rules/branches/ghattempt/lease/abc"
+    assert http.get(rules, headers=auth).json() == []  # no ruleset yet
+    emu.add_ruleset("octo-org/widgets", **(RULESET | {"bypass": ["alice"]}))
+    got = http.get(rules, headers=auth)
+    assert got.status_code == 200
+    ident = got.json()[0]["ruleset_id"]
+    assert got.json() == [{"type": rule, "ruleset_source_type": "Repository",
+                           "ruleset_source": "octo-org/widgets", "ruleset_id": ident}
+                          for rule in RULESET["rules"]]  # whoever asks: bypass not weighed
+    assert http.get("/repos/octo-org/widgets/rules/branches/main", headers=auth).json() == []
+    paged = http.get(rules + "?per_page=1&page=2", headers=auth).json()
+    assert paged == got.json()[1:2]
+    ruleset = http.get(f"/repos/octo-org/widgets/rulesets/{ident}", headers=auth).json()
+    assert (ruleset["name"], ruleset["enforcement"]) == ("leases", "active")
+    assert ruleset["current_user_can_bypass"] == "never"
+    alice = http.get(f"/repos/octo-org/widgets/rulesets/{ident}",
+                     headers={"Authorization": "bearer ghp_alice"}).json()
+    assert alice["current_user_can_bypass"] == "always"
+    assert http.get("/repos/octo-org/widgets/rulesets/999", headers=auth).status_code == 404
+    emu.set_fidelity({"rulesets": False})  # none enforced, none reported
+    assert http.get(rules, headers=auth).json() == []
+
+
 def test_rulesets_come_from_the_fixture_and_the_admin_route(tmp_path: Any) -> None:
     data = copy.deepcopy(DEFAULT_FIXTURE)
     data["repositories"][0]["rulesets"] = [RULESET]
