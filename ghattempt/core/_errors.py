@@ -1,11 +1,12 @@
 """The root of every error ghattempt raises on purpose, and the kinds of fault.
 
 Every exception class of the package (core, github, exclusive, store, config, materials,
-cli, action, app, demo, emulator) subclasses :class:`GhattemptError`; ``fault`` says what
-kind of fault it is, so a caller decides by kind, never by class or module name
-(docs/errors.md lists the tree). It lives in the core because the core's own errors
-(:class:`~ghattempt.core.JournalInvalid`) subclass it and the core, the reader bundle's
-only source, imports nothing outside itself; ``ghattempt.errors`` is its public name.
+cli, action, app, demo; not the emulator, GitHub's stand-in, which imports no ghattempt
+layer) subclasses :class:`GhattemptError`; ``fault`` says what kind of fault it is, so a
+caller decides by kind, never by class or module name (docs/errors.md lists the tree).
+It lives in the core because the core's own errors (:class:`~ghattempt.core.JournalInvalid`)
+subclass it and the core, the reader bundle's only source, imports nothing outside
+itself; ``ghattempt.errors`` is its public name.
 """
 
 from __future__ import annotations

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-from ghattempt.errors import Fault, GhattemptError
-
 DOCS = "https://docs.github.com"
 REST_DOCS = "https://docs.github.com/rest"
 SECONDARY_DOCS = (
@@ -20,20 +18,17 @@ SECONDARY_DOCS = (
 )
 
 
-class ResolverError(GhattemptError):
+class ResolverError(Exception):
     """An error a resolver raises; becomes one entry of the response's ``errors``.
 
     It never reaches a client as an exception: the endpoint sends it as GitHub would,
-    and the client raises its own ``ghattempt.github`` error from that answer. It is
-    GitHub's refusal, so its ``fault`` is ``github_refused``.
+    and the client raises its own ``ghattempt.github`` error from that answer.
 
     Args:
         message: GitHub's message text.
         type: GitHub's ``type`` (``NOT_FOUND`` ...); None for errors GitHub sends
             without one (a failed ref update, for instance).
     """
-
-    fault = Fault.GITHUB_REFUSED
 
     def __init__(self, message: str, type: str | None = None) -> None:  # noqa: A002
         super().__init__(message)

@@ -57,8 +57,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ghattempt.errors import Fault, GhattemptError
-
 from . import apps, git, rulesets
 from .fidelity import Fidelity
 from .state import ROLES, State
@@ -127,10 +125,8 @@ def ghes_fixture(actions_bot_id: int, base: Mapping[str, Any] | None = None) -> 
     return data
 
 
-class FixtureError(GhattemptError, ValueError):
+class FixtureError(ValueError):
     """The fixture is malformed; the message names the entry and the field."""
-
-    fault = Fault.BAD_INPUT
 
 
 def load_fixture(path: str | Path) -> dict[str, Any]:

@@ -36,8 +36,6 @@ from graphql import (
     print_ast,
 )
 
-from ghattempt.errors import Fault, GhattemptError
-
 CONNECTION = ("edges", "nodes", "pageInfo", "totalCount")
 EDGE = ("cursor", "node")
 ACTOR = ("avatarUrl", "login", "resourcePath", "url")
@@ -208,11 +206,9 @@ SELECTION: dict[str, tuple[str, ...]] = {
 }
 
 
-class SubsetError(GhattemptError, ValueError):
+class SubsetError(ValueError):
     """The selection names a type or field the published schema does not have, or
     a kept field reaches an object type that is not selected."""
-
-    fault = Fault.BAD_INPUT
 
 
 def _named(type_node: TypeNode) -> str:
