@@ -10,17 +10,27 @@ The client is built for writers (architecture notes, library facts): a timeout i
 always set (githubkit's default is none), on the token exchange too (githubkit sends it
 without the client's timeout; :func:`ghattempt.github.transport.bounded`), ``auto_retry``
 is off (it would re-send mutations on any 5xx), and ``http_cache`` is off.
+
+:class:`BotLogin` is the App's own bot account as webhook payloads name it
+(``<slug>[bot]``), asked of GitHub once (``GET /app`` with the App's JWT: "Get the
+authenticated app") and kept: the workers ignore a delivery that account sent
+(:func:`ghattempt.app.routing.plan_delivery`, ``bot_login``).
 """
 
 from __future__ import annotations
 
+import threading
+
 import httpx
-from githubkit import AppInstallationAuthStrategy, GitHub
+from githubkit import AppAuthStrategy, AppInstallationAuthStrategy, GitHub
+from githubkit.exception import GitHubException
 
 from ghattempt.app.settings import AppSettings, Secret
+from ghattempt.app.sink import SinkUnavailable
+from ghattempt.github.identity import BOT_SUFFIX, LOGIN
 from ghattempt.github.transport import bounded
 
-__all__ = ["installation_github", "installation_github_for"]
+__all__ = ["BotLogin", "installation_github", "installation_github_for"]
 
 
 def installation_github(
@@ -77,3 +87,38 @@ def installation_github_for(
         timeout=settings.http_timeout,
         transport=transport,
     )
+
+
+class BotLogin:
+    """``BotLogin(settings)()``: the App's bot login, ``<slug>[bot]``, from ``GET /app``
+    (asked on the first call, then kept; thread-safe).
+
+    Raises (on a call):
+        SinkUnavailable: GitHub did not answer the App's slug (unreachable, or refused
+            the JWT); the delivery that needed it is tried again later.
+    """
+
+    def __init__(self, settings: AppSettings, *,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        timeout = httpx.Timeout(settings.http_timeout)
+        self._github: GitHub[AppAuthStrategy] = GitHub(
+            AppAuthStrategy(settings.app_id, settings.private_key.reveal()),
+            base_url=settings.api_url, timeout=settings.http_timeout, http_cache=False,
+            auto_retry=False, transport=transport,
+            event_hooks={"request": [bounded(timeout)]})
+        self._lock = threading.Lock()
+        self._login: str | None = None
+
+    def __call__(self) -> str:
+        with self._lock:
+            if self._login is None:
+                try:
+                    answer: object = self._github.rest.apps.get_authenticated().json()
+                except (GitHubException, httpx.HTTPError, ValueError) as exc:
+                    raise SinkUnavailable(f"GET /app (the App's own slug) failed: "
+                                          f"{type(exc).__name__}: {exc}") from None
+                slug = answer.get("slug") if isinstance(answer, dict) else None
+                if not isinstance(slug, str) or not LOGIN.match(slug):
+                    raise SinkUnavailable(f"GET /app answered no App slug ({slug!r})")
+                self._login = slug + BOT_SUFFIX
+            return self._login

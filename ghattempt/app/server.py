@@ -53,6 +53,7 @@ from starlette.routing import Route
 
 from ghattempt.app.catchup import CatchUp
 from ghattempt.app.inbox import Admission, Inbox, InboxUnavailable
+from ghattempt.app.installation import BotLogin
 from ghattempt.app.routing import is_routed
 from ghattempt.app.settings import AppSettings, ConfigurationError
 from ghattempt.app.sink import JournalSink
@@ -146,6 +147,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         max_tries=settings.max_tries,
         retry_base=settings.retry_base,
         retry_window=settings.retry_window,
+        bot_login=BotLogin(settings),
     )
     catchup = CatchUp(inbox, settings)
     secret = settings.webhook_secret

@@ -143,6 +143,9 @@ class Worker:
         retry_base: first backoff, seconds; doubled per try, capped at ``retry_cap``.
         retry_window: seconds after acceptance a delivery waiting for its precondition
             is tried again before it is refused.
+        bot_login: the App's own bot login (``<slug>[bot]``; may raise
+            :class:`SinkUnavailable`), asked only for a delivery whose sender is a bot;
+            a delivery that account sent is the App's own write and plans nothing.
         clock: ``time.time``-like, for tests.
     """
 
@@ -159,6 +162,7 @@ class Worker:
         retry_base: float = 2.0,
         retry_cap: float = 300.0,
         retry_window: float = DEFAULT_RETRY_WINDOW,
+        bot_login: Callable[[], str] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if workers < 1:
@@ -173,6 +177,7 @@ class Worker:
         self.retry_base = retry_base
         self.retry_cap = retry_cap
         self.retry_window = retry_window
+        self._bot_login = bot_login
         self._clock = clock
         self._stop = threading.Event()
         self._wakes: list[threading.Event] = []
@@ -328,8 +333,12 @@ class Worker:
         if not isinstance(payload, dict):
             raise PayloadError("the body is not a JSON object")
         lookup = _Lookup(self.inbox)
+        sender = payload.get("sender")
+        # only a bot can be the App's own account: the App's slug is asked for then alone
+        bot = (self._bot_login() if self._bot_login is not None and isinstance(sender, dict)
+               and sender.get("type") == "Bot" else None)
         plan = plan_delivery(item.event, payload, delivery=item.delivery, app_id=self.app_id,
-                             phase_map=self.phase_map, lookup=lookup)
+                             phase_map=self.phase_map, lookup=lookup, bot_login=bot)
         return plan, lookup.unknown
 
     def _process(self, item: InboxItem) -> bool:
@@ -339,6 +348,8 @@ class Worker:
         except (PayloadError, ValueError) as exc:
             self._fail(item, f"cannot route {item.event}/{item.action}: {exc}")
             return True
+        except SinkUnavailable as exc:
+            return self._retry(item, exc)
         try:
             if not plan.requests and unknown:
                 raise _Wait(f"no pull request is known to have head {unknown[0]}", [])

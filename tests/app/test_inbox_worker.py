@@ -272,3 +272,33 @@ def test_checkpoints_run_in_the_worker_not_in_acceptances(tmp_path, example, mon
     assert calls == [1]  # once, when the worker fell idle
     assert worker.run_once() == 1.0 and calls == [1]  # nothing new: no checkpoint
     inbox.close()
+
+
+def test_the_apps_own_bot_login_is_asked_only_for_a_bot_sender_and_retried(tmp_path, example):
+    """A delivery sent by a bot needs the App's own login (``GET /app``, which may fail:
+    the delivery is tried again); one sent by a person never asks."""
+    asked: list[int] = []
+
+    def bot_login() -> str:
+        asked.append(1)
+        if len(asked) == 1:
+            raise SinkUnavailable("GitHub is down")
+        return "ghattempt-app[bot]"
+
+    clock = Clock()
+    inbox, worker, rec = make_worker(tmp_path, bot_login=bot_login, clock=clock)
+    person = example("discussion_comment", "edited")
+    inbox.accept("d1", "discussion_comment", "edited", encode(person))
+    drain(worker)
+    assert asked == [] and inbox.state_of("d1")[0] == "done"
+    own = example("pull_request", "opened")
+    own["sender"] = {"login": "ghattempt-app[bot]", "id": 9, "type": "Bot"}
+    inbox.accept("d2", "pull_request", "opened", encode(own))
+    drain(worker)
+    assert asked == [1] and inbox.state_of("d2")[0] == "pending"
+    clock.now += 60
+    drain(worker)
+    assert asked == [1, 1]
+    assert inbox.state_of("d2") == ("done", {"results": [], "note": "event pull_request/opened "
+                                             "was sent by this App itself"})
+    assert read_effects(rec) == []

@@ -10,7 +10,7 @@ import httpx
 import jwt
 import pytest
 
-from ghattempt.app.installation import installation_github, installation_github_for
+from ghattempt.app.installation import BotLogin, installation_github, installation_github_for
 from ghattempt.app.settings import ConfigurationError, Secret, load_settings
 from ghattempt.app.sink_factory import load_sink
 
@@ -251,3 +251,24 @@ def test_the_token_exchange_is_bounded_by_the_timeout(rsa_pem):
         listener.close()
         for conn in held:
             conn.close()
+
+
+def test_the_apps_bot_login_is_asked_of_github_once_and_a_refusal_is_transient(tmp_path,
+                                                                              rsa_pem):
+    from ghattempt.app.sink import SinkUnavailable
+    from ghattempt.emulator import Emulator, EmulatorTransport
+
+    from .conftest import app_fixture
+
+    emu = Emulator(fixture=app_fixture(rsa_pem[1]))
+    transport = EmulatorTransport(emu)
+    settings = load_settings(env_for(tmp_path, rsa_pem[0]))
+    login = BotLogin(settings, transport=transport)
+    assert login() == "ghattempt-app[bot]"
+    assert login() == "ghattempt-app[bot]"
+    asked = [e for e in emu.request_log() if e["path"] == "/app"]
+    assert len(asked) == 1 and asked[0]["status"] == 200
+    stranger = BotLogin(load_settings(env_for(tmp_path, rsa_pem[0], GHATTEMPT_APP_ID="999")),
+                        transport=transport)
+    with pytest.raises(SinkUnavailable, match=r"GET /app \(the App's own slug\) failed"):
+        stranger()
