@@ -49,6 +49,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ghattempt.errors import Fault, GhattemptError
+
 if TYPE_CHECKING:
     from ghattempt.core import Verdict
 
@@ -82,8 +84,10 @@ _INPUT_OF = {
 _OPTION = re.compile(r"--[a-z][a-z-]*")
 
 
-class ActionError(Exception):
+class ActionError(GhattemptError):
     """An input problem: one ``::error::`` line, exit 2."""
+
+    fault = Fault.BAD_INPUT
 
 
 def _escape_data(text: str) -> str:
@@ -524,7 +528,7 @@ def _prepare(args: argparse.Namespace) -> None:
 def run(env: Mapping[str, str]) -> int:
     """One Action step; returns the exit status (0 success, else the CLI's codes)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
-    from ghattempt.cli._errors import classify, install_notes, scrub
+    from ghattempt.cli._errors import EXIT_BY_FAULT, classify, install_notes, scrub
 
     install_notes(TOKEN_ENV)
     try:
@@ -532,7 +536,7 @@ def run(env: Mapping[str, str]) -> int:
         args = action_inputs(env)
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
-        return 2
+        return EXIT_BY_FAULT[exc.fault]
     from ghattempt.cli._known import memo_path, recall, remember
 
     memo = memo_path(env)  # where earlier steps of this job found the journal
@@ -576,11 +580,11 @@ def run(env: Mapping[str, str]) -> int:
         if group:
             sys.stdout.write("::endgroup::\n")
         if _config_error(exc):
-            return 2
+            return EXIT_BY_FAULT[Fault.BAD_INPUT]
         known = classify(exc)
         code, text = known if known is not None else (
             70, f"internal error {type(exc).__name__}: {exc}")
-        if code == 3:
+        if isinstance(exc, GhattemptError) and exc.fault is Fault.JOURNAL_INVALID:
             text = f"journal invalid, failing closed: {text}"
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         _outputs_after_failure(env, args, code, exc)

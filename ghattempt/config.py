@@ -47,6 +47,7 @@ from typing import Final, NoReturn
 
 # The one admitted phase order (journal-v1 section 4), re-exported for callers.
 from ghattempt.core import PHASES, Intent, is_key, is_oid
+from ghattempt.errors import Fault, GhattemptError
 
 # The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
 # at load time so a bad [lease] is reported against the file, not at the first write.
@@ -224,8 +225,8 @@ def _key(path: str) -> Key:
     return _BY_PATH[path]
 
 
-class ConfigError(ValueError):
-    """The consumer configuration cannot be used.
+class ConfigError(GhattemptError, ValueError):
+    """The consumer configuration cannot be used (``fault``: bad input).
 
     ``str(error)`` is one line: ``<path>: <key>: <problem>; <fix>`` (``key`` is the
     dotted TOML path, e.g. ``channels.stable.plan``), or ``<path>: line L, column C:
@@ -239,6 +240,8 @@ class ConfigError(ValueError):
         line, column: 1-based position of the problem in the file: of a syntax error, or
             of the key (or its table's header) when the file holds it; else None.
     """
+
+    fault = Fault.BAD_INPUT
 
     def __init__(
         self,

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ghattempt.errors import Fault, GhattemptError
+
 __all__ = ["DemoFailed", "run_demo", "run_demo_command"]
 
 REPOSITORY = "octo-org/widgets"
@@ -97,8 +99,10 @@ write_interval = 0.0
 """
 
 
-class DemoFailed(Exception):
+class DemoFailed(GhattemptError):
     """A step or a check of the demo failed; the message says which and why."""
+
+    fault = Fault.REFUSED
 
 
 def _root() -> Path:

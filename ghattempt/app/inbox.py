@@ -64,6 +64,7 @@ from typing import Any
 from ghattempt.app.lanes import Decision, decide
 from ghattempt.app.routing import Forget, Remember
 from ghattempt.app.sink import IntentRef
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
     "RETENTION_SECONDS",
@@ -175,9 +176,11 @@ _MIGRATIONS = {
 }
 
 
-class InboxUnavailable(Exception):  # noqa: N818 - what the caller learns
+class InboxUnavailable(GhattemptError):  # noqa: N818 - what the caller learns
     """The inbox cannot be opened or migrated (unreachable, not an inbox, or a schema
     newer than this ghattempt); the message says which, never the database password."""
+
+    fault = Fault.BAD_INPUT
 
 
 def is_postgres_url(location: object) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ghattempt.app.sink import PhaseStatus
 from ghattempt.core import PHASES as CORE_PHASES
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = ["CONCLUSIONS", "PHASES", "PhaseMap", "PhaseMapError", "WorkflowRule", "load_phase_map"]
 
@@ -49,8 +50,10 @@ CONCLUSIONS: dict[str, PhaseStatus | None] = {
 run proves neither success nor failure of its phase."""
 
 
-class PhaseMapError(Exception):
+class PhaseMapError(GhattemptError):
     """The phase mapping file is missing or malformed; the message names the entry."""
+
+    fault = Fault.BAD_INPUT
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,7 @@ from ghattempt.app.sink import (
     TamperingReport,
 )
 from ghattempt.core import is_key, is_oid, is_reason, markers
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
     "ROUTED",
@@ -109,8 +110,10 @@ acknowledged and dropped at once."""
 _REASON_MAX = 1024
 
 
-class PayloadError(Exception):
+class PayloadError(GhattemptError):
     """A routed payload lacks a field routing needs, or holds it with a wrong type."""
+
+    fault = Fault.BAD_INPUT
 
 
 @dataclass(frozen=True, slots=True)

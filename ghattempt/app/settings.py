@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ghattempt.app.phases import PhaseMap, PhaseMapError, load_phase_map
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -76,8 +77,10 @@ DEFAULT_CATCHUP_INTERVAL = 300.0
 MAX_WORKERS = 64
 
 
-class ConfigurationError(Exception):
+class ConfigurationError(GhattemptError):
     """The environment does not describe a usable server; the message says what to set."""
+
+    fault = Fault.BAD_INPUT
 
 
 @dataclass(frozen=True, slots=True)

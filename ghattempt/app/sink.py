@@ -30,6 +30,8 @@ import enum
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from ghattempt.errors import Fault, GhattemptError
+
 __all__ = [
     "AppWriter",
     "CancelAttempt",
@@ -247,12 +249,14 @@ class SinkResult:
     detail: str | None = None
 
 
-class SinkUnavailable(Exception):  # noqa: N818 - named for what the caller learns
+class SinkUnavailable(GhattemptError):  # noqa: N818 - named for what the caller learns
     """A transient failure: retry the same request (same key) later.
 
     Attributes:
         retry_after: seconds the sink asks to wait, if it knows (rate limits).
     """
+
+    fault = Fault.GITHUB_UNAVAILABLE
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)

@@ -25,14 +25,16 @@ For each request the sink
 
 Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
 the key (or, for admissions, the same generation's attempt) is already in the journal;
-``refused`` when the rules, the journal or the configuration refuse the request
-(``RefusedByRules``, ``JournalInvalidError``, ``ConfigError``, a result for a head an
-earlier attempt had); ``not-yet`` when a result finds no journal, no attempt, or a
-current attempt at another head no attempt had (its ``synchronize`` may come later).
-Transient GitHub failures (unavailable, rate limited, an outcome still unknown, the
-writer scope busy or lost) raise :class:`~ghattempt.app.sink.SinkUnavailable`; the
-worker retries the delivery with the same keys. Anything else (no access, a missing
-repository or category) propagates and fails the delivery for an operator.
+``not-yet`` when a result finds no journal, no attempt, or a current attempt at another
+head no attempt had (its ``synchronize`` may come later); ``refused`` for a result for a
+head an earlier attempt had. Every other error is decided by its kind of fault
+(:class:`ghattempt.errors.Fault`) in one table, ``OUTCOME_BY_FAULT``: bad input, refused
+by the rules and an invalid journal give ``refused``; GitHub unavailable, an outcome
+still unknown and the writer scope busy or lost raise
+:class:`~ghattempt.app.sink.SinkUnavailable` (the worker retries the delivery with the
+same keys, after ``retry_after`` when the error has one); GitHub's definite refusals (no
+access, a missing repository or category, a corrupt lease ref) propagate and fail the
+delivery for an operator.
 """
 
 from __future__ import annotations
@@ -66,22 +68,14 @@ from ghattempt.app.sink import (
 from ghattempt.config import DEFAULT_CONFIG_PATH, Channel, ConfigError, LoadedConfig, parse_config
 from ghattempt.core import AppWriter as CoreAppWriter
 from ghattempt.core import Generation, JournalInvalid, build_generation, is_oid, parse_body
-from ghattempt.exclusive import (
-    BackendError,
-    LeaseSettings,
-    OwnershipLost,
-    RefLease,
-    ScopeBusy,
-)
+from ghattempt.errors import Fault, GhattemptError
+from ghattempt.exclusive import LeaseSettings, RefLease
 from ghattempt.github import (
-    AmbiguousOutcome,
     AppAuth,
     Credentials,
     GitHubProvider,
-    GitHubUnavailable,
     NotFound,
     ProviderConfig,
-    RateLimited,
     RetryPolicy,
 )
 from ghattempt.readers import reader_digest
@@ -89,13 +83,10 @@ from ghattempt.store import (
     BusinessAttemptStore,
     GitHubRefBackend,
     Journal,
-    JournalInvalidError,
-    RefusedByRules,
     Session,
-    StoreInputError,
 )
 
-__all__ = ["CHECK_NAME", "StoreSink", "store_sink"]
+__all__ = ["CHECK_NAME", "OUTCOME_BY_FAULT", "StoreSink", "store_sink"]
 
 log = logging.getLogger("ghattempt.app.store")
 
@@ -103,6 +94,21 @@ CHECK_NAME = "ghattempt journal"
 """The name of the check run reporting a tampered journal."""
 
 _BUSY_RETRY = 5.0
+
+OUTCOME_BY_FAULT: dict[Fault, Outcome | None] = {
+    Fault.BAD_INPUT: Outcome.REFUSED,
+    Fault.REFUSED: Outcome.REFUSED,
+    Fault.JOURNAL_INVALID: Outcome.REFUSED,
+    Fault.GITHUB_UNAVAILABLE: None,
+    Fault.OUTCOME_UNKNOWN: None,
+    Fault.SCOPE_BUSY: None,
+    Fault.OWNERSHIP_LOST: None,
+}
+"""The App's one table from kind of fault to outcome: ``refused``, or None to raise
+``SinkUnavailable`` (retry later); a kind not here (GitHub refused) fails the delivery."""
+
+_RETRY_AFTER = {Fault.SCOPE_BUSY: _BUSY_RETRY}
+"""The wait for a retry when the error names none."""
 
 
 @dataclass
@@ -296,18 +302,19 @@ class StoreSink:
 
     @contextmanager
     def _outcomes(self, what: str) -> Iterator[None]:
-        """Turn the store's and GitHub's errors into refusals or SinkUnavailable."""
+        """Turn ghattempt's errors into refusals or SinkUnavailable by ``OUTCOME_BY_FAULT``."""
         try:
             yield
-        except (RefusedByRules, JournalInvalidError, ConfigError, StoreInputError,
-                JournalInvalid) as exc:
-            raise _Refused(f"{what}: {exc}") from None
-        except RateLimited as exc:
-            raise SinkUnavailable(f"{what}: {exc}", retry_after=exc.retry_after) from None
-        except ScopeBusy as exc:
-            raise SinkUnavailable(f"{what}: {exc}", retry_after=_BUSY_RETRY) from None
-        except (GitHubUnavailable, AmbiguousOutcome, OwnershipLost, BackendError) as exc:
-            raise SinkUnavailable(f"{what}: {exc}") from None
+        except (_Refused, SinkUnavailable):
+            raise
+        except GhattemptError as exc:
+            if exc.fault not in OUTCOME_BY_FAULT:
+                raise
+            if OUTCOME_BY_FAULT[exc.fault] is Outcome.REFUSED:
+                raise _Refused(f"{what}: {exc}") from None
+            wait = exc.retry_after if exc.retry_after is not None \
+                else _RETRY_AFTER.get(exc.fault)
+            raise SinkUnavailable(f"{what}: {exc}", retry_after=wait) from None
 
     def _run(self, what: str, body: Any) -> SinkResult:
         try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 __all__ = ["config_check", "config_schema"]
 
@@ -25,16 +26,17 @@ def _read(path: str) -> bytes:
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        raise CliError(2, f"{path}: {exc.strerror}; give the path of the configuration "
+        raise CliError(Fault.BAD_INPUT,
+                       f"{path}: {exc.strerror}; give the path of the configuration "
                           "file (default .github/ghattempt.toml)") from None
     if not stat.S_ISREG(mode):
         kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else \
             "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-        raise CliError(2, f"{path} is {kind}; give the configuration file itself")
+        raise CliError(Fault.BAD_INPUT, f"{path} is {kind}; give the configuration file itself")
     try:
         return Path(path).read_bytes()
     except OSError as exc:
-        raise CliError(2, f"{path}: {exc.strerror}; check its permissions") from None
+        raise CliError(Fault.BAD_INPUT, f"{path}: {exc.strerror}; check its permissions") from None
 
 
 def config_check(args: Any) -> int:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -56,11 +57,11 @@ def split_repository(text: str | None) -> tuple[str, str]:
         CliError: (2) missing or not ``owner/name``.
     """
     if not text:
-        raise CliError(2, "no repository: pass --repository OWNER/NAME or set "
+        raise CliError(Fault.BAD_INPUT, "no repository: pass --repository OWNER/NAME or set "
                           "GITHUB_REPOSITORY")
     m = _REPO.fullmatch(text)
     if m is None:
-        raise CliError(2, f"--repository must be OWNER/NAME, got {text!r}")
+        raise CliError(Fault.BAD_INPUT, f"--repository must be OWNER/NAME, got {text!r}")
     return m.group(1), m.group(2)
 
 
@@ -106,12 +107,13 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
     name = getattr(args, "token_env", None) or "GITHUB_TOKEN"
     token = os.environ.get(name, "")
     if not token:
-        raise CliError(2, f"no token: environment variable {name} is empty; export the "
+        raise CliError(Fault.BAD_INPUT,
+                       f"no token: environment variable {name} is empty; export the "
                           "token there (or name another variable with --token-env)")
     interval = 1.0 if mutation_interval is None else mutation_interval
     timeout = float(getattr(args, "timeout", 30.0) or 30.0)
     if not math.isfinite(timeout) or timeout <= 0:
-        raise CliError(2, "--timeout must be a finite number of seconds > 0")
+        raise CliError(Fault.BAD_INPUT, "--timeout must be a finite number of seconds > 0")
     api = getattr(args, "api_url", None) or "https://api.github.com/"
     if not api.endswith("/"):
         api += "/"
@@ -142,7 +144,7 @@ def reader_identity(args: Any, cfg: LoadedConfig | None,
 
         problem = login_problem(writer)
         if problem is not None:
-            raise CliError(2, f"--writer: {problem[0]}; {problem[1]}")
+            raise CliError(Fault.BAD_INPUT, f"--writer: {problem[0]}; {problem[1]}")
     elif cfg is not None:
         writer, writer_id = cfg.settings.writer.login, cfg.settings.writer.database_id
     else:

@@ -2,13 +2,16 @@
 
 Shape::
 
-    CliError(code: int, message: str)        # raised by commands: usage (2), refused (1) ...
+    CliError(fault: Fault, message: str)     # raised by commands: BAD_INPUT (exit 2) ...
+    EXIT_BY_FAULT: dict[Fault, int]          # the one table from fault kind to exit status
     guarded(run: Callable[[], int], token_env: str | None) -> int
 
 ``guarded`` runs a command and turns every error into ``ghattempt: error: <message>`` on
-stderr and the exit status of ``ghattempt.cli.EXIT_CODES``. Messages pass through the
-provider's redaction (token-shaped strings and the token's value are replaced) before
-printing. A traceback is printed only for an unexpected exception and only when
+stderr and an exit status: every ghattempt error carries its kind of fault
+(:class:`ghattempt.errors.Fault`), and ``EXIT_BY_FAULT`` gives the status (the list is in
+``ghattempt.cli.EXIT_CODES``, docs/errors.md). Messages pass through the provider's
+redaction (token-shaped strings and the token's value are replaced) before printing. A
+traceback is printed only for an unexpected exception and only when
 ``GHATTEMPT_DEBUG=1``; otherwise its one line says so (exit 70).
 """
 
@@ -18,26 +21,58 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["EXIT_INTERNAL", "CliError", "classify", "guarded", "install_notes", "notice_printer",
-           "scrub"]
+from ghattempt.errors import Fault, GhattemptError
+
+__all__ = ["EXIT_BY_FAULT", "EXIT_INTERNAL", "CliError", "classify", "guarded",
+           "install_notes", "notice_printer", "scrub"]
 
 EXIT_INTERNAL = 70
 """An unexpected exception: a defect of ghattempt (BSD sysexits ``EX_SOFTWARE``)."""
 
+EXIT_BY_FAULT: dict[Fault, int] = {
+    Fault.REFUSED: 1,
+    Fault.BAD_INPUT: 2,
+    Fault.JOURNAL_INVALID: 3,
+    Fault.GITHUB_UNAVAILABLE: 4,
+    Fault.GITHUB_REFUSED: 4,
+    Fault.OUTCOME_UNKNOWN: 4,
+    Fault.SCOPE_BUSY: 4,
+    Fault.OWNERSHIP_LOST: 4,
+}
+"""The exit status of each kind of fault: the command line's and the Action's one table."""
 
-class CliError(Exception):
+# What the command line adds to the message, by kind, in its own words (its options).
+_CLI_HINTS: dict[Fault, str] = {
+    Fault.OUTCOME_UNKNOWN: "the outcome is unknown: run the same command again with the "
+                           "same --key to read it back and reconcile",
+    Fault.SCOPE_BUSY: "another writer holds the journal; try again later",
+}
+
+# The layers' words for a setting, and the command line's option for it.
+_CLI_WORDS = (
+    ("check base_url", "check --api-url (env GITHUB_API_URL)"),
+    ("check the repository, the discussion or pull request number,",
+     "check --repository or GITHUB_REPOSITORY, --discussion or --pull-request,"),
+)
+
+
+class CliError(GhattemptError):
     """An error a command reports as one line with its exit status.
 
     Attributes:
-        code: the exit status (1 refused, 2 usage/input/config, 3 invalid journal,
-            4 GitHub).
+        fault: the kind of fault; its exit status is ``EXIT_BY_FAULT[fault]``.
+        code: that exit status.
         message: what was wrong and what to do, one line, no secret.
     """
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, fault: Fault, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.fault = fault
         self.message = message
+
+    @property
+    def code(self) -> int:
+        return EXIT_BY_FAULT[self.fault]
 
 
 def scrub(text: str, token_env: str | None = None) -> str:
@@ -54,46 +89,51 @@ def scrub(text: str, token_env: str | None = None) -> str:
 
 def classify(exc: BaseException) -> tuple[int, str] | None:
     """The exit status and message for a known error, or None for an unexpected one."""
-    if isinstance(exc, CliError):
-        return exc.code, exc.message
-    mod = type(exc).__module__
-    if mod.startswith("ghattempt.config") or type(exc).__name__ == "ConfigError":
-        return 2, str(exc)
-    if "ghattempt.github.errors" in sys.modules:
-        from ghattempt.github import errors as gh
-
-        if isinstance(exc, gh.InputError):
-            return 2, str(exc)
-        if isinstance(exc, gh.AmbiguousOutcome):
-            return 4, (f"{exc} (the outcome is unknown: run the same command again with the "
-                       "same --key to read it back and reconcile)")
-        if isinstance(exc, gh.RateLimited):
-            return 4, f"{exc} (rate limited: retry after {exc.retry_after} s)"
-        if isinstance(exc, gh.NotFound):
-            return 4, (f"{exc} (check --repository or GITHUB_REPOSITORY, --discussion or "
-                       "--pull-request, and that the token can read the repository)")
-        if isinstance(exc, gh.GitHubError):
-            # The transport names its own setting; on the command line it is --api-url.
-            return 4, str(exc).replace("check base_url", "check --api-url (env GITHUB_API_URL)")
-    if "ghattempt.store" in sys.modules:
-        from ghattempt.cli._store import classify_store_error
-
-        found = classify_store_error(exc)
-        if found is not None:
-            return found
-    if "ghattempt.exclusive" in sys.modules:
-        from ghattempt import exclusive
-
-        if isinstance(exc, exclusive.ScopeBusy):
-            return 4, f"{exc} (another writer holds the journal; try again later)"
-        if isinstance(exc, exclusive.ExclusionError):
-            return 4, str(exc)
+    if isinstance(exc, GhattemptError):
+        return EXIT_BY_FAULT[exc.fault], cli_message(exc)
     if isinstance(exc, OSError):
         if exc.filename:
             return 2, (f"{exc.filename}: {exc.strerror or exc}; check the path and its "
                        "permissions")
         return 2, str(exc)
     return None
+
+
+# What to do next, by the refusal's spec code (journal-v1 section 8): the store's message
+# says what was refused; the command line adds the option or command that helps.
+_CODE_HINTS = {
+    "missing_predecessor": "an earlier phase of the plan has not succeeded yet; record it "
+                           "succeeded first (`ghattempt status` lists the missing phases)",
+    "undeclared_phase": "the phase is not in this attempt's plan; use a phase that "
+                        "`ghattempt status` lists as missing, 'attempt' or 'rollback'",
+    "out_of_order_phase": "a later phase of the plan already has a record; phases run in "
+                          "plan order",
+    "illegal_transition": "`ghattempt status` shows the attempt's state and its recovery",
+}
+
+
+def cli_message(exc: GhattemptError) -> str:
+    """The error's message with what the command line adds: the hint for its spec code,
+    the wait for a retry, its kind's hint or its own, in the command line's words."""
+    message = str(exc)
+    code = getattr(exc, "code", None)
+    if isinstance(code, str) and code in _CODE_HINTS:
+        message = (f"{message} [{code}]; {_CODE_HINTS[code]}" if f"[{code}]" not in message
+                   else f"{message}; {_CODE_HINTS[code]}")
+    elif getattr(exc, "problem", None) == "reason_required":
+        message = f"{message}; pass --reason TEXT"
+    elif getattr(exc, "problem", None) == "reason_forbidden":
+        message = f"{message}; leave out --reason"
+    if exc.retry_after is not None and exc.fault is Fault.GITHUB_UNAVAILABLE \
+            and not isinstance(exc, CliError):
+        message = f"{message} (rate limited: retry after {exc.retry_after} s)"
+    elif exc.fault in _CLI_HINTS:
+        message = f"{message} ({_CLI_HINTS[exc.fault]})"
+    elif exc.hint and not isinstance(exc, CliError):
+        message = f"{message} ({exc.hint})"
+    for said, option in _CLI_WORDS:
+        message = message.replace(said, option)
+    return message
 
 
 def notice_printer(token_env: str | None = None):  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ from typing import Any
 
 from ghattempt.cli._errors import CliError
 from ghattempt.core import is_digest
+from ghattempt.errors import Fault
 
 __all__ = ["file_digest", "verify_material"]
 
@@ -39,35 +40,37 @@ def _expected(args: Any) -> tuple[str, int, str]:
         try:
             m = json.loads(args.material)
         except (ValueError, RecursionError) as exc:
-            raise CliError(2, f"--material is not JSON ({exc})") from None
+            raise CliError(Fault.BAD_INPUT, f"--material is not JSON ({exc})") from None
         if not isinstance(m, dict) or type(m.get("bytes")) is not int \
                 or not isinstance(m.get("digest"), str):
-            raise CliError(2, '--material must be an object with "bytes" (integer) and '
+            raise CliError(Fault.BAD_INPUT,
+                           '--material must be an object with "bytes" (integer) and '
                               '"digest" (sha256:<hex>)')
         return str(m.get("id", "material")), int(m["bytes"]), str(m["digest"])
     if args.id:
         if not args.capture:
-            raise CliError(2, "--id needs --capture FILE (and --repository-id)")
+            raise CliError(Fault.BAD_INPUT, "--id needs --capture FILE (and --repository-id)")
         from ghattempt.core import read_journal
 
         with open(args.capture, "rb") as f:
             try:
                 pages = json.loads(f.read().decode("utf-8"))
             except (ValueError, RecursionError) as exc:
-                raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
+                raise CliError(Fault.BAD_INPUT, f"{args.capture}: not UTF-8 JSON ({exc})") from None
         repo = args.repository_id or _repo_id(pages)
         verdict = read_journal(pages, writer=args.writer, writer_id=args.writer_id,
                                repository_id=repo, server_url=args.server_url)
         if verdict.journal is None:
-            raise CliError(3 if verdict.exit_code == 3 else 2,
+            raise CliError(Fault.JOURNAL_INVALID if verdict.exit_code == 3 else Fault.BAD_INPUT,
                            f"the capture is not a valid journal: {verdict.reason}: "
                            f"{verdict.detail}")
         found = verdict.journal.materials.get(args.id)
         if found is None:
-            raise CliError(1, f"the journal cites no material {args.id!r}")
+            raise CliError(Fault.REFUSED, f"the journal cites no material {args.id!r}")
         return found.id, found.bytes, found.digest
     if args.size is None or args.digest is None:
-        raise CliError(2, "give the expected reference: --bytes N --digest sha256:<hex>, "
+        raise CliError(Fault.BAD_INPUT,
+                       "give the expected reference: --bytes N --digest sha256:<hex>, "
                           "--material JSON, or --id ID --capture FILE")
     return "material", args.size, args.digest
 
@@ -84,7 +87,8 @@ def verify_material(args: Any) -> int:
     """Exit 0 when FILE has the reference's byte count and digest, 1 when not."""
     ident, size, digest = _expected(args)
     if size < 0 or not is_digest(digest):
-        raise CliError(2, "the expected digest must be sha256:<64 lowercase hex> and the "
+        raise CliError(Fault.BAD_INPUT,
+                       "the expected digest must be sha256:<64 lowercase hex> and the "
                           "byte count >= 0")
     got_size, got_digest = file_digest(args.file)
     if (got_size, got_digest) == (size, digest):
@@ -95,4 +99,4 @@ def verify_material(args: Any) -> int:
         what.append(f"{got_size} bytes, expected {size}")
     if got_digest != digest:
         what.append(f"digest {got_digest}, expected {digest}")
-    raise CliError(1, f"{args.file} does not match {ident}: {'; '.join(what)}")
+    raise CliError(Fault.REFUSED, f"{args.file} does not match {ident}: {'; '.join(what)}")

@@ -34,6 +34,7 @@ from ghattempt.cli._context import (
     split_repository,
 )
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
@@ -47,8 +48,10 @@ __all__ = ["Reading", "Target", "capture", "current_reading", "current_verdict",
 class NoJournal(CliError):
     """The pull request has no journal yet (exit 1; ``status`` reports ``empty``)."""
 
+    fault = Fault.REFUSED
+
     def __init__(self, message: str) -> None:
-        super().__init__(1, message)
+        super().__init__(Fault.REFUSED, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +127,9 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
     """
     owner, name = split_repository(args.repository)
     if args.discussion is None and args.pull_request is None:
-        raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+        raise CliError(Fault.BAD_INPUT, "which journal? pass --discussion N (or --pull-request N)")
     if args.discussion is not None and args.discussion < 1:
-        raise CliError(2, "--discussion must be a number >= 1")
+        raise CliError(Fault.BAD_INPUT, "--discussion must be a number >= 1")
     with connect(args) as gh:
         known = getattr(args, "known", None)
         repo = gh.repository(owner, name) if known is None or args.discussion else None
@@ -171,7 +174,8 @@ def fetch_pages(args: Any, cfg: LoadedConfig | None) -> tuple[list[dict[str, Any
             with Progress(gh, f"capturing {owner}/{name}#{number}"):
                 pages = store.capture_witnessed(journal)
         else:
-            raise CliError(2, "which journal? pass --discussion N (or --pull-request N)")
+            raise CliError(Fault.BAD_INPUT,
+                           "which journal? pass --discussion N (or --pull-request N)")
     assert repo is not None
     return pages, Target(owner, name, number), repo.viewer
 
@@ -285,7 +289,7 @@ def current_reading(args: Any) -> Reading:
         try:
             pages: Any = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            raise CliError(2, f"{args.capture}: not UTF-8 JSON ({exc})") from None
+            raise CliError(Fault.BAD_INPUT, f"{args.capture}: not UTF-8 JSON ({exc})") from None
     else:
         try:
             pages, target, viewer = fetch_pages(args, cfg)
@@ -341,7 +345,7 @@ def show(args: Any) -> int:
     """``ghattempt show --html FILE``: the journal's timeline page; prints its path."""
     reading = current_reading(args)
     if reading.pages is None:
-        raise CliError(1, f"{reading.verdict.detail}; there is no timeline to show yet")
+        raise CliError(Fault.REFUSED, f"{reading.verdict.detail}; there is no timeline to show yet")
     page, lanes = timeline_page(reading.pages, reading.verdict, args, reading.cfg)
     write_page(args.html, page)
     if args.html != "-":

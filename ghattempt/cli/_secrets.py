@@ -21,6 +21,7 @@ import os
 from typing import Any
 
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 __all__ = ["looks_secret", "refuse_secrets", "secret_values"]
 
@@ -49,6 +50,7 @@ def refuse_secrets(args: Any, names: dict[str, str]) -> None:
     for attr, option in names.items():
         value = getattr(args, attr, None)
         if isinstance(value, str) and value and looks_secret(value, token_env):
-            raise CliError(2, f"{option} holds a token or key (or a value shaped like one); "
+            raise CliError(Fault.BAD_INPUT,
+                           f"{option} holds a token or key (or a value shaped like one); "
                               "it would be written into the journal verbatim: pass another "
                               "value, and revoke the token if it was a real one")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 __all__ = ["app_send", "sign"]
 
@@ -37,9 +38,10 @@ def _secret(name: str) -> bytes:
         try:
             return Path(path).read_bytes().strip()
         except OSError as exc:
-            raise CliError(2, f"{name}_FILE names {path!r}, which cannot be read "
+            raise CliError(Fault.BAD_INPUT, f"{name}_FILE names {path!r}, which cannot be read "
                               f"({exc.strerror})") from None
-    raise CliError(2, f"no webhook secret: set {name} (or {name}_FILE), the secret the App "
+    raise CliError(Fault.BAD_INPUT,
+                   f"no webhook secret: set {name} (or {name}_FILE), the secret the App "
                       "server checks deliveries with")
 
 
@@ -48,18 +50,20 @@ def app_send(args: Any) -> int:
     import json
 
     if not args.event or not all(c.isalnum() or c == "_" for c in args.event):
-        raise CliError(2, "EVENT must be a webhook event name, e.g. pull_request or "
+        raise CliError(Fault.BAD_INPUT, "EVENT must be a webhook event name, e.g. pull_request or "
                           "workflow_job")
     try:
         body = sys.stdin.buffer.read() if args.fixture == "-" else Path(args.fixture).read_bytes()
     except OSError as exc:
-        raise CliError(2, f"{args.fixture}: {exc.strerror}; give a JSON payload file") from None
+        raise CliError(Fault.BAD_INPUT,
+                       f"{args.fixture}: {exc.strerror}; give a JSON payload file") from None
     try:
         json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise CliError(2, f"{args.fixture} is not UTF-8 JSON ({str(exc)[:80]})") from None
+        raise CliError(Fault.BAD_INPUT,
+                       f"{args.fixture} is not UTF-8 JSON ({str(exc)[:80]})") from None
     if not args.url.startswith(("http://", "https://")):
-        raise CliError(2, "--url must be an http:// or https:// URL")
+        raise CliError(Fault.BAD_INPUT, "--url must be an http:// or https:// URL")
     delivery = args.delivery or str(uuid.uuid4())
     headers = {"X-GitHub-Event": args.event, "X-GitHub-Delivery": delivery,
                "X-Hub-Signature-256": sign(_secret(args.secret_env), body),
@@ -70,7 +74,8 @@ def app_send(args: Any) -> int:
     try:
         answer = httpx.post(args.url, content=body, headers=headers, timeout=args.timeout)
     except httpx.HTTPError as exc:
-        raise CliError(4, f"{args.url}: {type(exc).__name__}: the App server did not answer "
+        raise CliError(Fault.GITHUB_UNAVAILABLE,
+                       f"{args.url}: {type(exc).__name__}: the App server did not answer "
                           "(is `ghattempt app serve` running there?)") from None
     print(f"{args.event} {delivery} -> HTTP {answer.status_code} {answer.text[:200].strip()}")
     return 0 if 200 <= answer.status_code < 300 else 4

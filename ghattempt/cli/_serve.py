@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ghattempt.errors import Fault
+
 __all__ = ["app_serve", "emulator_serve"]
 
 
@@ -29,5 +31,5 @@ def app_serve(args: Any) -> int:
     try:
         serve(args.host, args.port, log_level=args.log_level)
     except ConfigurationError as exc:
-        raise CliError(2, f"app: {exc}") from None
+        raise CliError(Fault.BAD_INPUT, f"app: {exc}") from None
     return 0

@@ -1,57 +1,15 @@
 """The seam between the command line and the business attempt store for reading.
 
-``classify_store_error`` maps the store's errors (docs/store.md) to exit statuses;
-``locate_journal`` finds an intent's journal the way the store does (the scope's lease
-names it; else the category scan by repository node id, pull request and base branch;
-never search).
+``reading_store`` builds a store that only reads; ``locate_journal`` finds an intent's
+journal the way the store does (the scope's lease names it; else the category scan by
+repository node id, pull request and base branch; never search).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["classify_store_error", "locate_journal", "reading_store"]
-
-
-def classify_store_error(exc: BaseException) -> tuple[int, str] | None:
-    """Exit status and message for a store error: input 2, refused by the rules 1,
-    invalid journal 3, GitHub anomaly 4."""
-    from ghattempt import store
-
-    table = (("StoreInputError", 2), ("JournalInvalidError", 3), ("RefusedByRules", 1),
-             ("GitHubAnomaly", 4), ("StoreError", 4))
-    for name, code in table:
-        cls = getattr(store, name, None)
-        if isinstance(cls, type) and isinstance(exc, cls):
-            return code, _with_hint(exc)
-    return None
-
-
-# What to do next, by the refusal's spec code (journal-v1 section 8): the store's message
-# says what was refused; the command line adds the option or command that helps.
-_HINTS = {
-    "missing_predecessor": "an earlier phase of the plan has not succeeded yet; record it "
-                           "succeeded first (`ghattempt status` lists the missing phases)",
-    "undeclared_phase": "the phase is not in this attempt's plan; use a phase that "
-                        "`ghattempt status` lists as missing, 'attempt' or 'rollback'",
-    "out_of_order_phase": "a later phase of the plan already has a record; phases run in "
-                          "plan order",
-    "illegal_transition": "`ghattempt status` shows the attempt's state and its recovery",
-}
-
-
-def _with_hint(exc: BaseException) -> str:
-    message = str(exc)
-    code = getattr(exc, "code", None)
-    if isinstance(code, str) and code in _HINTS:
-        return f"{message} [{code}]; {_HINTS[code]}" if f"[{code}]" not in message \
-            else f"{message}; {_HINTS[code]}"
-    problem = getattr(exc, "problem", None)
-    if problem == "reason_required":
-        return f"{message}; pass --reason TEXT"
-    if problem == "reason_forbidden":
-        return f"{message}; leave out --reason"
-    return message
+__all__ = ["locate_journal", "reading_store"]
 
 
 def reading_store(gh: Any, args: Any, repo: Any, cfg: Any) -> Any:

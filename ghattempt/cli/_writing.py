@@ -45,6 +45,7 @@ from ghattempt.cli._context import (
     split_repository,
 )
 from ghattempt.cli._errors import CliError
+from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
@@ -159,7 +160,7 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
     phase = getattr(args, "phase", None)
     if args.command == "record" and phase not in (None, "attempt", "rollback") \
             and phase not in channel.plan:
-        raise CliError(2, f"--phase {phase[:40]!r} is not in the plan of channel "
+        raise CliError(Fault.BAD_INPUT, f"--phase {phase[:40]!r} is not in the plan of channel "
                           f"{channel.name!r} ({cfg.path}): use one of "
                           f"{', '.join(channel.plan)}, 'attempt' or 'rollback'")
 
@@ -176,9 +177,9 @@ def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
     assert cfg is not None
     owner, name = split_repository(args.repository)
     if args.pull_request is None:
-        raise CliError(2, "which pull request? pass --pull-request N")
+        raise CliError(Fault.BAD_INPUT, "which pull request? pass --pull-request N")
     if args.pull_request < 1:
-        raise CliError(2, "--pull-request must be a number >= 1")
+        raise CliError(Fault.BAD_INPUT, "--pull-request must be a number >= 1")
     refuse_secrets(args, _VERBATIM)
     check_plan(args, cfg)
     writer = _writer(args)
@@ -229,12 +230,14 @@ def _generation(ctx: _Ctx) -> Generation:
 
     pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
     if pr.base_ref_name != ctx.base_ref:
-        raise CliError(2, f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
+        raise CliError(Fault.BAD_INPUT,
+                       f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
                           f"not {ctx.base_ref}")
     ref = ctx.gh.ref(ctx.owner, ctx.name, f"refs/heads/{pr.head_ref_name}")
     tree = ref.commit.tree_oid if ref is not None and ref.commit is not None else ""
     if ref is None or ref.target_oid != pr.head_oid or not tree:
-        raise CliError(4, f"the head of pull request #{ctx.pull_request} moved while it was "
+        raise CliError(Fault.GITHUB_UNAVAILABLE,
+                       f"the head of pull request #{ctx.pull_request} moved while it was "
                           "read (or its branch is in a fork); run the command again")
     cfg = ctx.cfg
     return build_generation(source_commit=pr.head_oid, tree=tree, config_path=cfg.path,
@@ -251,14 +254,14 @@ def _expires_at(ctx: _Ctx) -> str:
 def _tip(session: Session, key: str) -> AttemptState:
     tip = session.state.tip(key)
     if tip is None:
-        raise CliError(1, f"no attempt for request key {key} yet; admit one first")
+        raise CliError(Fault.REFUSED, f"no attempt for request key {key} yet; admit one first")
     return tip
 
 
 def _find(ctx: _Ctx) -> Journal:
     journal = ctx.store.locate(ctx.pull_request, ctx.base_ref)
     if journal is None:
-        raise CliError(1, f"no journal for pull request #{ctx.pull_request} into "
+        raise CliError(Fault.REFUSED, f"no journal for pull request #{ctx.pull_request} into "
                           f"{ctx.base_ref} yet; admit opens it")
     return journal
 
@@ -283,25 +286,27 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
             with open(text[1:], encoding="utf-8") as f:
                 text = f.read()
         except UnicodeDecodeError as exc:
-            raise CliError(2, f"--materials {text}: {text[1:]!r} is not UTF-8 "
+            raise CliError(Fault.BAD_INPUT, f"--materials {text}: {text[1:]!r} is not UTF-8 "
                               f"({str(exc)[:100]}); give a UTF-8 JSON file") from None
         except OSError as exc:
-            raise CliError(2, f"--materials {text}: cannot read {text[1:]!r} "
+            raise CliError(Fault.BAD_INPUT, f"--materials {text}: cannot read {text[1:]!r} "
                               f"({exc.strerror}); give @FILE of a readable JSON file or the "
                               "JSON array itself") from None
     try:
         items = json.loads(text)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        raise CliError(2, f"--materials is not UTF-8 JSON ({str(exc)[:100]})") from None
+        raise CliError(Fault.BAD_INPUT,
+                       f"--materials is not UTF-8 JSON ({str(exc)[:100]})") from None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise CliError(2, "--materials must be a JSON array of objects")
+        raise CliError(Fault.BAD_INPUT, "--materials must be a JSON array of objects")
     out: list[Material] = []
     from ghattempt.cli._secrets import looks_secret
 
     for i, m in enumerate(items):
         if any(isinstance(v, str) and looks_secret(v, getattr(ctx.args, "token_env", None))
                for v in m.values()):
-            raise CliError(2, f"--materials[{i}] holds a token or key (or a value shaped like "
+            raise CliError(Fault.BAD_INPUT,
+                           f"--materials[{i}] holds a token or key (or a value shaped like "
                               "one); a material is written into the journal verbatim")
         try:
             if "attempt" in m or "generation" in m:
@@ -311,10 +316,11 @@ def _materials(ctx: _Ctx, state: AttemptState) -> tuple[Material, ...]:
                 out.append(build_material(attempt=state, id=m["id"], kind=m["kind"],
                                           size=m["bytes"], digest=m["digest"], url=m["url"]))
         except KeyError as exc:
-            raise CliError(2, f"--materials[{i}] lacks {exc}; give id, kind, bytes, digest "
+            raise CliError(Fault.BAD_INPUT,
+                           f"--materials[{i}] lacks {exc}; give id, kind, bytes, digest "
                               "and url") from None
         except (TypeError, ValueError) as exc:
-            raise CliError(2, f"--materials[{i}]: {exc}") from None
+            raise CliError(Fault.BAD_INPUT, f"--materials[{i}]: {exc}") from None
     return tuple(out)
 
 
@@ -397,7 +403,7 @@ def _supersede(ctx: _Ctx) -> WriteOutcome:
     with ctx.session(journal) as s:
         tip = _tip(s, key)
         if tip.generation_id == generation.id:
-            raise CliError(1, f"attempt {tip.id} is already of the current generation "
+            raise CliError(Fault.REFUSED, f"attempt {tip.id} is already of the current generation "
                               "(same head, tree, config and base): nothing to supersede")
         channel = ctx.cfg.channel(ctx.args.channel or tip.attempt.channel)
         state = s.supersede(tip.id, generation=generation, reason=reason,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from ._c14n import canonical, digest
 from ._codes import FAILURE_CODES, JournalInvalid
+from ._errors import Fault as Fault
+from ._errors import GhattemptError as GhattemptError  # public as ghattempt.errors
 from ._journal import (
     AttemptState,
     JournalState,

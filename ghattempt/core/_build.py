@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ._c14n import canonical_text, digest_text
 from ._codes import Failure, JournalInvalid
+from ._errors import Fault, GhattemptError
 from ._journal import AttemptState, JournalState, _across, _attempt_state, _Context, chain
 from ._records import (
     KEY_CHARS,
@@ -48,13 +49,16 @@ def key_from(text: str) -> str:
     return _NOT_KEY.sub("-", text)[:_KEY_MAX]
 
 
-class RecordValueError(ValueError):
-    """A record the builders refuse to make (the reader would say ``bad_record``).
+class RecordValueError(GhattemptError, ValueError):
+    """A record the builders refuse to make (the reader would say ``bad_record``): the
+    writer's input is wrong (``fault``: bad input).
 
     Attributes:
         problem: which rule broke where the writer can act on it (``reason_required``:
             the status needs a reason; ``reason_forbidden``: it takes none); else None.
     """
+
+    fault = Fault.BAD_INPUT
 
     def __init__(self, message: str, problem: str | None = None) -> None:
         super().__init__(message)

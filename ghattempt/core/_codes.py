@@ -7,6 +7,8 @@ every other code means the captured journal is invalid (exit 3).
 
 from __future__ import annotations
 
+from ._errors import Fault, GhattemptError
+
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from typing import Literal
@@ -56,20 +58,24 @@ FAILURE_CODES: tuple[Failure, ...] = (
 CALLER_FAULTS: frozenset[Failure] = frozenset({"bad_arguments", "bad_input"})
 
 
-class JournalInvalid(Exception):
+class JournalInvalid(GhattemptError):
     """A failure of the contract: ``code`` is the verdict reason, ``detail`` says where.
 
     Raised inside the core while a journal is read or a record is built; the reader
     turns it into an ``invalid`` verdict. ``detail`` names the offending node or record
-    and never holds secrets (records hold none).
+    and never holds secrets (records hold none). ``fault`` is ``BAD_INPUT`` for the
+    caller's codes (``CALLER_FAULTS``), else ``JOURNAL_INVALID``.
     """
 
     __slots__ = ("code", "detail", "problem")
+    fault = Fault.JOURNAL_INVALID
 
     def __init__(self, code: Failure, detail: str, problem: str | None = None) -> None:
         super().__init__(f"{code}: {detail}")
         self.code: Failure = code
         self.detail: str = detail
+        if code in CALLER_FAULTS:
+            self.fault = Fault.BAD_INPUT
         self.problem: str | None = problem
         """Which rule of a record's shape broke, where a writer can act on it
         (``reason_required``, ``reason_forbidden``); None otherwise."""

@@ -24,6 +24,7 @@ import re
 
 from ._c14n import MAX_SAFE_INTEGER, canonical_text, digest_text, read_canonical
 from ._codes import JournalInvalid
+from ._errors import Fault, GhattemptError
 from ._rules import PHASES, statuses_for
 from ._value import value
 
@@ -117,7 +118,7 @@ _PHASE_INDEX = {phase: i for i, phase in enumerate(PHASES)}
 # ------------------------------------------------------------------- field tables
 
 
-class ShapeProblem(Exception):
+class ShapeProblem(GhattemptError):
     """A value outside its field table; the message names the field and the shape.
     ``parse_line`` reports it as ``bad_record``, ``parse_lease`` as ``bad_witness``.
 
@@ -128,6 +129,8 @@ class ShapeProblem(Exception):
     def __init__(self, message: str, problem: str | None = None) -> None:
         super().__init__(message)
         self.problem = problem
+
+    fault = Fault.JOURNAL_INVALID
 
 
 def shape(test: Callable[[Any], bool], what: str) -> Rule:

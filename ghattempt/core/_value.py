@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from ._errors import Fault, GhattemptError
+
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,8 +41,11 @@ else:
         return lambda function: function
 
 
-class FrozenInstanceError(AttributeError):
-    """An assignment to, or deletion of, an attribute of a frozen value."""
+class FrozenInstanceError(GhattemptError, AttributeError):
+    """An assignment to, or deletion of, an attribute of a frozen value: a misuse by the
+    caller (``fault``: bad input)."""
+
+    fault = Fault.BAD_INPUT
 
 
 def _refuse_set(self: object, name: str, value: object) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from .errors import GitHubError, not_found_node
+from .errors import ResolverError, not_found_node
 from .graph import Actor, Ctx, Info, _ctx, actor_or_none, paginate, repository
 from .ids import decode_node_id, node_id
 from .state import State, iso
@@ -218,9 +218,9 @@ def _comment_payload(ctx: Ctx, input: dict[str, Any], comment_id: int,  # noqa: 
 
 def _check_body(body: str) -> None:
     if not body.strip():
-        raise GitHubError("Body can't be blank", "UNPROCESSABLE")
+        raise ResolverError("Body can't be blank", "UNPROCESSABLE")
     if len(body) > MAX_BODY:
-        raise GitHubError(f"Body is too long (maximum is {MAX_BODY} characters)", "UNPROCESSABLE")
+        raise ResolverError(f"Body is too long (maximum is {MAX_BODY} characters)", "UNPROCESSABLE")
 
 
 class DiscussionMutations:
@@ -231,12 +231,12 @@ class DiscussionMutations:
         repo = resolvers.node_of(ctx, input["repositoryId"], resolvers.Repository)
         ctx.require_discussions("write")
         if not repo.hasDiscussionsEnabled:
-            raise GitHubError("Repository does not have discussions enabled.", "UNPROCESSABLE")
+            raise ResolverError("Repository does not have discussions enabled.", "UNPROCESSABLE")
         cat = resolvers.node_of(ctx, input["categoryId"], DiscussionCategory)
         if cat._repo_id != repo.databaseId:
             raise not_found_node(input["categoryId"])
         if not input["title"].strip():
-            raise GitHubError("Title can't be blank", "UNPROCESSABLE")
+            raise ResolverError("Title can't be blank", "UNPROCESSABLE")
         _check_body(input["body"])
         st = ctx.state
         with st.transaction() as db:
@@ -289,7 +289,7 @@ class DiscussionMutations:
             assert row is not None
             target = Discussion(ctx, row)
         else:
-            raise GitHubError("Locking pull requests is not emulated.", "UNPROCESSABLE")
+            raise ResolverError("Locking pull requests is not emulated.", "UNPROCESSABLE")
         key = "lockedRecord" if lock else "unlockedRecord"
         return {
             "clientMutationId": input.get("clientMutationId"),
@@ -312,20 +312,20 @@ class DiscussionMutations:
             # GitHub refuses bots on locked conversations whatever their permissions
             # (probot/stale#25, renovatebot/renovate#6215, open-telemetry/
             # opentelemetry-dotnet#6554); people need write access
-            raise GitHubError(LOCKED, "FORBIDDEN")
+            raise ResolverError(LOCKED, "FORBIDDEN")
         _check_body(input["body"])
         reply_to: int | None = None
         if input.get("replyToId") is not None:
             parent = resolvers.node_of(ctx, input["replyToId"], DiscussionComment)
             if parent._row["discussion_id"] != discussion.databaseId:
-                raise GitHubError(
+                raise ResolverError(
                     "The comment being replied to does not belong to this discussion.",
                     "UNPROCESSABLE",
                 )
             # Discussions thread one level deep: GitHub refuses a reply to a reply
             # (github/accessibility-alt-text-bot#17 quotes the message).
             if parent._row["reply_to"] is not None:
-                raise GitHubError(
+                raise ResolverError(
                     "Parent comment is already in a thread, cannot reply to it", "UNPROCESSABLE"
                 )
             reply_to = parent.databaseId

@@ -18,8 +18,11 @@ SECONDARY_DOCS = (
 )
 
 
-class GitHubError(Exception):
+class ResolverError(Exception):
     """An error a resolver raises; becomes one entry of the response's ``errors``.
+
+    It never reaches a client as an exception: the endpoint sends it as GitHub would,
+    and the client raises its own ``ghattempt.github`` error from that answer.
 
     Args:
         message: GitHub's message text.
@@ -33,15 +36,15 @@ class GitHubError(Exception):
         self.type = type
 
 
-def not_found_node(node_id: str) -> GitHubError:
-    return GitHubError(
+def not_found_node(node_id: str) -> ResolverError:
+    return ResolverError(
         f"Could not resolve to a node with the global id of '{node_id}'", "NOT_FOUND"
     )
 
 
-def forbidden_integration(actor_kind: str) -> GitHubError:
+def forbidden_integration(actor_kind: str) -> ResolverError:
     who = "integration" if actor_kind == "Bot" else "personal access token"
-    return GitHubError(f"Resource not accessible by {who}", "FORBIDDEN")
+    return ResolverError(f"Resource not accessible by {who}", "FORBIDDEN")
 
 
 def rest_body(message: str, status: int, docs: str = REST_DOCS) -> bytes:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from graphql import GraphQLResolveInfo
 
 from . import rulesets
-from .errors import GitHubError, forbidden_integration
+from .errors import ResolverError, forbidden_integration
 from .fidelity import Fidelity
 from .ids import cursor, decode_cursor, legacy_node_id, node_id
 from .state import ROLES, State
@@ -71,7 +71,7 @@ class Ctx:
             return
         sentence = rulesets.broken_rule(self.state, repo_id, ref, rule, str(self.viewer["login"]))
         if sentence is not None:
-            raise GitHubError(rulesets.violation_message(sentence), "UNPROCESSABLE")
+            raise ResolverError(rulesets.violation_message(sentence), "UNPROCESSABLE")
 
     @property
     def viewer_is_bot(self) -> bool:
@@ -118,17 +118,17 @@ def check_page_size(name: str, first: int | None, last: int | None) -> None:
     """GitHub's pagination rule: one of ``first``/``last``, within 1..100.
 
     Raises:
-        GitHubError: with GitHub's ``type`` and wording (the ``first`` > 100 message
+        ResolverError: with GitHub's ``type`` and wording (the ``first`` > 100 message
             is GitHub's; the others are the emulator's closest rendering).
     """
     if first is None and last is None:
-        raise GitHubError(
+        raise ResolverError(
             f"You must provide a `first` or `last` value to properly paginate the `{name}` "
             "connection.",
             "MISSING_PAGINATION_BOUNDARIES",
         )
     if first is not None and last is not None:
-        raise GitHubError(
+        raise ResolverError(
             f"Passing both `first` and `last` to paginate the `{name}` connection is not "
             "supported.",
             "UNPROCESSABLE",
@@ -136,13 +136,13 @@ def check_page_size(name: str, first: int | None, last: int | None) -> None:
     arg, size = ("first", first) if first is not None else ("last", last)
     assert size is not None
     if size > MAX_PAGE:
-        raise GitHubError(
+        raise ResolverError(
             f"Requesting {size} records on the `{name}` connection exceeds the `{arg}` limit "
             f"of {MAX_PAGE} records.",
             "EXCESSIVE_PAGINATION",
         )
     if size < 1:
-        raise GitHubError(
+        raise ResolverError(
             f"`{arg}` on the `{name}` connection must be between 1 and {MAX_PAGE}.",
             "EXCESSIVE_PAGINATION",
         )
@@ -162,7 +162,7 @@ def paginate(
     nearest nullable parent and the rest of the response stands.
 
     Raises:
-        GitHubError: ``first``/``last`` missing, both given, or outside 1..100
+        ResolverError: ``first``/``last`` missing, both given, or outside 1..100
             (``MISSING_PAGINATION_BOUNDARIES``, ``EXCESSIVE_PAGINATION``), or
             ``after``/``before`` is not a cursor the emulator made.
     """
@@ -173,7 +173,7 @@ def paginate(
             continue
         pos = decode_cursor(value)
         if pos is None:
-            raise GitHubError(f"`{value}` does not appear to be a valid cursor.")
+            raise ResolverError(f"`{value}` does not appear to be a valid cursor.")
         if keep == "after":
             window = [it for it in window if it[0] > pos]
         else:

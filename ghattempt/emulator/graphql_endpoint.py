@@ -109,7 +109,7 @@ def _format_result(result: ExecutionResult) -> dict[str, Any]:
         for error in result.errors:
             original = error.original_error
             entry: dict[str, Any] = {}
-            if isinstance(original, gh.GitHubError):
+            if isinstance(original, gh.ResolverError):
                 if original.type is not None:
                     entry["type"] = original.type
                 message = original.message

@@ -20,7 +20,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from . import git
-from .errors import GitHubError
+from .errors import ResolverError
 from .graph import Ctx, Info, _ctx, paginate, repository
 from .ids import node_id
 from .state import iso
@@ -159,15 +159,15 @@ class RefMutations:
         ctx.require_contents("write")
         name = input["name"]
         if not name.startswith("refs/") or name.count("/") < 2 or name.endswith("/"):
-            raise GitHubError(
+            raise ResolverError(
                 f"Reference name '{name}' is not fully qualified (refs/...).", "UNPROCESSABLE"
             )
         if ctx.state.commit(repo.databaseId, input["oid"]) is None:
-            raise GitHubError(f"Object '{input['oid']}' does not exist.", "UNPROCESSABLE")
+            raise ResolverError(f"Object '{input['oid']}' does not exist.", "UNPROCESSABLE")
         ctx.refuse_by_ruleset(repo.databaseId, name, "creation")
         with ctx.state.transaction():
             if ctx.state.ref(repo.databaseId, name) is not None:
-                raise GitHubError(
+                raise ResolverError(
                     f'A ref named "{name}" already exists in the repository.', "UNPROCESSABLE"
                 )
             ctx.state.set_ref(repo.databaseId, name, input["oid"])
@@ -194,26 +194,26 @@ class RefMutations:
                 if before is not None:
                     expected = None if before == ZERO_OID else before
                     if current != expected:
-                        raise GitHubError(
+                        raise ResolverError(
                             f"Could not update {name}: expected it at {before}, "
                             f"found {current or ZERO_OID}."
                         )
                 if after == ZERO_OID:
                     if current is None:
-                        raise GitHubError(f"Could not delete {name}: it does not exist.")
+                        raise ResolverError(f"Could not delete {name}: it does not exist.")
                     ctx.refuse_by_ruleset(repo.databaseId, name, "deletion")
                     plan.append((name, None))
                     continue
                 ctx.refuse_by_ruleset(repo.databaseId, name,
                                       "creation" if current is None else "update")
                 if st.commit(repo.databaseId, after) is None:
-                    raise GitHubError(f"Could not update {name}: object {after} does not exist.")
+                    raise ResolverError(f"Could not update {name}: object {after} does not exist.")
                 if (
                     current is not None
                     and not upd.get("force")
                     and not st.is_ancestor(repo.databaseId, current, after)
                 ):
-                    raise GitHubError(f"Could not update {name}: update is not a fast forward.")
+                    raise ResolverError(f"Could not update {name}: update is not a fast forward.")
                 if (current is not None and upd.get("force")
                         and not st.is_ancestor(repo.databaseId, current, after)):
                     ctx.refuse_by_ruleset(repo.databaseId, name, "non_fast_forward")
@@ -246,7 +246,7 @@ class RefMutations:
             owner, _, name = nwo.partition("/")
             row = st.repository_by_name(owner, name)
             if row is None or not branch.get("branchName"):
-                raise GitHubError(
+                raise ResolverError(
                     "A branch needs either an id or repositoryNameWithOwner and branchName.",
                     "UNPROCESSABLE",
                 )
@@ -258,11 +258,11 @@ class RefMutations:
             head = st.ref(repo_id, qualified)
             if head is None:
                 # GitHub's wording (github/gh-aw#22564); its type is not shown publicly
-                raise GitHubError("Branch not found", "NOT_FOUND")
+                raise ResolverError("Branch not found", "NOT_FOUND")
             expected = input["expectedHeadOid"]
             ctx.refuse_by_ruleset(repo_id, qualified, "update")
             if str(head["oid"]) != expected:
-                raise GitHubError(stale_head(expected), "STALE_DATA")
+                raise ResolverError(stale_head(expected), "STALE_DATA")
             parent = st.commit(repo_id, str(head["oid"]))
             assert parent is not None
             tree_row = st.tree(repo_id, str(parent["tree"]))
@@ -270,7 +270,7 @@ class RefMutations:
             changes = input.get("fileChanges") or {}
             for deletion in changes.get("deletions") or []:
                 if deletion["path"] not in files:
-                    raise GitHubError(
+                    raise ResolverError(
                         f"A path was requested for deletion which does not exist as of "
                         f"commit oid `{expected}`",
                         "UNPROCESSABLE",
@@ -281,7 +281,7 @@ class RefMutations:
                     base64.b64decode(addition["contents"], validate=True)
                     git.tree_entries({addition["path"]: b""})
                 except ValueError as exc:
-                    raise GitHubError(str(exc), "UNPROCESSABLE") from exc
+                    raise ResolverError(str(exc), "UNPROCESSABLE") from exc
                 files[addition["path"]] = addition["contents"]
             tree = st.add_tree(repo_id, files)
             msg = input["message"]

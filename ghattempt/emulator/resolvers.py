@@ -13,7 +13,7 @@ import sqlite3
 from typing import Any
 
 from .discussions import Discussion, DiscussionCategory, DiscussionComment, DiscussionMutations
-from .errors import GitHubError, not_found_node
+from .errors import ResolverError, not_found_node
 from .graph import Actor, Ctx, Info, RateInfo, _ctx, actor_or_none, paginate, repository
 from .ids import decode_node_id, node_id
 from .refs import Commit, Ref, RefMutations, Tree, find_ref, git_object
@@ -56,7 +56,7 @@ class Repository:
             ctx.now,
         )
         if row is None:
-            raise GitHubError(
+            raise ResolverError(
                 f"Could not resolve to a Discussion with the number of {number}.", "NOT_FOUND"
             )
         return Discussion(ctx, row)
@@ -124,7 +124,7 @@ class Repository:
             number,
         )
         if row is None:
-            raise GitHubError(
+            raise ResolverError(
                 f"Could not resolve to a PullRequest with the number of {number}.", "NOT_FOUND"
             )
         return PullRequest(self._ctx, row)
@@ -270,7 +270,7 @@ class QueryRoot:
         ctx = _ctx(info)
         row = ctx.state.repository_by_name(owner, name, followRenames)
         if row is None or (row["private"] and ctx.token["role"] == "none"):
-            raise GitHubError(
+            raise ResolverError(
                 f"Could not resolve to a Repository with the name '{owner}/{name}'.", "NOT_FOUND"
             )
         return Repository(ctx, row)

@@ -21,8 +21,10 @@ the core's (journal-v1 section 4): besides holder, fencing token and expiry it c
 journal's number and the witness of the journal's head (``RefOwner.carry``). See
 docs/exclusion.md.
 
-Errors (see ``_errors``): ``ExclusionError`` > ``LeaseSettingsError``, ``ScopeBusy``,
-``OwnershipLost``, ``LeaseCorrupt``, ``RefConflict``, ``BackendError`` > ``AmbiguousOutcome``.
+Errors (see ``_errors``; each subclasses ``ghattempt.errors.GhattemptError``):
+``ExclusionError`` > ``LeaseSettingsError``, ``ScopeBusy``, ``OwnershipLost``,
+``LeaseCorrupt``, ``BackendError``; ``RefConflict`` and ``AmbiguousOutcome`` are
+``ghattempt.github``'s, re-exported (the backend vocabulary).
 """
 
 from ._errors import (

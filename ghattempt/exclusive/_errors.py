@@ -1,26 +1,38 @@
 """Exceptions of the exclusive writer scope.
 
-Hierarchy::
+Hierarchy (``fault`` of each, ghattempt.errors)::
 
-    ExclusionError                  anything this package raises on purpose
-    ├── LeaseSettingsError          (also ValueError) the settings cannot give the guarantee
-    ├── ScopeBusy                   another writer holds the scope; acquire gave up
-    ├── OwnershipLost               this writer can no longer prove it owns the scope
-    ├── LeaseCorrupt                the lease ref holds something that is not a lease of this scope
-    ├── RefConflict                 backend: a compare-and-set precondition failed; nothing written
-    └── BackendError                backend: the request failed
-        └── AmbiguousOutcome        backend: a write was sent and may or may not have landed
+    GhattemptError                  the root of every ghattempt error (ghattempt.errors)
+    └── ExclusionError              anything this package raises on purpose (bad_input: a
+        │                           misuse such as entering a held scope again)
+        ├── LeaseSettingsError      (also ValueError) the settings cannot give the guarantee
+        │                           (bad_input)
+        ├── ScopeBusy               another writer holds the scope; acquire gave up
+        │                           (scope_busy)
+        ├── OwnershipLost           this writer can no longer prove it owns the scope
+        │                           (ownership_lost)
+        ├── LeaseCorrupt            the lease ref holds something that is not a lease of this
+        │                           scope (github_refused)
+        └── BackendError            backend: the request failed (github_unavailable)
+            └── AcquireAmbiguous    acquiring gave up with a write of ours unresolved; also
+                                    an AmbiguousOutcome (outcome_unknown)
 
-The first four are what a caller of an adapter meets. ``RefConflict``, ``BackendError`` and
-``AmbiguousOutcome`` are the vocabulary a :class:`~ghattempt.exclusive.RefBackend` uses to
-report outcomes; ``BackendError`` escapes an adapter only when acquiring fails for a reason
-other than contention. No message carries a credential: backends must not put tokens or
-headers into the text they pass on.
+The first four are what a caller of an adapter meets. ``BackendError`` and, from
+``ghattempt.github``, ``RefConflict`` (a compare-and-set precondition failed; nothing
+written) and ``AmbiguousOutcome`` (a write was sent and may or may not have landed) are
+the vocabulary a :class:`~ghattempt.exclusive.RefBackend` uses to report outcomes; the
+provider's own classes, so an adapter over GitHub passes them on as they are.
+``BackendError`` escapes an adapter only when acquiring fails for a reason other than
+contention. No message carries a credential: backends must not put tokens or headers into
+the text they pass on.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+
+from ghattempt.errors import Fault, GhattemptError
+from ghattempt.github.errors import AmbiguousOutcome, RefConflict
 
 __all__ = [
     "AmbiguousOutcome",
@@ -41,12 +53,16 @@ def _fmt_time(epoch_seconds: int | None) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class ExclusionError(Exception):
+class ExclusionError(GhattemptError):
     """Base class of every error raised on purpose by ``ghattempt.exclusive``."""
+
+    fault = Fault.BAD_INPUT
 
 
 class LeaseSettingsError(ExclusionError, ValueError):
     """The lease settings cannot uphold the safety rule (ADR 0006); raised at construction."""
+
+    fault = Fault.BAD_INPUT
 
 
 class ScopeBusy(ExclusionError):
@@ -62,6 +78,8 @@ class ScopeBusy(ExclusionError):
             is still open stays closed until ``expires_at``).
         waited: seconds (local monotonic clock) spent trying before giving up.
     """
+
+    fault = Fault.SCOPE_BUSY
 
     def __init__(
         self,
@@ -106,6 +124,8 @@ class OwnershipLost(ExclusionError):
         reason: what was observed (expired margin, ref moved to another holder, released).
     """
 
+    fault = Fault.OWNERSHIP_LOST
+
     def __init__(self, *, scope_key: str, holder: str, token: int, reason: str) -> None:
         self.scope_key = scope_key
         self.holder = holder
@@ -127,6 +147,8 @@ class LeaseCorrupt(ExclusionError):
         detail: what was wrong with the target commit.
     """
 
+    fault = Fault.GITHUB_REFUSED
+
     def __init__(self, *, ref: str, detail: str) -> None:
         self.ref = ref
         self.detail = detail
@@ -137,11 +159,6 @@ class LeaseCorrupt(ExclusionError):
         )
 
 
-class RefConflict(ExclusionError):
-    """A compare-and-set precondition failed: the ref exists (create) or its head is not the
-    expected oid (advance). The backend guarantees nothing was written by that request."""
-
-
 class BackendError(ExclusionError):
     """The backend request failed and, for writes, nothing was written.
 
@@ -150,14 +167,21 @@ class BackendError(ExclusionError):
             read, connection failures before sending).
     """
 
+    fault = Fault.GITHUB_UNAVAILABLE
+
     def __init__(self, message: str, *, retryable: bool) -> None:
         self.retryable = retryable
         super().__init__(message)
 
 
-class AmbiguousOutcome(BackendError):
-    """A write was sent but no answer proves whether it landed (timeout, 502/504, reset
-    after send). The caller must read the ref back before deciding anything."""
+class AcquireAmbiguous(BackendError, AmbiguousOutcome):
+    """Acquiring gave up while a write of ours may have landed (an answer was lost and no
+    read since showed whether it did). Both a :class:`BackendError` (acquiring failed)
+    and an :class:`AmbiguousOutcome` (the outcome is unknown); if the write landed, the
+    lease expires by itself at the time the message names."""
+
+    fault = Fault.OUTCOME_UNKNOWN
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, retryable=True)
+        AmbiguousOutcome.__init__(self, message)
+        self.retryable = True

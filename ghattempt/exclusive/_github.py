@@ -12,10 +12,10 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
 * ``advance_ref``: ``createCommitOnBranch`` with ``expectedHeadOid`` (a new empty commit
   whose parent is the current head, written and moved in one compare-and-set request).
 
-Provider errors are translated: ``RefConflict`` (``STALE_DATA``) -> ``RefConflict``
-(nothing written); ``AmbiguousOutcome`` -> ``AmbiguousOutcome`` (may have landed);
-``RateLimited`` and ``GitHubUnavailable`` -> retryable ``BackendError``; ``AuthFailed``
--> non-retryable ``BackendError``. Any other refusal of a ref write (GitHub's wording
+The provider's ``RefConflict`` (``STALE_DATA``: nothing written) and ``AmbiguousOutcome``
+(may have landed) are the backend vocabulary itself and pass through as they are;
+``RateLimited`` and ``GitHubUnavailable`` become a retryable ``BackendError``,
+``AuthFailed`` a non-retryable one. Any other refusal of a ref write (GitHub's wording
 for a ref that exists already, or for a failed ``updateRefs`` precondition, is not
 documented, and a repository ruleset answers with the same ``UNPROCESSABLE`` type) is
 decided by reading the ref back, never by the message (:func:`refusal_meaning`): the
@@ -33,6 +33,7 @@ from typing import Literal
 
 from ..github import (
     EMPTY_TREE,
+    AmbiguousOutcome,
     AuthFailed,
     GitHubError,
     GitHubProvider,
@@ -40,10 +41,9 @@ from ..github import (
     GitHubUnavailable,
     RateLimited,
     Ref,
+    RefConflict,
 )
-from ..github import AmbiguousOutcome as ProviderAmbiguous
-from ..github import RefConflict as ProviderRefConflict
-from ._errors import AmbiguousOutcome, BackendError, RefConflict
+from ._errors import BackendError
 from ._protocol import RefSnapshot, RefWrite
 
 __all__ = ["GitHubRefBackend", "refusal_meaning"]
@@ -107,11 +107,9 @@ class GitHubRefBackend:
         return math.floor(t)
 
     @staticmethod
-    def _translate(exc: GitHubError, what: str) -> BackendError | RefConflict:
-        if isinstance(exc, ProviderRefConflict):
-            return RefConflict(f"{what}: {exc}")
-        if isinstance(exc, ProviderAmbiguous):
-            return AmbiguousOutcome(f"{what}: {exc}")
+    def _translate(exc: GitHubError, what: str) -> GitHubError | BackendError:
+        if isinstance(exc, RefConflict | AmbiguousOutcome):
+            return exc
         retryable = isinstance(exc, RateLimited | GitHubUnavailable)
         return BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=retryable)
 
@@ -119,7 +117,7 @@ class GitHubRefBackend:
                  message: str) -> RefWrite:
         """A ref write refused: read the ref back and decide by :func:`refusal_meaning`
         (returns the write when it landed, else raises)."""
-        if isinstance(exc, ProviderRefConflict | AuthFailed) or not isinstance(
+        if isinstance(exc, RefConflict | AuthFailed) or not isinstance(
                 exc, GitHubRefused):
             raise self._translate(exc, what) from None
         seen = self.read_ref(name)
@@ -153,7 +151,7 @@ class GitHubRefBackend:
         try:
             commit = self._provider.create_commit(self._owner, self._name, message=message,
                                                   parents=(), tree=EMPTY_TREE)
-        except ProviderAmbiguous as exc:
+        except AmbiguousOutcome as exc:
             # No ref was touched: the commit is unreferenced garbage at worst.
             raise BackendError(f"creating the lease commit for {name}: {exc}",
                                retryable=True) from None

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Lease, Witness
-from ._errors import AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
+from ._errors import AcquireAmbiguous, AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
 from ._protocol import RefSnapshot, RefWrite
 from ._scope import Scope, expiry_of, read_lease, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
@@ -229,7 +229,7 @@ class Acquire:
         self._sending: Send | None = None
         self._wait: float | None = None  # a sleep to take before the next read
         self._failing = False  # the pending wait follows a backend failure
-        self._last_error: BackendError | None = None
+        self._last_error: BackendError | AmbiguousOutcome | None = None
         self._streak = 0
         self._current: Lease | None = None
         self._announced: tuple[str, int, str] | None = None
@@ -245,7 +245,7 @@ class Acquire:
         waited = now - self._start
         if self._pending:
             latest = self._pending[-1][1]
-            return AmbiguousOutcome(
+            return AcquireAmbiguous(
                 f"could not learn whether acquiring writer scope {self._scope.key} landed "
                 f"within {waited:.1f} s; if it did, the lease expires by itself at "
                 f"{latest.expires_at} (GitHub's clock)")

@@ -3,30 +3,31 @@
 Every error says whose side the problem is on, so a caller can decide without parsing
 messages::
 
-    GitHubError                      base of everything below
-    ├── InputError                   your input or configuration is wrong; nothing was sent
-    ├── GitHubRefused                GitHub answered with a definite refusal; nothing committed
-    │   ├── AuthFailed               401, or 403 that is not a rate limit, or the App token
-    │   │                            exchange failed
-    │   ├── NotFound                 a repository, discussion, ref, pull request or node id
-    │   │                            GitHub cannot resolve (GraphQL NOT_FOUND, null object, 404)
-    │   ├── RefConflict              a ref compare-and-set lost: GitHub answered STALE_DATA
-    │   │                            (other ref refusals are GraphQLRefused; a read-back of
-    │   │                            the ref tells whether they lost a compare-and-set)
-    │   └── GraphQLRefused           any other GraphQL error: validation, FORBIDDEN,
-    │                                UNPROCESSABLE, ... (``.errors`` holds GitHub's list)
-    ├── RateLimited                  a primary or secondary rate limit; the request was not
-    │                                executed (GitHub docs, "Exceeding the rate limit").
-    │                                ``.retry_after`` seconds, ``.kind`` primary|secondary
-    ├── GitHubUnavailable            a read kept failing (502/503/504, connection errors,
-    │                                replica lag) past the retry budget, or a mutation could
-    │                                not be sent at all (connection refused); nothing committed
-    │   ├── ReadLagExceeded          records the caller expects are still not visible
-    │   └── UnexpectedAnswer         a read's answer lacks what the document asked for
-    └── AmbiguousOutcome             a mutation was sent and its outcome is unknown (timeout
-                                     after send, 502/504, connection reset, lost or garbled
-                                     response). Carries exactly what was sent, for the store
-                                     to reconcile by read-back. Never retried here.
+    GhattemptError                       (ghattempt.errors) the root of every ghattempt error
+    └── GitHubError                      base of everything below
+        ├── InputError                   your input or configuration is wrong; nothing was sent
+        ├── GitHubRefused                GitHub answered with a definite refusal; nothing committed
+        │   ├── AuthFailed               401, or 403 that is not a rate limit, or the App token
+        │   │                            exchange failed
+        │   ├── NotFound                 a repository, discussion, ref, pull request or node id
+        │   │                            GitHub cannot resolve (GraphQL NOT_FOUND, null object, 404)
+        │   ├── RefConflict              a ref compare-and-set lost: GitHub answered STALE_DATA
+        │   │                            (other ref refusals are GraphQLRefused; a read-back of
+        │   │                            the ref tells whether they lost a compare-and-set)
+        │   └── GraphQLRefused           any other GraphQL error: validation, FORBIDDEN,
+        │                                UNPROCESSABLE, ... (``.errors`` holds GitHub's list)
+        ├── RateLimited                  a primary or secondary rate limit; the request was not
+        │                                executed (GitHub docs, "Exceeding the rate limit").
+        │                                ``.retry_after`` seconds, ``.kind`` primary|secondary
+        ├── GitHubUnavailable            a read kept failing (502/503/504, connection errors,
+        │                                replica lag) past the retry budget, or a mutation could
+        │                                not be sent at all (connection refused); nothing committed
+        │   ├── ReadLagExceeded          records the caller expects are still not visible
+        │   └── UnexpectedAnswer         a read's answer lacks what the document asked for
+        └── AmbiguousOutcome             a mutation was sent and its outcome is unknown (timeout
+                                         after send, 502/504, connection reset, lost or garbled
+                                         response). Carries exactly what was sent, for the store
+                                         to reconcile by read-back. Never retried here.
 
 Messages and attributes never hold secrets (tokens, private keys, JWTs): the transport
 raises these errors ``from None`` and passes every message through
@@ -37,6 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
+
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
     "AmbiguousOutcome",
@@ -54,13 +57,15 @@ __all__ = [
 ]
 
 
-class GitHubError(Exception):
-    """Base of every provider error.
+class GitHubError(GhattemptError):
+    """Base of every provider error (``fault``: each subclass says; GitHub refused here).
 
     Attributes:
         operation: the GraphQL document name or REST route that failed ("" when none).
         status: the HTTP status GitHub answered, or None when there was no answer.
     """
+
+    fault = Fault.GITHUB_REFUSED
 
     def __init__(self, message: str, *, operation: str = "", status: int | None = None) -> None:
         super().__init__(message)
@@ -74,9 +79,13 @@ class GitHubError(Exception):
 class InputError(GitHubError, ValueError):
     """The caller's input or configuration is wrong; nothing was sent to GitHub."""
 
+    fault = Fault.BAD_INPUT
+
 
 class GitHubRefused(GitHubError):
     """GitHub refused the request definitely; a mutation did not commit."""
+
+    fault = Fault.GITHUB_REFUSED
 
 
 class AuthFailed(GitHubRefused):
@@ -86,10 +95,14 @@ class AuthFailed(GitHubRefused):
 class NotFound(GitHubRefused):
     """GitHub could not resolve an object the request names (NOT_FOUND, null, 404)."""
 
+    hint = ("check the repository, the discussion or pull request number, and that the "
+            "token can read the repository")
+
 
 class RefConflict(GitHubRefused):
     """A ref compare-and-set lost: GitHub answered ``STALE_DATA`` (the ref moved from the
-    oid given)."""
+    oid given). Nothing was written by that request. The same class is what a
+    :class:`~ghattempt.exclusive.RefBackend` raises when its precondition fails."""
 
 
 class GraphQLRefused(GitHubRefused):
@@ -121,6 +134,9 @@ class RateLimited(GitHubError):
             ``x-ratelimit-reset`` minus GitHub's ``Date``, else 60.
     """
 
+    fault = Fault.GITHUB_UNAVAILABLE
+    retry_after: float
+
     def __init__(
         self,
         message: str,
@@ -137,6 +153,8 @@ class RateLimited(GitHubError):
 
 class GitHubUnavailable(GitHubError):
     """GitHub could not be reached or kept failing; nothing was committed."""
+
+    fault = Fault.GITHUB_UNAVAILABLE
 
 
 class ReadLagExceeded(GitHubUnavailable):
@@ -180,23 +198,29 @@ class AmbiguousOutcome(GitHubError):
         reason: what made it ambiguous (``"timeout"``, ``"http 502"``, ...).
         method, url: where it was sent (the GraphQL endpoint, or the REST path relative
             to ``base_url``); :meth:`GitHubProvider.resend` sends ``body`` there again.
+
+    The same class is what a :class:`~ghattempt.exclusive.RefBackend` raises for a ref
+    write that may have landed (``AmbiguousOutcome(message)``: nothing to resend, the
+    lease machine reads the ref back).
     """
+
+    fault = Fault.OUTCOME_UNKNOWN
 
     def __init__(
         self,
         message: str,
         *,
-        operation: str,
+        operation: str = "",
         status: int | None = None,
-        variables: Mapping[str, Any],
-        body: bytes,
-        reason: str,
+        variables: Mapping[str, Any] | None = None,
+        body: bytes = b"",
+        reason: str = "unknown",
         method: str = "POST",
         url: str = "",
     ) -> None:
         super().__init__(message, operation=operation, status=status)
         self.document = operation
-        self.variables = variables
+        self.variables: Mapping[str, Any] = {} if variables is None else variables
         self.body = body
         self.reason = reason
         self.method = method

@@ -1,43 +1,53 @@
 """Errors of the business attempt store.
 
-Each error says whose side the problem is on::
+Each error says whose side the problem is on (``fault`` in brackets, ghattempt.errors)::
 
-    StoreError                     base of everything the store raises on purpose
-    ├── StoreInputError            your input is wrong (unknown attempt, bad value, a call
-    │   │                          that makes no sense for this attempt); nothing was written
-    │   ├── RepositoryMismatch     the repository's node id is not the configured one (a
-    │   │                          repository replaced under the same name, or a wrong id)
-    │   └── WrongWriter            the token is not the configured writer on this host: its
-    │                              records would not count; refused before any write
-    ├── GitHubAnomaly              GitHub answered oddly: no such category, no write
-    │                              permission, a write whose outcome stayed unknown after
-    │                              read-back, a journal body that is not ours
-    ├── JournalInvalidError        the captured journal is invalid: fail closed (``code`` is
-    │   │                          the reader's failure code, spec journal-v1 section 7)
-    │   ├── WitnessNotMet          the journal holds fewer records than the lease's witness
-    │   │                          names after bounded re-reads (``rolled_back``): a newest
-    │   │                          record was deleted or edited, or the replicas lag on
-    │   └── JournalMissing         the lease names a journal that is gone, transferred or
+    GhattemptError                 the root of every ghattempt error (ghattempt.errors)
+    ├── JournalInvalid             (ghattempt.core) a failure of the wire contract
+    │   └── JournalInvalidError    the captured journal is invalid: fail closed (``code``
+    │       │                      is the reader's failure code, spec journal-v1 section 7)
+    │       │                      [journal_invalid]; also a StoreError
+    │       ├── WitnessNotMet      the journal holds fewer records than the lease's witness
+    │       │                      names after bounded re-reads (``rolled_back``): a newest
+    │       │                      record was deleted or edited, or the replicas lag on
+    │       └── JournalMissing     the lease names a journal that is gone, transferred or
     │                              moved to another category (``journal_missing``); a
     │                              fresh journal would lose its history
-    └── RefusedByRules             the rules refuse the request (``code``: spec code or a
-        │                          store code); nothing was written
-        ├── Blocked                a blocking attempt exists for the request key (ADR-038)
-        ├── AuthorizationReused    the authorization id was recorded by an earlier attempt
-        ├── TerminalAttempt        the attempt is terminal: recovery opens a successor
-        ├── IllegalTransition      the record would break the replay rules (section 8)
-        ├── ConflictingKey         the idempotency key names a record with other content
-        └── MaterialRefused        a material would be rejected, conflicts, or its bytes
+    └── StoreError                 base of everything the store raises on purpose
+        ├── StoreInputError        your input is wrong (unknown attempt, bad value, a call
+        │   │                      that makes no sense for this attempt); nothing was
+        │   │                      written [bad_input]
+        │   ├── RepositoryMismatch the repository's node id is not the configured one (a
+        │   │                      repository replaced under the same name, or a wrong id)
+        │   └── WrongWriter        the token is not the configured writer on this host: its
+        │                          records would not count; refused before any write
+        ├── GitHubAnomaly          GitHub answered oddly: no such category, no write
+        │                          permission, a write whose outcome stayed unknown after
+        │                          read-back, a journal body that is not ours
+        │                          [github_refused]
+        ├── JournalInvalidError    (above)
+        └── RefusedByRules         the rules refuse the request (``code``: spec code or a
+            │                      store code); nothing was written [refused]
+            ├── Blocked            a blocking attempt exists for the request key (ADR-038)
+            ├── AuthorizationReused the authorization id was recorded by an earlier attempt
+            ├── TerminalAttempt    the attempt is terminal: recovery opens a successor
+            ├── IllegalTransition  the record would break the replay rules (section 8)
+            ├── ConflictingKey     the idempotency key names a record with other content
+            └── MaterialRefused    a material would be rejected, conflicts, or its bytes
                                    do not verify
 
 Errors from the layers below pass through unchanged: ``ghattempt.github`` errors
 (``GitHubError`` and subclasses) and ``ghattempt.exclusive`` errors (``ScopeBusy``,
-``OwnershipLost``, ``LeaseCorrupt``, ...). No message holds a credential.
+``OwnershipLost``, ``LeaseCorrupt``, ...); all of them subclass the same root, so a store
+caller catches ``GhattemptError`` and decides by ``fault``. No message holds a credential.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ghattempt.core import JournalInvalid
+from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
     "AuthorizationReused",
@@ -58,8 +68,10 @@ __all__ = [
 ]
 
 
-class StoreError(Exception):
+class StoreError(GhattemptError):
     """Base of every error the store raises on purpose."""
+
+    fault = Fault.GITHUB_REFUSED
 
 
 class StoreInputError(StoreError, ValueError):
@@ -74,6 +86,8 @@ class StoreInputError(StoreError, ValueError):
     def __init__(self, message: str = "", problem: str | None = None) -> None:
         super().__init__(message)
         self.problem = problem
+
+    fault = Fault.BAD_INPUT
 
 
 class RepositoryMismatch(StoreInputError):
@@ -101,20 +115,29 @@ class WrongWriter(StoreInputError):
 class GitHubAnomaly(StoreError):
     """GitHub answered in a way the store cannot act on (see the message)."""
 
+    fault = Fault.GITHUB_REFUSED
 
-class JournalInvalidError(StoreError):
+
+class JournalInvalidError(JournalInvalid, StoreError):
     """The captured journal is invalid: the store fails closed and writes nothing.
+
+    The core's :class:`~ghattempt.core.JournalInvalid` as the store raises it (one
+    family: ``except JournalInvalid`` catches both), with the store's message.
 
     Attributes:
         code: the reader's failure code (spec journal-v1 section 7), e.g. ``fork``.
         detail: the reader's detail text.
     """
 
+    fault = Fault.JOURNAL_INVALID
+
     def __init__(self, code: str, detail: str | None) -> None:
-        self.code = code
-        self.detail = detail
-        super().__init__(f"the journal is invalid ({code}): {detail}. Nothing was written; "
-                         "it needs a person to inspect it (the reader fails closed too).")
+        self.code = code  # type: ignore[assignment]
+        self.detail = detail  # type: ignore[assignment]
+        self.problem = None
+        GhattemptError.__init__(
+            self, f"the journal is invalid ({code}): {detail}. Nothing was written; "
+                  "it needs a person to inspect it (the reader fails closed too).")
 
 
 class WitnessNotMet(JournalInvalidError):
@@ -169,6 +192,8 @@ class RefusedByRules(StoreError):
         code: the spec failure code the write would cause (e.g. ``rewritten_terminal``)
             or a store code (``blocked``, ``not_expired``, ``head_moved`` ...).
     """
+
+    fault = Fault.REFUSED
 
     def __init__(self, code: str, message: str) -> None:
         self.code = code
