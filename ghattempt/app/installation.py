@@ -6,7 +6,7 @@ Web Token (JWT) for a GitHub App") and exchanges it at
 ``POST /app/installations/{id}/access_tokens`` for an installation token, which it
 caches until shortly before it expires.
 
-The client is built for writers (architecture notes, library facts): a timeout is
+The client is built for writers (docs/provider.md): a timeout is
 always set (githubkit's default is none), on the token exchange too (githubkit sends it
 without the client's timeout; :func:`ghattempt.github.transport.bounded`), ``auto_retry``
 is off (it would re-send mutations on any 5xx), and ``http_cache`` is off.

@@ -9,7 +9,7 @@ it matches, it fires when all hold:
 - ``count`` is None, or it has fired fewer than ``count`` times;
 - a draw from ``random.Random(seed)`` is below ``probability``.
 
-Kinds (``kind``), grounded in GitHub behaviour noted in the architecture notes:
+Kinds (``kind``), grounded in GitHub behaviour listed with its sources in docs/emulator.md:
 
 ``lose_response``  the request runs and commits; the client then gets ``status``
                    (502 or 504, GitHub's bodies; 200: GraphQL's ``type: INTERNAL``
