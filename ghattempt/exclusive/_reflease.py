@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Discussions have no compare-and-set, so a stale writer cannot be refused there; the lease
-keeps one from existing (ADR 0006, architecture notes "Exclusion"). Each scope has one ref
+keeps one from existing (docs/exclusion.md). Each scope has one ref
 whose target commit's message is a lease record (journal-v1 section 4, built by the core):
 holder, fencing token, expiry (GitHub's clock), state, the journal's Discussion number
 and the witness ``head``. Every change of the record is a compare-and-set on the ref, so

@@ -12,7 +12,7 @@ from ._scope import DEFAULT_REF_PREFIX
 __all__ = ["GITHUB_SERVER_BOUND", "HTTP_DATE_RESOLUTION", "LeaseSettings"]
 
 #: GitHub ends a request after 10 s and answers 502/504, and the mutation may still land
-#: (architecture notes, "Storage facts"; GitHub docs, "Timeouts").
+#: (docs/exclusion.md; GitHub docs, "Timeouts").
 GITHUB_SERVER_BOUND = 10.0
 
 #: The HTTP ``Date`` header counts whole seconds (RFC 9110 section 5.6.7), so a GitHub

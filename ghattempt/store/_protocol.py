@@ -144,7 +144,7 @@ class Appended:
 
 
 class Append:
-    """Write one record by the writer protocol (architecture notes, step 5).
+    """Write one record by the writer protocol (docs/store.md, the writer protocol).
 
     Rules:
 

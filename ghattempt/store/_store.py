@@ -1,5 +1,5 @@
 """BusinessAttemptStore: one journal per intent in GitHub Discussions, written under an
-exclusive writer scope by the writer protocol (architecture notes; ADR 0006; ADR-038;
+exclusive writer scope by the writer protocol (docs/store.md; ADR 0006; ADR-038;
 journal-v1 revision 2).
 
 Theory of operation
