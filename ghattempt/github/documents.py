@@ -19,6 +19,7 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "RepliesPage",
     "LeaseRef",
     "JournalPageLease",
+    "ScopeRefs",
     "CategoryDiscussions",
     "RepositoryLookup",
     "WriterRead",
