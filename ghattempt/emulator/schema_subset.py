@@ -175,7 +175,6 @@ SELECTION: dict[str, tuple[str, ...]] = {
         "body",
         "createdAt",
         "databaseId",
-        "headRef",
         "headRefName",
         "headRefOid",
         "headRepository",

@@ -8,10 +8,7 @@ How each operation maps onto GitHub (see ``RefBackend`` for the outcome contract
   ``RefLease.hold(observed=...)`` through :meth:`GitHubRefBackend.snapshot`.
 * ``create_ref``: REST ``POST /repos/{o}/{r}/git/commits`` (an unreferenced commit with
   the empty tree carrying the lease message) then ``createRef`` on it: the ref never
-  exists without a lease commit. A duplicate unreferenced commit is harmless. With
-  companions (:meth:`GitHubRefBackend.create_with`) the second request is one
-  ``updateRefs`` creating the lease ref and each companion at that commit, each with the
-  zero ``beforeOid``: all or none.
+  exists without a lease commit. A duplicate unreferenced commit is harmless.
 * ``advance_ref``: ``createCommitOnBranch`` with ``expectedHeadOid`` (a new empty commit
   whose parent is the current head, written and moved in one compare-and-set request).
 
@@ -98,14 +95,6 @@ class GitHubRefBackend:
         self._owner = owner
         self._name = name
         self._repository_id = repository_id
-        self._companions: dict[str, tuple[str, ...]] = {}
-
-    def create_with(self, name: str, companions: tuple[str, ...]) -> None:
-        """Create the refs ``companions`` together with ``name`` whenever
-        :meth:`create_ref` creates ``name``, in one atomic ``updateRefs`` (each must not
-        exist: if one does, none is created), all at the lease's first commit. The store
-        names its index ref of the intent this way (docs/store.md)."""
-        self._companions[name] = tuple(companions)
 
     def __repr__(self) -> str:
         return f"GitHubRefBackend({self._owner}/{self._name})"
@@ -158,8 +147,7 @@ class GitHubRefBackend:
         return self.snapshot(name, ref, self._now())
 
     def create_ref(self, name: str, message: str) -> RefWrite:
-        """A root commit with ``message`` and the empty tree, then ``createRef`` (or,
-        with companions (:meth:`create_with`), ``updateRefs`` creating them all)."""
+        """A root commit with ``message`` and the empty tree, then ``createRef``."""
         try:
             commit = self._provider.create_commit(self._owner, self._name, message=message,
                                                   parents=(), tree=EMPTY_TREE)
@@ -170,12 +158,7 @@ class GitHubRefBackend:
         except GitHubError as exc:
             raise self._translate(exc, f"creating the lease commit for {name}") from None
         try:
-            companions = self._companions.get(name, ())
-            if companions:
-                self._provider.create_refs(self._repository_id, (name, *companions),
-                                           commit.oid)
-            else:
-                self._provider.create_ref(self._repository_id, name, commit.oid)
+            self._provider.create_ref(self._repository_id, name, commit.oid)
         except GitHubError as exc:
             return self._refused(exc, f"creating lease ref {name}", name, None, message)
         return RefWrite(commit.oid, self._now())

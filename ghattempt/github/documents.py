@@ -19,7 +19,6 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "RepliesPage",
     "LeaseRef",
     "JournalPageLease",
-    "ScopeRefs",
     "CategoryDiscussions",
     "RepositoryLookup",
     "WriterRead",

@@ -223,13 +223,9 @@ class GitHubProvider:
                 if not isinstance(pr, dict):
                     raise NotFound(f"{owner}/{name} has no pull request #{pull_request}",
                                    operation="WriterRead")
-                head = ((pr.get("headRef") or {}).get("target") or {})
-                tree = (head.get("tree") or {}).get("oid") if head.get(
-                    "oid") == pr["headRefOid"] else None
                 pull = PullRequest(id=pr["id"], number=pr["number"], state=pr["state"],
                                    head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
-                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-                                   head_tree_oid=tree or None)
+                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"])
             ref = _lease_ref(repo.get("lease")) if "lease" in repo else None
             page = response if isinstance(repo.get("discussion"), dict) else None
             return WriterStart(repository, pull, ref, page, self._transport.last_date)
@@ -376,23 +372,6 @@ class GitHubProvider:
             if not isinstance(repo, dict):
                 raise NotFound(f"repository {owner}/{name} not found", operation="LeaseRef")
             return _lease_ref(repo.get("lease")), response
-
-    def scope_refs(self, owner: str, name: str, lease: str,
-                   index: str) -> tuple[Ref | None, Ref | None]:
-        """A writer scope's lease ref and the intent's index ref, each with its target
-        commit's message (``ScopeRefs``, one request; None when absent).
-
-        Raises:
-            NotFound: no such repository.
-        """
-        variables = {"owner": check_segment(owner, "owner"),
-                     "name": check_segment(name, "repository"),
-                     "lease": _qualified(lease), "index": _qualified(index)}
-        with self._answer("ScopeRefs", variables):
-            repo = self._data("ScopeRefs", variables).get("repository")
-            if not isinstance(repo, dict):
-                raise NotFound(f"repository {owner}/{name} not found", operation="ScopeRefs")
-            return _lease_ref(repo.get("lease")), _lease_ref(repo.get("index"))
 
     def create_discussion(self, repository_id: str, category_id: str, title: str,
                           body: str) -> Discussion:
@@ -583,25 +562,6 @@ class GitHubProvider:
         if before_oid is not None:
             update["beforeOid"] = _oid(before_oid, "before_oid")
         variables = {"repositoryId": repository_id, "refUpdates": [update]}
-        with self._answer("UpdateRefs", variables):
-            _shape("UpdateRefs", self._data("UpdateRefs", variables), "updateRefs")
-
-    def create_refs(self, repository_id: str, names: Iterable[str], oid: str) -> None:
-        """``updateRefs`` creating every ref of ``names`` at ``oid``, each with the zero
-        ``beforeOid`` (it must not exist): all of them or, if one is refused, none (GitHub
-        docs, GraphQL mutation ``updateRefs``: "All updates are performed atomically").
-
-        Raises:
-            GraphQLRefused: GitHub refused (one of them exists, a ruleset): nothing was
-                written; read the refs back to tell which.
-            AmbiguousOutcome: sent, outcome unknown.
-        """
-        after = _oid(oid, "oid")
-        updates = [{"name": _qualified(n), "afterOid": after, "beforeOid": "0" * 40}
-                   for n in names]
-        if not updates:
-            raise InputError("create_refs needs at least one ref name")
-        variables = {"repositoryId": repository_id, "refUpdates": updates}
         with self._answer("UpdateRefs", variables):
             _shape("UpdateRefs", self._data("UpdateRefs", variables), "updateRefs")
 

@@ -41,7 +41,6 @@ newest record fail closed instead of reading as a shorter history.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import time
@@ -64,7 +63,6 @@ from ..core import (
     Writer,
     build_attempt,
     build_intent,
-    canonical,
     check_attempt,
     check_event,
     find_blocking,
@@ -77,7 +75,6 @@ from ..core import (
     render_body,
 )
 from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
-from ..exclusive._github import GitHubRefBackend
 from ..github import (
     AmbiguousOutcome,
     DiscussionSummary,
@@ -85,7 +82,6 @@ from ..github import (
     Identity,
     NotFound,
     RateLimited,
-    Ref,
     Repository,
     WriterStart,
 )
@@ -135,25 +131,9 @@ __all__ = [
     "Session",
     "Successor",
     "default_journal_title",
-    "index_ref_name",
 ]
 
 log = logging.getLogger("ghattempt.store")
-
-INDEX_SEGMENT = "intent/"
-"""Where the writer's index refs live, under the lease refs' prefix (docs/store.md,
-"Finding a journal"): a ruleset exemption for ``ghattempt/lease/**`` covers both."""
-
-
-def index_ref_name(repository_id: str, pull_request: int, base_ref: str,
-                   prefix: str = "refs/heads/ghattempt/lease/") -> str:
-    """The index ref of an intent: ``<prefix>intent/<key>``, the key being the first 40
-    hex digits of the SHA-256 of the canonical form of ``{"base_ref": ...,
-    "pull_request": ..., "repository": <node id>}``: what names an intent whatever the
-    repository is called (docs/store.md). The writer's own; the reader never reads it."""
-    text = canonical({"base_ref": base_ref, "pull_request": pull_request,
-                      "repository": repository_id})
-    return prefix + INDEX_SEGMENT + hashlib.sha256(text).hexdigest()[:40]
 
 _WRITE_PERMISSIONS = frozenset({"WRITE", "MAINTAIN", "ADMIN"})
 
@@ -379,10 +359,6 @@ class BusinessAttemptStore:
         self._notice = notice
         self._journal_title = journal_title or default_journal_title
         self._primed: _Primed | None = None
-        # The index refs are made only where lease refs are made on GitHub (the lease's
-        # first commit is their target); without them, no ref proves nothing.
-        self._indexed = isinstance(exclusive, RefLease) and isinstance(
-            exclusive.backend, GitHubRefBackend)
 
     def __repr__(self) -> str:
         return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
@@ -537,20 +513,12 @@ class BusinessAttemptStore:
                 self._exclusive.settings.ref_prefix)
         return lease_ref_name(intent.digest, self._repository_id)
 
-    def _index_name(self, pull_request: int, base_ref: str) -> str:
-        prefix = (self._exclusive.settings.ref_prefix if isinstance(self._exclusive, RefLease)
-                  else "refs/heads/ghattempt/lease/")
-        return index_ref_name(self._repository_id, pull_request, base_ref, prefix)
-
     def _read_lease(self, intent: Intent) -> tuple[RefSnapshot, int | None]:
         """The scope's lease ref (``LeaseRef``) and the journal number its record names
         (None: no ref, no number yet, or not a readable lease: entering the scope says
         why)."""
         name = self._lease_name(intent)
         ref, _ = self._provider.lease_ref(self._owner_name, self._repo_name, name)
-        return self._snapshot(name, ref)
-
-    def _snapshot(self, name: str, ref: Ref | None) -> tuple[RefSnapshot, int | None]:
         seen = self._provider.last_server_time or 0.0
         message = ref.commit.message if ref is not None and ref.commit is not None else None
         snap = RefSnapshot(name, ref.target_oid if ref is not None else None, message,
@@ -612,26 +580,9 @@ class BusinessAttemptStore:
                                    primed.journal.intent.base_ref) == (pull_request, base_ref):
             return _Found(primed.journal.intent, primed.journal.observed, primed.journal)
         intent = self.intent(pull_request, base_ref)
-        index = None
-        if self._indexed:
-            name = self._lease_name(intent)
-            lease, index = self._provider.scope_refs(
-                self._owner_name, self._repo_name, name,
-                self._index_name(pull_request, base_ref))
-            observed, number = self._snapshot(name, lease)
-        else:
-            observed, number = self._read_lease(intent)
+        observed, number = self._read_lease(intent)
         if number is not None:
             return _Found(intent, observed, Journal(intent, "", number, observed))
-        if self._indexed:
-            if index is not None:
-                return self._follow(intent, observed, index)
-            if observed.oid is None:
-                # No lease ref and no index ref: every scope made since the index exists
-                # has both (one atomic updateRefs), so this intent has no journal.
-                return _Found(intent, observed, None)
-        # a lease naming no journal and no index ref (a scope made before the index
-        # refs), or no index kept: the category scan
         found = self._scan(pull_request, base_ref)
         if found is None or found.intent == intent:
             journal = None if found is None else Journal(found.intent, found.discussion_id,
@@ -642,62 +593,6 @@ class BusinessAttemptStore:
         return _Found(intent, observed, Journal(
             found.intent, "" if number not in (None, found.number) else found.discussion_id,
             found.number if number is None else number, theirs))
-
-    def _follow(self, intent: Intent, observed: RefSnapshot, index: Ref) -> _Found:
-        """The journal an index ref leads to. Its target is the first commit of its
-        scope's lease, whose record names the scope: this one (its lease then names no
-        journal yet: its first holder did not get to make one, and entering the scope
-        scans for it), or that of the intent made under an earlier repository name (a
-        rename or a transfer): that scope's lease names the journal (one read), read
-        with its first page (one more). Fails closed where the index leads nowhere.
-
-        Raises:
-            JournalInvalidError: ``journal_missing``: the scope the index names has no
-                lease ref, or its lease names no readable journal of this intent.
-            JournalMissing: that journal is gone.
-        """
-        where = (f"the index ref {index.name} of pull request #{intent.pull_request} into "
-                 f"{intent.base_ref}")
-        message = index.commit.message if index.commit is not None else None
-        try:
-            record = parse_lease(message) if message is not None else None
-        except JournalInvalid:
-            record = None
-        if record is None or record.repository != self._repository_id:
-            raise JournalInvalidError("journal_missing", f"{where} does not point at a lease "
-                                      "commit of this repository; a new journal could lose "
-                                      "its history: a person must repair the ref")
-        if record.intent == intent.digest:
-            if observed.oid is None:
-                raise JournalInvalidError(
-                    "journal_missing", f"{where} names this writer scope, whose lease ref "
-                    f"{observed.name} is gone: its journal cannot be found without it and a "
-                    "new one would lose its history; a person must restore the lease ref")
-            return _Found(intent, observed, None)
-        theirs = lease_ref_name(record.intent, self._repository_id)
-        if isinstance(self._exclusive, RefLease):
-            theirs = Scope(self._repository_id, record.intent).ref_name(
-                self._exclusive.settings.ref_prefix)
-        ref, _ = self._provider.lease_ref(self._owner_name, self._repo_name, theirs)
-        snap, number = self._snapshot(theirs, ref)
-        if ref is None or number is None:
-            raise JournalInvalidError(
-                "journal_missing", f"{where} names writer scope {record.intent} (made under "
-                f"an earlier repository name), whose lease ref {theirs} "
-                f"{'is gone' if ref is None else 'names no journal'}; a person must restore it")
-        start = self._provider.writer_read(self._owner_name, self._repo_name, lease=theirs,
-                                           number=number)
-        journal = self.prime(start, Known(self._repository_id, intent.pull_request,
-                                          intent.base_ref, record.intent, number))
-        if journal is not None:
-            return _Found(intent, observed, journal)
-        missing = Journal(intent, "", number)
-        if start.page is None:
-            raise JournalMissing(number, "gone", self._missing(missing, "gone"))
-        raise JournalInvalidError(
-            "identity_drift", f"discussion #{number}, named by the lease of writer scope "
-            f"{record.intent}, does not hold that intent record of pull request "
-            f"#{intent.pull_request} into {intent.base_ref}")
 
     def known_lease(self, known: Known) -> str:
         """The lease ref to read with a :class:`Known` journal (``WriterRead``)."""
@@ -903,12 +798,6 @@ class BusinessAttemptStore:
         self.check_writer()
         scope = Scope(self._repository_id, intent.digest)
         adapter = self._exclusive
-        if self._indexed:
-            assert isinstance(adapter, RefLease) and isinstance(adapter.backend,
-                                                                GitHubRefBackend)
-            # a scope created now gets its index ref in the same atomic updateRefs
-            adapter.backend.create_with(self._lease_name(intent), (self._index_name(
-                intent.pull_request, intent.base_ref),))
         hold = (adapter.hold(scope, observed=observed) if isinstance(adapter, RefLease)
                 else adapter.hold(scope))
         with hold as owner:
