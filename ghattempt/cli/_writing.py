@@ -233,9 +233,14 @@ def _generation(ctx: _Ctx) -> Generation:
         raise CliError(Fault.BAD_INPUT,
                        f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
                           f"not {ctx.base_ref}")
-    ref = ctx.gh.ref(ctx.owner, ctx.name, f"refs/heads/{pr.head_ref_name}")
-    tree = ref.commit.tree_oid if ref is not None and ref.commit is not None else ""
-    if ref is None or ref.target_oid != pr.head_oid or not tree:
+    # the tree came with the pull request (WriterRead: its head ref, at its head commit);
+    # else read the head ref
+    tree = pr.head_tree_oid or ""
+    ref = None
+    if not tree:
+        ref = ctx.gh.ref(ctx.owner, ctx.name, f"refs/heads/{pr.head_ref_name}")
+        tree = ref.commit.tree_oid if ref is not None and ref.commit is not None else ""
+    if not tree or (ref is not None and ref.target_oid != pr.head_oid):
         raise CliError(Fault.GITHUB_UNAVAILABLE,
                        f"the head of pull request #{ctx.pull_request} moved while it was "
                           "read (or its branch is in a fork); run the command again")

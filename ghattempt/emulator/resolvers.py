@@ -177,6 +177,11 @@ class PullRequest:
         ref = self._ctx.state.ref(self._repo_id, f"refs/heads/{self._row['head_ref']}")
         return str(ref["oid"]) if ref is not None else str(self._row["head_oid"])
 
+    def headRef(self, info: Info) -> Ref | None:
+        """The head branch in this repository (None once it is deleted; a pull request
+        from a fork has its head elsewhere, which the emulator does not model)."""
+        return find_ref(self._ctx, self._repo_id, f"refs/heads/{self._row['head_ref']}")
+
     def baseRefOid(self, info: Info) -> str:
         ref = self._ctx.state.ref(self._repo_id, f"refs/heads/{self._row['base_ref']}")
         return str(ref["oid"]) if ref is not None else str(self._row["base_oid"])

@@ -175,6 +175,7 @@ SELECTION: dict[str, tuple[str, ...]] = {
         "body",
         "createdAt",
         "databaseId",
+        "headRef",
         "headRefName",
         "headRefOid",
         "headRepository",

@@ -127,6 +127,9 @@ class PullRequest:
     head_oid: str
     base_ref_name: str
     base_oid: str
+    head_tree_oid: str | None = None
+    """The tree of the head ref's commit, when read with it (``WriterRead``) and that
+    commit is ``head_oid`` (None otherwise: read the head ref to learn it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,9 +223,13 @@ class GitHubProvider:
                 if not isinstance(pr, dict):
                     raise NotFound(f"{owner}/{name} has no pull request #{pull_request}",
                                    operation="WriterRead")
+                head = ((pr.get("headRef") or {}).get("target") or {})
+                tree = (head.get("tree") or {}).get("oid") if head.get(
+                    "oid") == pr["headRefOid"] else None
                 pull = PullRequest(id=pr["id"], number=pr["number"], state=pr["state"],
                                    head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
-                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"])
+                                   base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
+                                   head_tree_oid=tree or None)
             ref = _lease_ref(repo.get("lease")) if "lease" in repo else None
             page = response if isinstance(repo.get("discussion"), dict) else None
             return WriterStart(repository, pull, ref, page, self._transport.last_date)
