@@ -14,6 +14,7 @@ the reference.
 ``GHATTEMPT_BASE_REF``      base branch (default: the event's pull request base)
 ``GHATTEMPT_PHASE``         record: a plan phase, ``rollback`` or ``attempt``
 ``GHATTEMPT_STATUS``        record/rollback: the event status
+``GHATTEMPT_START``         admit: a plan phase whose ``started`` admit records too
 ``GHATTEMPT_REASON``        why (required for waiting failed cancelled superseded ...)
 ``GHATTEMPT_KEY``           event idempotency key (default: run, attempt, job, phase,
                             status)
@@ -73,6 +74,7 @@ PULL_REQUEST_MAX = 2**31 - 1
 _INPUT_OF = {
     "--pull-request": "input 'pull-request'", "--base-ref": "input 'base-ref'",
     "--phase": "input 'phase'", "--status": "input 'status'", "--reason": "input 'reason'",
+    "--start": "input 'start'",
     "--key": "input 'key'", "--materials": "input 'materials'",
     "--channel": "input 'channel'", "--config": "input 'config'",
     "--request-key": "input 'request-key'", "--repository": "input 'repository'",
@@ -262,6 +264,9 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     if command == "rollback" and status not in ("started", "succeeded", "failed"):
         raise ActionError("command 'rollback' needs input 'status': started, succeeded or "
                           "failed")
+    start = env.get("GHATTEMPT_START", "").strip()
+    if start and command != "admit":
+        raise ActionError("input 'start' is for command 'admit' only")
     summary = env.get("GHATTEMPT_SUMMARY", "").strip() or (
         "full" if command in ("admit", "status") or planning else "brief")
     if summary not in SUMMARY_MODES:
@@ -294,7 +299,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         max_records=1000, max_attempts=100,
         request_key=request_key or None,
         channel=env.get("GHATTEMPT_CHANNEL", "").strip() or None,
-        phase=phase or None, status=status or None,
+        phase=phase or None, status=status or None, start=start or None,
+        start_key=default_event_key(env, start, "started") if start else None,
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
         json=False, capture=None, summary=summary, planning=planning,

@@ -235,6 +235,10 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
     p.add_argument("--request-key", metavar="KEY", type=_key,
                        help="default: rendered from the config")
     p.add_argument("--authorization", metavar="ID", help="authorization id presented")
+    p.add_argument("--start", metavar="PHASE",
+                   help="also record PHASE (of the plan) started, in the same hold of the "
+                        "writer scope, with the key 'record --phase PHASE --status started' "
+                        "would use")
     p.add_argument("--json", action="store_true", help=_json_help(planning))
 
     p = _sub(subs, "record", "append an event to the current attempt",

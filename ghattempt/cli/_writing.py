@@ -163,6 +163,11 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
         raise CliError(Fault.BAD_INPUT, f"--phase {phase[:40]!r} is not in the plan of channel "
                           f"{channel.name!r} ({cfg.path}): use one of "
                           f"{', '.join(channel.plan)}, 'attempt' or 'rollback'")
+    start = getattr(args, "start", None)
+    if args.command == "admit" and start is not None and start not in channel.plan:
+        raise CliError(Fault.BAD_INPUT, f"--start {start[:40]!r} is not in the plan of channel "
+                          f"{channel.name!r} ({cfg.path}): use one of "
+                          f"{', '.join(channel.plan)}")
 
 
 @contextmanager
@@ -343,7 +348,7 @@ def _public(args: Any, text: str | None) -> str | None:
 
 
 def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
-    if args.key:
+    if getattr(args, "key", None):
         return str(args.key)
     who = _holder_label(writer).replace("/", ":")
     from ghattempt.core import key_from
@@ -366,13 +371,34 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
         blocking = s.find_blocking(key)
         if blocking is not None and blocking.generation_id == generation.id \
                 and blocking.attempt.authorization == ctx.args.authorization:
-            return _outcome(ctx, s, key, f"attempt {blocking.id} for {key} is "
+            return _started(ctx, s, key, blocking, f"attempt {blocking.id} for {key} is "
                             f"already admitted ({blocking.status})", False)
         state = s.admit(request_key=key, generation=generation, plan=channel.plan,
                         channel=channel.name, expires_at=_expires_at(ctx),
                         authorization=ctx.args.authorization)
-        return _outcome(ctx, s, key, f"admitted attempt {state.id} for {key}",
-                        True)
+        return _started(ctx, s, key, state, f"admitted attempt {state.id} for {key}", True)
+
+
+def _started(ctx: _Ctx, s: Session, key: str, state: AttemptState, message: str,
+             wrote: bool) -> WriteOutcome:
+    """``--start PHASE``: the phase's ``started`` under the admission's hold, with the
+    key a separate ``record --phase PHASE --status started`` step would use, so either
+    replays the other. An attempt that already has a record of that phase under another
+    key (an earlier run's) gets none: admitting again never doubles it."""
+    phase = getattr(ctx.args, "start", None)
+    if phase is None:
+        return _outcome(ctx, s, key, message, wrote)
+    ekey = getattr(ctx.args, "start_key", None) or _event_key(
+        ctx.args, ctx.store.writer, phase, "started")
+    state = s.attempt(state.id)
+    if phase in state.last and all(e.key != ekey for e in state.events):
+        status = state.last[phase][0]
+        return _outcome(ctx, s, key, f"{message}; {phase} already recorded ({status})", wrote)
+    result = s.append(state.id, key=ekey, phase=phase, status="started")
+    what = "already recorded" if result.replayed else "recorded"
+    extra = f" after {result.sends} sends" if result.sends > 1 else ""
+    return _outcome(ctx, s, key, f"{message}; {what} {phase} started (seq "
+                    f"{result.event.seq}, key {ekey}){extra}", wrote or not result.replayed)
 
 
 def _successor(ctx: _Ctx) -> WriteOutcome:
