@@ -43,12 +43,17 @@ def _witness(world: Any) -> tuple[int, str | None, str]:
     return lease.head.records, lease.head.last, lease.state
 
 
-def test_admit_starts_the_phase_in_the_same_hold_and_a_rerun_writes_nothing(
-        serve: Any, tmp_path: Path) -> None:
+def _admitted(serve: Any, tmp_path: Path, start: str) -> tuple[Any, Path, Any]:
+    """A fresh world, then ``admit --start start`` with an empty request log."""
     world = serve()
     ws = workspace(tmp_path, CLI_CONFIG)
     world.emu.clear_request_log()
-    admit = cli(world, ws, "admit", "--pull-request", "1", "--start", "admission")
+    return world, ws, cli(world, ws, "admit", "--pull-request", "1", "--start", start)
+
+
+def test_admit_starts_the_phase_in_the_same_hold_and_a_rerun_writes_nothing(
+        serve: Any, tmp_path: Path) -> None:
+    world, ws, admit = _admitted(serve, tmp_path, "admission")
     assert admit.returncode == 0, admit.stderr
     ops = _ops(world)
     # one lease cycle: created (commit + ref), released once; two comments
@@ -107,10 +112,7 @@ def test_a_lost_answer_on_the_started_reply_is_read_back(serve: Any, tmp_path: P
 
 def test_a_start_phase_outside_the_plan_is_refused_before_any_request(
         serve: Any, tmp_path: Path) -> None:
-    world = serve()
-    ws = workspace(tmp_path, CLI_CONFIG)
-    world.emu.clear_request_log()
-    admit = cli(world, ws, "admit", "--pull-request", "1", "--start", "bogus")
+    world, _, admit = _admitted(serve, tmp_path, "bogus")
     assert admit.returncode == 2, admit.stderr
     assert "--start 'bogus' is not in the plan" in admit.stderr
     assert _ops(world) == []
