@@ -49,10 +49,10 @@ from typing import Final, NoReturn
 from ghattempt.core import PHASES, Intent, is_key, is_oid
 from ghattempt.errors import Fault, GhattemptError
 
-# The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
-# at load time so a bad [lease] is reported against the file, not at the first write.
-from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION
-from ghattempt.exclusive import LeaseSettings as _LeaseRule
+# The lease settings are the lease's own class (ghattempt.exclusive, the lowest layer
+# that needs them): [lease] is read into it, and the configuration checks its rule at
+# load time so a bad [lease] is reported against the file, not at the first write.
+from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION, LeaseSettings
 from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
 # The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
@@ -339,48 +339,6 @@ class AttemptSettings:
     request_key: str = "pr-{pull_request}:{base_ref}:{channel}"
     default_channel: str = "release"
     expires_after: int = 86400
-
-
-@dataclass(frozen=True, slots=True)
-class LeaseSettings:
-    """The writer lease of the exclusive scope (architecture.md, "Exclusion").
-
-    Durations are seconds. ``length`` must exceed :attr:`minimum_length`, the rule of
-    :class:`ghattempt.exclusive.LeaseSettings`: request_timeout + GitHub's 10 s server
-    bound + clock_skew (a sent mutation may still commit that long, so ownership never
-    passes on inside it) + 2 x request_timeout (one read and one compare-and-set to
-    acquire) + 1 s (the ``Date`` header's resolution).
-
-    Attributes:
-        length: lease duration, whole seconds.
-        request_timeout: client timeout of one GitHub request.
-        clock_skew: allowance between GitHub's clock (``Date`` header) and ours.
-        acquire_timeout: how long a writer keeps trying to get the lease; 0 means once.
-    """
-
-    length: int = 120
-    request_timeout: float = 30.0
-    clock_skew: float = 5.0
-    acquire_timeout: float = 300.0
-
-    def _rule(self) -> _LeaseRule:
-        # the exclusive layer's settings for these values, with a length that passes
-        return _LeaseRule(
-            lease_seconds=2**62,
-            request_timeout=self.request_timeout,
-            clock_skew=self.clock_skew,
-            acquire_timeout=self.acquire_timeout,
-        )
-
-    @property
-    def margin(self) -> float:
-        """Seconds a sent mutation may still commit: timeout + server bound + skew."""
-        return self._rule().margin
-
-    @property
-    def minimum_length(self) -> float:
-        """``length`` must be strictly greater: margin + 2 x timeout + Date resolution."""
-        return self._rule().minimum_lease
 
 
 @dataclass(frozen=True, slots=True)
@@ -934,41 +892,35 @@ def build_attempt(
 def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
 
-    Checks the lease against :class:`ghattempt.exclusive.LeaseSettings` (the one place
-    the rule lives; architecture.md, writer protocol step 4).
+    Returns :class:`ghattempt.exclusive.LeaseSettings` (``length`` is its
+    ``lease_seconds``), the one place the lease rule lives (architecture.md, writer
+    protocol step 4), with its other values at their defaults.
     """
     r = _Reader(path)
     d = LeaseSettings()
     r.known(t, "lease", SCHEMA["lease"])
-    lease = LeaseSettings(
-        length=r.integer(t, "lease.length", d.length, _key("lease.length")),
-        request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout,
-                                  _key("lease.request_timeout")),
-        clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, _key("lease.clock_skew")),
-        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout,
-                                  _key("lease.acquire_timeout")),
-    )
-    try:
-        _LeaseRule(
-            lease_seconds=lease.length,
-            request_timeout=lease.request_timeout,
-            clock_skew=lease.clock_skew,
-            acquire_timeout=lease.acquire_timeout,
+    length = r.integer(t, "lease.length", d.lease_seconds, _key("lease.length"))
+    timeout = r.seconds(t, "lease.request_timeout", d.request_timeout,
+                        _key("lease.request_timeout"))
+    skew = r.seconds(t, "lease.clock_skew", d.clock_skew, _key("lease.clock_skew"))
+    acquire = r.seconds(t, "lease.acquire_timeout", d.acquire_timeout,
+                        _key("lease.acquire_timeout"))
+    minimum = LeaseSettings.minimum_for(timeout, skew)
+    if not length > minimum:
+        r.fail(
+            "lease.length",
+            f"{length} s is not longer than request_timeout "
+            f"({_num(timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
+            f"server bound + clock_skew ({_num(skew)} s) + 2 x "
+            f"request_timeout (to acquire) + {_num(HTTP_DATE_RESOLUTION)} s = "
+            f"{_num(minimum)} s",
+            f"set lease.length above {_num(minimum)} or lower lease.request_timeout",
         )
-    except _LeaseRuleError as e:
-        minimum = lease.minimum_length
-        if not lease.length > minimum:
-            r.fail(
-                "lease.length",
-                f"{lease.length} s is not longer than request_timeout "
-                f"({_num(lease.request_timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
-                f"server bound + clock_skew ({_num(lease.clock_skew)} s) + 2 x "
-                f"request_timeout (to acquire) + {_num(HTTP_DATE_RESOLUTION)} s = "
-                f"{_num(minimum)} s",
-                f"set lease.length above {_num(minimum)} or lower lease.request_timeout",
-            )
-        r.fail("lease", str(e), "adjust the [lease] values")  # pragma: no cover - checked above
-    return lease
+    try:
+        return LeaseSettings(lease_seconds=length, request_timeout=timeout, clock_skew=skew,
+                             acquire_timeout=acquire)
+    except _LeaseRuleError as e:  # pragma: no cover - each key's bounds are checked above
+        r.fail("lease", str(e), "adjust the [lease] values")
 
 
 def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
@@ -1304,7 +1256,12 @@ def _default_of(k: Key) -> object:
                "attempt": AttemptSettings(), "lease": LeaseSettings(),
                "pacing": PacingSettings()}
     record = records.get(k.table)
-    return getattr(record, k.name, None) if record is not None else None
+    field_name = _FIELDS.get(f"{k.table}.{k.name}", k.name)
+    return getattr(record, field_name, None) if record is not None else None
+
+
+_FIELDS: Final = {"lease.length": "lease_seconds"}
+"""Keys whose settings field has another name (the lease's own class names it)."""
 
 
 def _table_schema(table: str) -> dict[str, object]:
