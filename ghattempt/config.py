@@ -49,10 +49,10 @@ from typing import Final, NoReturn
 from ghattempt.core import PHASES, Intent, is_key, is_oid
 from ghattempt.errors import Fault, GhattemptError
 
-# The lease rule lives with the lease (ghattempt.exclusive); the configuration checks it
-# at load time so a bad [lease] is reported against the file, not at the first write.
-from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION
-from ghattempt.exclusive import LeaseSettings as _LeaseRule
+# The lease settings are the lease's own class (ghattempt.exclusive, the lowest layer
+# that needs them): [lease] is read into it, and the configuration checks its rule at
+# load time so a bad [lease] is reported against the file, not at the first write.
+from ghattempt.exclusive import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION, LeaseSettings
 from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
 # The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
@@ -64,7 +64,6 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "PHASES",
     "SCHEMA",
-    "AppSettings",
     "AttemptSettings",
     "CROSS_KEY_RULES",
     "Channel",
@@ -76,6 +75,7 @@ __all__ = [
     "LeaseSettings",
     "LoadedConfig",
     "PacingSettings",
+    "PhaseMap",
     "Settings",
     "WriterSettings",
     "blob_oid",
@@ -85,6 +85,7 @@ __all__ = [
     "build_journal",
     "build_lease",
     "build_pacing",
+    "build_phase_map",
     "build_settings",
     "build_writer",
     "check_config",
@@ -342,48 +343,6 @@ class AttemptSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class LeaseSettings:
-    """The writer lease of the exclusive scope (architecture.md, "Exclusion").
-
-    Durations are seconds. ``length`` must exceed :attr:`minimum_length`, the rule of
-    :class:`ghattempt.exclusive.LeaseSettings`: request_timeout + GitHub's 10 s server
-    bound + clock_skew (a sent mutation may still commit that long, so ownership never
-    passes on inside it) + 2 x request_timeout (one read and one compare-and-set to
-    acquire) + 1 s (the ``Date`` header's resolution).
-
-    Attributes:
-        length: lease duration, whole seconds.
-        request_timeout: client timeout of one GitHub request.
-        clock_skew: allowance between GitHub's clock (``Date`` header) and ours.
-        acquire_timeout: how long a writer keeps trying to get the lease; 0 means once.
-    """
-
-    length: int = 120
-    request_timeout: float = 30.0
-    clock_skew: float = 5.0
-    acquire_timeout: float = 300.0
-
-    def _rule(self) -> _LeaseRule:
-        # the exclusive layer's settings for these values, with a length that passes
-        return _LeaseRule(
-            lease_seconds=2**62,
-            request_timeout=self.request_timeout,
-            clock_skew=self.clock_skew,
-            acquire_timeout=self.acquire_timeout,
-        )
-
-    @property
-    def margin(self) -> float:
-        """Seconds a sent mutation may still commit: timeout + server bound + skew."""
-        return self._rule().margin
-
-    @property
-    def minimum_length(self) -> float:
-        """``length`` must be strictly greater: margin + 2 x timeout + Date resolution."""
-        return self._rule().minimum_lease
-
-
-@dataclass(frozen=True, slots=True)
 class PacingSettings:
     """Spacing of content-creating mutations (GitHub allows about 80 a minute).
 
@@ -396,35 +355,69 @@ class PacingSettings:
 
 @dataclass(frozen=True, slots=True)
 class JobPhase:
-    """One GitHub App mapping: a workflow job whose conclusion records a phase.
+    """One entry of the job-to-phase mapping: a workflow job (or a whole run) whose
+    conclusion records a phase.
 
     Attributes:
-        workflow: workflow file name, e.g. ``release.yml`` (no directory).
-        job: job name as ``workflow_job.name`` reports it.
+        workflow: the workflow file name, e.g. ``release.yml`` (no directory). A rule
+            matches a workflow whose file name, path or name is this value (the
+            deprecated server format's rules give names and paths).
+        job: job name as ``workflow_job.name`` reports it; None: the whole run
+            (``workflow_run``; only the server's mapping has such rules).
         phase: one of :data:`PHASES`.
     """
 
     workflow: str
-    job: str
+    job: str | None
     phase: str
+
+    def matches(self, job: str | None, name: str | None, path: str | None) -> bool:
+        """True when this rule is for ``job`` (None: the run) of a workflow with this
+        ``name`` or ``path`` (``.github/workflows/release.yml``)."""
+        if self.job != job:
+            return False
+        names = {name, path, None if path is None else path.rsplit("/", 1)[-1]} - {None}
+        return self.workflow in names
 
 
 @dataclass(frozen=True, slots=True)
-class AppSettings:
-    """Settings read by the GitHub App's webhook handler.
+class PhaseMap:
+    """The one job-to-phase mapping: a repository's ``[[app.jobs]]`` and the App server's
+    ``GHATTEMPT_APP_PHASES`` file are read into it (docs/configuration.md, docs/app.md).
 
     Attributes:
-        jobs: workflow-job-to-phase mappings, at most one per (workflow, job).
+        jobs: the rules, in file order; the first match wins; at most one per
+            (workflow, job).
+        merged_phase: the phase recorded ``succeeded`` when the pull request is merged,
+            or None to record nothing. Only the server's file sets it (top-level
+            ``merged_phase``); a repository's ``[app]`` cannot, and its value there is
+            not read.
     """
 
     jobs: tuple[JobPhase, ...] = ()
+    merged_phase: str | None = "merge"
+
+    def phase_of(self, job: str | None, *, name: str | None = None,
+                 path: str | None = None) -> str | None:
+        """The phase of the first rule for ``job`` (None: the whole run) of the workflow
+        with this ``name`` or ``path``, or None."""
+        for rule in self.jobs:
+            if rule.matches(job, name, path):
+                return rule.phase
+        return None
 
     def phase_for(self, workflow: str, job: str) -> str | None:
-        """Return the phase mapped to ``job`` of workflow file ``workflow``, or None."""
-        for item in self.jobs:
-            if item.workflow == workflow and item.job == job:
-                return item.phase
-        return None
+        """The phase mapped to ``job`` of workflow file ``workflow`` (e.g.
+        ``release.yml``), or None."""
+        return self.phase_of(job, path=workflow)
+
+    def phase_for_run(self, name: str | None, path: str | None) -> str | None:
+        """The phase a completed workflow run reports, matched on its name or path."""
+        return self.phase_of(None, name=name, path=path)
+
+    def phase_for_job(self, workflow_name: str | None, job_name: str | None) -> str | None:
+        """The phase a completed job reports, matched on its workflow's name and its name."""
+        return None if job_name is None else self.phase_of(job_name, name=workflow_name)
 
 
 def _default_channels() -> tuple[Channel, ...]:
@@ -441,7 +434,7 @@ class Settings:
     channels: tuple[Channel, ...] = field(default_factory=_default_channels)
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     pacing: PacingSettings = field(default_factory=PacingSettings)
-    app: AppSettings = field(default_factory=AppSettings)
+    app: PhaseMap = field(default_factory=PhaseMap)
 
     def channel_named(self, name: str) -> Channel | None:
         """Return the channel called ``name``, or None."""
@@ -934,41 +927,35 @@ def build_attempt(
 def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
 
-    Checks the lease against :class:`ghattempt.exclusive.LeaseSettings` (the one place
-    the rule lives; architecture.md, writer protocol step 4).
+    Returns :class:`ghattempt.exclusive.LeaseSettings` (``length`` is its
+    ``lease_seconds``), the one place the lease rule lives (architecture.md, writer
+    protocol step 4), with its other values at their defaults.
     """
     r = _Reader(path)
     d = LeaseSettings()
     r.known(t, "lease", SCHEMA["lease"])
-    lease = LeaseSettings(
-        length=r.integer(t, "lease.length", d.length, _key("lease.length")),
-        request_timeout=r.seconds(t, "lease.request_timeout", d.request_timeout,
-                                  _key("lease.request_timeout")),
-        clock_skew=r.seconds(t, "lease.clock_skew", d.clock_skew, _key("lease.clock_skew")),
-        acquire_timeout=r.seconds(t, "lease.acquire_timeout", d.acquire_timeout,
-                                  _key("lease.acquire_timeout")),
-    )
-    try:
-        _LeaseRule(
-            lease_seconds=lease.length,
-            request_timeout=lease.request_timeout,
-            clock_skew=lease.clock_skew,
-            acquire_timeout=lease.acquire_timeout,
+    length = r.integer(t, "lease.length", d.lease_seconds, _key("lease.length"))
+    timeout = r.seconds(t, "lease.request_timeout", d.request_timeout,
+                        _key("lease.request_timeout"))
+    skew = r.seconds(t, "lease.clock_skew", d.clock_skew, _key("lease.clock_skew"))
+    acquire = r.seconds(t, "lease.acquire_timeout", d.acquire_timeout,
+                        _key("lease.acquire_timeout"))
+    minimum = LeaseSettings.minimum_for(timeout, skew)
+    if not length > minimum:
+        r.fail(
+            "lease.length",
+            f"{length} s is not longer than request_timeout "
+            f"({_num(timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
+            f"server bound + clock_skew ({_num(skew)} s) + 2 x "
+            f"request_timeout (to acquire) + {_num(HTTP_DATE_RESOLUTION)} s = "
+            f"{_num(minimum)} s",
+            f"set lease.length above {_num(minimum)} or lower lease.request_timeout",
         )
-    except _LeaseRuleError as e:
-        minimum = lease.minimum_length
-        if not lease.length > minimum:
-            r.fail(
-                "lease.length",
-                f"{lease.length} s is not longer than request_timeout "
-                f"({_num(lease.request_timeout)} s) + GitHub's {_num(GITHUB_SERVER_BOUND)} s "
-                f"server bound + clock_skew ({_num(lease.clock_skew)} s) + 2 x "
-                f"request_timeout (to acquire) + {_num(HTTP_DATE_RESOLUTION)} s = "
-                f"{_num(minimum)} s",
-                f"set lease.length above {_num(minimum)} or lower lease.request_timeout",
-            )
-        r.fail("lease", str(e), "adjust the [lease] values")  # pragma: no cover - checked above
-    return lease
+    try:
+        return LeaseSettings(lease_seconds=length, request_timeout=timeout, clock_skew=skew,
+                             acquire_timeout=acquire)
+    except _LeaseRuleError as e:  # pragma: no cover - each key's bounds are checked above
+        r.fail("lease", str(e), "adjust the [lease] values")
 
 
 def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
@@ -982,14 +969,57 @@ def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
     )
 
 
-def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str) -> AppSettings:
+def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str) -> PhaseMap:
     """Build ``[app]``: ``jobs``, an array of ``{workflow, job, phase}`` tables.
 
     Each phase must be in some channel's plan; each (workflow, job) appears once.
     """
     r = _Reader(path)
     r.known(t, "app", SCHEMA["app"])
-    raw = t.get("jobs", [])
+    planned = {p for c in channels for p in c.plan}
+    return PhaseMap(jobs=_jobs(r, t.get("jobs", []), planned=planned, runs=False))
+
+
+def build_phase_map(doc: Mapping[str, object], *, path: str) -> PhaseMap:
+    """Build the App server's mapping file (``GHATTEMPT_APP_PHASES``, docs/app.md): the
+    same ``[[app.jobs]]`` tables as a repository's ``[app]``, where ``job`` may be left
+    out (the whole run's conclusion reports the phase), and a top-level
+    ``merged_phase`` (``""``: the merge records nothing; default ``"merge"``).
+
+    A phase is reported by one rule, or by the merge, never by two (a second result of
+    a phase would be refused as a rewrite of a terminal phase, journal-v1 section 8).
+
+    Raises:
+        ConfigError: an unknown key, a wrong type, an unknown phase, a duplicate rule, a
+            phase reported twice.
+    """
+    r = _Reader(path)
+    r.known(doc, "", ("merged_phase", "app"))
+    merged_raw = doc.get("merged_phase", PhaseMap().merged_phase)
+    merged = None
+    if merged_raw != "":
+        if not isinstance(merged_raw, str) or merged_raw not in PHASES:
+            shown = _q(merged_raw) if isinstance(merged_raw, str) else _kind(merged_raw)
+            r.fail("merged_phase", f"{shown} is not a phase",
+                   f'use one of: {", ".join(PHASES)}, or "" to record nothing on merge')
+        merged = merged_raw
+    t = r.table(doc, "app")
+    r.known(t, "app", SCHEMA["app"])
+    jobs = _jobs(r, t.get("jobs", []), planned=None, runs=True)
+    reported: dict[str, int] = {}
+    for i, item in enumerate(jobs):
+        if item.phase == merged or item.phase in reported:
+            by = "the merge" if item.phase == merged else f"app.jobs[{reported[item.phase]}]"
+            r.fail(f"app.jobs[{i}].phase", f"{_q(item.phase)} is already reported by {by}",
+                   "let one rule report each phase")
+        reported[item.phase] = i
+    return PhaseMap(jobs=jobs, merged_phase=merged)
+
+
+def _jobs(r: _Reader, raw: object, *, planned: set[str] | None,
+          runs: bool) -> tuple[JobPhase, ...]:
+    """The ``[[app.jobs]]`` entries; ``planned``: the phases some channel plans (None: no
+    channels to check); ``runs``: ``job`` may be left out (the server's file)."""
     if not isinstance(raw, list):
         r.fail(
             "app.jobs",
@@ -997,8 +1027,7 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
             'write [[app.jobs]] tables with workflow = "release.yml", job = "build", '
             'phase = "build"',
         )
-    planned = {p for c in channels for p in c.plan}
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str | None], int] = {}
     jobs: list[JobPhase] = []
     for i, item in enumerate(raw):
         key = f"app.jobs[{i}]"
@@ -1006,10 +1035,11 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
             r.fail(key, f"expected a table, got {_kind(item)}", "write it as a [[app.jobs]] table")
         r.known(item, key, SCHEMA["app.jobs[]"])
         for name in ("workflow", "job", "phase"):
-            if name not in item:
+            if name not in item and not (runs and name == "job"):
                 r.fail(f"{key}.{name}", "missing", f'add {name} = "..." to this [[app.jobs]]')
         workflow = r.string(item, f"{key}.workflow", "", _key("app.jobs[].workflow"))
-        job = r.string(item, f"{key}.job", "", _key("app.jobs[].job"))
+        job = (r.string(item, f"{key}.job", "", _key("app.jobs[].job"))
+               if "job" in item else None)
         phase = r.string(item, f"{key}.phase", "", _key("app.jobs[].phase"))
         if phase not in PHASES:
             r.fail(
@@ -1017,22 +1047,23 @@ def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str
                 f"{_q(phase)} is not a phase{_did_you_mean(phase, PHASES)}",
                 f"use one of: {', '.join(PHASES)}",
             )
-        if phase not in planned:
+        if planned is not None and phase not in planned:
             r.fail(
                 f"{key}.phase",
                 f"{_q(phase)} is in no channel's plan",
                 "add it to a channel's plan or remove this mapping",
             )
         if (workflow, job) in seen:
+            what = f"job {_q(job)}" if job is not None else "the run"
             r.fail(
                 key,
-                f"workflow {_q(workflow)} job {_q(job)} is already mapped by "
+                f"workflow {_q(workflow)} {what} is already mapped by "
                 f"app.jobs[{seen[(workflow, job)]}]",
                 "map each job to one phase",
             )
         seen[(workflow, job)] = i
         jobs.append(JobPhase(workflow=workflow, job=job, phase=phase))
-    return AppSettings(jobs=tuple(jobs))
+    return tuple(jobs)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1304,7 +1335,12 @@ def _default_of(k: Key) -> object:
                "attempt": AttemptSettings(), "lease": LeaseSettings(),
                "pacing": PacingSettings()}
     record = records.get(k.table)
-    return getattr(record, k.name, None) if record is not None else None
+    field_name = _FIELDS.get(f"{k.table}.{k.name}", k.name)
+    return getattr(record, field_name, None) if record is not None else None
+
+
+_FIELDS: Final = {"lease.length": "lease_seconds"}
+"""Keys whose settings field has another name (the lease's own class names it)."""
 
 
 def _table_schema(table: str) -> dict[str, object]:

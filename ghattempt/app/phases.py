@@ -1,34 +1,46 @@
 """Which workflow run or job reports which phase, and what its conclusion means.
 
-The mapping is a small TOML file (``GHATTEMPT_APP_PHASES``)::
+The server's mapping is a small TOML file (``GHATTEMPT_APP_PHASES``) in the format of a
+repository's ``[[app.jobs]]`` (docs/configuration.md), read by
+:func:`ghattempt.config.build_phase_map` into the one mapping model,
+:class:`ghattempt.config.PhaseMap`::
 
     merged_phase = "merge"        # phase recorded `succeeded` when the PR is merged;
                                   # "" records nothing on merge
-    [[workflows]]
-    workflow = "release"          # the workflow's name, or its path
-    phase = "build"               # (.github/workflows/release.yml): the run's conclusion
-    [[workflows]]
-    workflow = "release"
-    job = "review"                # a job of that workflow (by the job's name; matched
-    phase = "review"              # on the workflow's name, which job payloads carry)
+    [[app.jobs]]
+    workflow = "release.yml"      # the workflow's file name
+    phase = "build"               # no job: the whole run's conclusion
+    [[app.jobs]]
+    workflow = "release.yml"
+    job = "review"                # a job of that workflow, by the job's name
+    phase = "review"
 
 A run rule (no ``job``) reacts to ``workflow_run`` ``completed``; a job rule to
 ``workflow_job`` ``completed``. Phase names are the eight of journal-v1 section 4; each
 phase is reported by one rule (or by the merge) only.
+
+Deprecated: the earlier format, ``[[workflows]]`` tables whose ``workflow`` is the
+workflow's name or its path (``.github/workflows/release.yml``), is still read and
+converted into the same :class:`~ghattempt.config.PhaseMap` (a warning in the log says
+so); write ``[[app.jobs]]`` instead.
 """
 
 from __future__ import annotations
 
+import logging
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ghattempt.app.sink import PhaseStatus
+from ghattempt.config import ConfigError, JobPhase, PhaseMap, build_phase_map
 from ghattempt.core import PHASES as CORE_PHASES
 from ghattempt.errors import Fault, GhattemptError
 
-__all__ = ["CONCLUSIONS", "PHASES", "PhaseMap", "PhaseMapError", "WorkflowRule", "load_phase_map"]
+__all__ = ["CONCLUSIONS", "PHASES", "PhaseMap", "PhaseMapError", "load_phase_map",
+           "parse_phase_map"]
+
+log = logging.getLogger("ghattempt.app")
 
 PHASES = CORE_PHASES
 """The admitted phase order (journal-v1 section 4), as :mod:`ghattempt.core` holds it."""
@@ -56,43 +68,6 @@ class PhaseMapError(GhattemptError):
     fault = Fault.BAD_INPUT
 
 
-@dataclass(frozen=True, slots=True)
-class WorkflowRule:
-    """One mapping entry: a workflow (and optionally one of its jobs) -> a phase."""
-
-    workflow: str
-    phase: str
-    job: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PhaseMap:
-    """The workflow/job -> phase mapping and the phase a merge completes.
-
-    Attributes:
-        workflows: the rules, in file order; the first match wins.
-        merged_phase: the phase recorded ``succeeded`` when the pull request is merged,
-            or ``None`` to record nothing.
-    """
-
-    workflows: tuple[WorkflowRule, ...] = ()
-    merged_phase: str | None = "merge"
-
-    def phase_for_run(self, name: str | None, path: str | None) -> str | None:
-        """The phase a completed workflow run reports, matched on its name or path."""
-        for rule in self.workflows:
-            if rule.job is None and rule.workflow in (name, path):
-                return rule.phase
-        return None
-
-    def phase_for_job(self, workflow_name: str | None, job_name: str | None) -> str | None:
-        """The phase a completed job reports, matched on its workflow's name and its name."""
-        for rule in self.workflows:
-            if rule.job is not None and rule.job == job_name and rule.workflow == workflow_name:
-                return rule.phase
-        return None
-
-
 def _phase(value: Any, where: str) -> str:
     if not isinstance(value, str) or value not in PHASES:
         raise PhaseMapError(f"{where}: phase must be one of {', '.join(PHASES)}; got {value!r}")
@@ -100,21 +75,31 @@ def _phase(value: Any, where: str) -> str:
 
 
 def parse_phase_map(data: dict[str, Any], source: str = "phase map") -> PhaseMap:
-    """Build a :class:`PhaseMap` from parsed TOML.
+    """Build the :class:`~ghattempt.config.PhaseMap` of parsed TOML: ``[[app.jobs]]``
+    (:func:`ghattempt.config.build_phase_map`), or the deprecated ``[[workflows]]``
+    format (any file without an ``app`` table), converted into the same model.
 
     Raises:
         PhaseMapError: an unknown key, a wrong type, an unknown phase, a duplicate rule.
     """
+    if "app" in data:
+        try:
+            return build_phase_map(data, path=source)
+        except ConfigError as exc:
+            raise PhaseMapError(str(exc)) from None
     unknown = set(data) - {"merged_phase", "workflows"}
     if unknown:
         raise PhaseMapError(f"{source}: unknown keys {sorted(unknown)}")
     merged_raw = data.get("merged_phase", "merge")
     merged = None if merged_raw == "" else _phase(merged_raw, f"{source}: merged_phase")
-    rules: list[WorkflowRule] = []
+    rules: list[JobPhase] = []
     seen: set[tuple[str, str | None]] = set()
     entries = data.get("workflows", [])
     if not isinstance(entries, list):
         raise PhaseMapError(f"{source}: workflows must be an array of tables ([[workflows]])")
+    if entries:
+        log.warning("%s: [[workflows]] is deprecated; write [[app.jobs]] tables (docs/app.md, "
+                    "\"Phase mapping\")", source)
     for index, entry in enumerate(entries):
         where = f"{source}: workflows[{index}]"
         if not isinstance(entry, dict):
@@ -136,8 +121,8 @@ def parse_phase_map(data: dict[str, Any], source: str = "phase map") -> PhaseMap
             # a phase has one result: a second reporter would be refused as a rewrite of
             # a terminal phase (journal-v1 section 8), or race the first
             raise PhaseMapError(f"{where}: phase {phase!r} is already reported by another rule")
-        rules.append(WorkflowRule(workflow=workflow, job=job, phase=phase))
-    return PhaseMap(workflows=tuple(rules), merged_phase=merged)
+        rules.append(JobPhase(workflow=workflow, job=job, phase=phase))
+    return PhaseMap(jobs=tuple(rules), merged_phase=merged)
 
 
 def load_phase_map(path: Path) -> PhaseMap:

@@ -65,11 +65,11 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
+from ghattempt.compose import generation, writing_store
 from ghattempt.config import DEFAULT_CONFIG_PATH, Channel, ConfigError, LoadedConfig, parse_config
 from ghattempt.core import AppWriter as CoreAppWriter
-from ghattempt.core import Generation, JournalInvalid, build_generation, is_oid, parse_body
+from ghattempt.core import Generation, JournalInvalid, is_oid, parse_body
 from ghattempt.errors import Fault, GhattemptError
-from ghattempt.exclusive import LeaseSettings, RefLease
 from ghattempt.github import (
     AppAuth,
     Credentials,
@@ -78,13 +78,7 @@ from ghattempt.github import (
     ProviderConfig,
     RetryPolicy,
 )
-from ghattempt.readers import reader_digest
-from ghattempt.store import (
-    BusinessAttemptStore,
-    GitHubRefBackend,
-    Journal,
-    Session,
-)
+from ghattempt.store import BusinessAttemptStore, Journal, Session
 
 __all__ = ["CHECK_NAME", "OUTCOME_BY_FAULT", "StoreSink", "store_sink"]
 
@@ -176,7 +170,6 @@ class StoreSink:
         self._providers: ClientPool[GitHubProvider] = ClientPool()
         # one App JWT and one token per installation for every provider of the sink
         self._credentials = Credentials()
-        self._reader = reader_digest()
         # Answers that can never change: a file at a commit oid, a commit's tree, a
         # workflow run's file. Least recently used first; at most IMMUTABLE_ENTRIES.
         self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
@@ -267,23 +260,11 @@ class StoreSink:
         lease = cfg.settings.lease
         gh = self._provider(installation_id, timeout=min(timeout, lease.request_timeout),
                             interval=cfg.settings.pacing.write_interval)
-        lease_settings = LeaseSettings(
-            lease_seconds=int(lease.length), request_timeout=float(lease.request_timeout),
-            clock_skew=float(lease.clock_skew), acquire_timeout=float(lease.acquire_timeout),
-            holder_label=f"app-{self._settings.app_id}")
-        exclusive = self._bursts.adapter(
-            RefLease(GitHubRefBackend(gh, owner, name, repository_id), lease_settings,
-                     notice=_notice))
-        store = BusinessAttemptStore(
-            gh, exclusive=exclusive, repository=f"{owner}/{name}",
-            repository_id=repository_id, category=cfg.settings.journal.category,
-            writer_login=cfg.settings.writer.login, writer_id=cfg.settings.writer.database_id,
-            writer=writer, reader=self._reader, notice=_notice,
-            journal_title=cfg.journal_title_of)
         # who the installation token is (the App's bot, learned from the configured
         # host): a configured writer that is not it is refused before any write
-        store.initialise()
-        store.check_writer()
+        store = writing_store(gh, cfg, writer, repository=f"{owner}/{name}",
+                              repository_id=repository_id, notice=_notice,
+                              adapt=self._bursts.adapter)
         return _Ctx(gh, owner, name, repository_id, cfg, store)
 
     @staticmethod
@@ -294,11 +275,8 @@ class StoreSink:
         """ADR 0006: source commit and its tree, the configuration, the observed base."""
         commit = self._once(("commit", ctx.owner, ctx.name, ref.head_sha),
                             lambda: ctx.gh.commit(ctx.owner, ctx.name, ref.head_sha))
-        cfg = ctx.cfg
-        return build_generation(source_commit=ref.head_sha, tree=commit.tree_oid,
-                                config_path=cfg.path, config_blob=cfg.blob,
-                                config_digest=cfg.digest, base_ref=ref.base_ref,
-                                base_commit=ref.base_sha)
+        return generation(ctx.cfg, source_commit=ref.head_sha, tree=commit.tree_oid,
+                          base_ref=ref.base_ref, base_commit=ref.base_sha)
 
     @contextmanager
     def _outcomes(self, what: str) -> Iterator[None]:

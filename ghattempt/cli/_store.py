@@ -13,27 +13,16 @@ __all__ = ["locate_journal", "reading_store"]
 
 
 def reading_store(gh: Any, args: Any, repo: Any, cfg: Any) -> Any:
-    """A store for reading (never entering the writer scope) with the reading options."""
+    """A store that only reads (``ghattempt.compose.reading_store``: no lease, no writer)
+    with the reading options."""
     from ghattempt.cli._context import notice_hook, reader_identity
-    from ghattempt.config import Settings
-    from ghattempt.core import CliWriter
-    from ghattempt.exclusive import LeaseSettings, RefLease
-    from ghattempt.store import BusinessAttemptStore, GitHubRefBackend
+    from ghattempt.compose import reading_store as compose_reading_store
 
-    settings = cfg.settings if cfg is not None else Settings()
     # `capture` has no reading options: the configuration's [writer] finds the journal.
     writer, writer_id = reader_identity(args, cfg, repo.viewer)
-    owner, name = repo.owner, repo.name
-    # Reading only: the store never enters the writer scope here; the lease is never taken.
-    lease = RefLease(GitHubRefBackend(gh, owner, name, repo.id),
-                     LeaseSettings(request_timeout=max(gh.config.timeout, 20.0)))
-    store = BusinessAttemptStore(
-        gh, exclusive=lease, repository=repo.name_with_owner, repository_id=repo.id,
-        category=settings.journal.category, writer_login=writer, writer_id=writer_id,
-        writer=CliWriter("reader"), reader="sha256:" + "0" * 64, notice=notice_hook(args),
-        journal_title=None if cfg is None else cfg.journal_title_of)
-    store.initialise(repo)
-    return store
+    return compose_reading_store(gh, cfg, repository=repo.name_with_owner,
+                                 repository_id=repo.id, known=repo, writer_login=writer,
+                                 writer_id=writer_id, notice=notice_hook(args))
 
 
 def locate_journal(gh: Any, args: Any, repository: tuple[str, str],

@@ -29,7 +29,6 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Iterator
@@ -55,8 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PLANNABLE", "WriteOutcome", "admit", "check_plan", "expire", "perform", "plan",
            "plan_json", "plan_lines", "record", "rollback", "successor", "supersede"]
-
-_LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,30 +115,6 @@ def _writer(args: Any) -> Writer:
     return CliWriter(actor)
 
 
-def _holder_label(writer: Writer) -> str:
-    kind = writer.kind
-    if kind == "actions":
-        label = f"actions/{getattr(writer, 'run_id', 0)}/{getattr(writer, 'run_attempt', 1)}"
-    else:
-        label = f"cli/{getattr(writer, 'actor', 'someone')}"
-    return (_LABEL.sub("-", label) or "ghattempt")[:96]
-
-
-def _lease(ctx_gh: GitHubProvider, owner: str, name: str, repository_id: str,
-           cfg: LoadedConfig, writer: Writer, notice: Any) -> Any:
-    from ghattempt.exclusive import LeaseSettings, RefLease
-    from ghattempt.store import GitHubRefBackend
-
-    lease = cfg.settings.lease
-    settings = LeaseSettings(lease_seconds=int(lease.length),
-                             request_timeout=float(lease.request_timeout),
-                             clock_skew=float(lease.clock_skew),
-                             acquire_timeout=float(lease.acquire_timeout),
-                             holder_label=_holder_label(writer))
-    return RefLease(GitHubRefBackend(ctx_gh, owner, name, repository_id), settings,
-                    notice=notice)
-
-
 # Options whose values are written verbatim (records, the lease holder): never a token.
 _VERBATIM = {"actor": "--actor", "key": "--key", "request_key": "--request-key",
              "channel": "--channel", "authorization": "--authorization",
@@ -173,9 +146,8 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
 @contextmanager
 def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
     from ghattempt.cli._secrets import refuse_secrets
+    from ghattempt.compose import writing_store
     from ghattempt.core import lease_ref_name
-    from ghattempt.readers import reader_digest
-    from ghattempt.store import BusinessAttemptStore
 
     cfg = getattr(args, "loaded_config", None) or load_settings(
         args.config, required=True, root=getattr(args, "config_root", None))
@@ -206,15 +178,9 @@ def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
         if not base_ref:
             assert start.pull_request is not None
             base_ref = start.pull_request.base_ref_name
-        store = BusinessAttemptStore(
-            gh, exclusive=_lease(gh, owner, name, repo.id, cfg, writer, notice),
-            repository=repo.name_with_owner, repository_id=repo.id,
-            category=cfg.settings.journal.category, writer_login=cfg.settings.writer.login,
-            writer_id=cfg.settings.writer.database_id, writer=writer, reader=reader_digest(),
-            server_url=getattr(args, "server_url", None) or None, notice=notice,
-            journal_title=cfg.journal_title_of)
-        store.initialise(repo)
-        store.check_writer()  # a configured writer that is not this token: before any write
+        store = writing_store(gh, cfg, writer, repository=repo.name_with_owner,
+                              repository_id=repo.id, known=repo, notice=notice,
+                              server_url=getattr(args, "server_url", None) or None)
         if known is not None and (known.pull_request, known.base_ref) == (args.pull_request,
                                                                           base_ref):
             store.prime(start, known)
@@ -231,7 +197,7 @@ def _request_key(ctx: _Ctx) -> str:
 
 def _generation(ctx: _Ctx) -> Generation:
     """The pull request's current generation (ADR 0006: source, tree, config, base)."""
-    from ghattempt.core import build_generation
+    from ghattempt.compose import generation
 
     pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
     if pr.base_ref_name != ctx.base_ref:
@@ -249,10 +215,8 @@ def _generation(ctx: _Ctx) -> Generation:
         raise CliError(Fault.GITHUB_UNAVAILABLE,
                        f"the head of pull request #{ctx.pull_request} moved while it was "
                           "read (or its branch is in a fork); run the command again")
-    cfg = ctx.cfg
-    return build_generation(source_commit=pr.head_oid, tree=tree, config_path=cfg.path,
-                            config_blob=cfg.blob, config_digest=cfg.digest,
-                            base_ref=pr.base_ref_name, base_commit=pr.base_oid)
+    return generation(ctx.cfg, source_commit=pr.head_oid, tree=tree,
+                      base_ref=pr.base_ref_name, base_commit=pr.base_oid)
 
 
 def _expires_at(ctx: _Ctx) -> str:
@@ -350,8 +314,10 @@ def _public(args: Any, text: str | None) -> str | None:
 def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
     if getattr(args, "key", None):
         return str(args.key)
-    who = _holder_label(writer).replace("/", ":")
+    from ghattempt.compose import holder_label
     from ghattempt.core import key_from
+
+    who = holder_label(writer).replace("/", ":")
 
     return key_from(f"{who}:{phase}:{status}")
 

@@ -26,6 +26,10 @@ _LABEL = re.compile(r"[\x21-\x7e]{1,96}")
 class LeaseSettings:
     """Timing and naming of a :class:`RefLease`. All durations are seconds.
 
+    The one lease settings class: the configuration's ``[lease]`` table
+    (docs/configuration.md) is read into it (``lease.length`` is ``lease_seconds``), so its
+    defaults here are the file's defaults.
+
     Attributes:
         lease_seconds: how long one acquisition or renewal lasts on GitHub's clock (L).
         request_timeout: the client timeout of one provider request, mutations included
@@ -60,10 +64,10 @@ class LeaseSettings:
     """
 
     lease_seconds: int = 120
-    request_timeout: float = 20.0
+    request_timeout: float = 30.0
     server_bound: float = GITHUB_SERVER_BOUND
     clock_skew: float = 5.0
-    acquire_timeout: float = 60.0
+    acquire_timeout: float = 300.0
     renew_window: float | None = None
     backoff_initial: float = 1.0
     backoff_max: float = 10.0
@@ -140,6 +144,14 @@ class LeaseSettings:
             f"(got {self.holder_label!r})",
         )
 
+    @staticmethod
+    def minimum_for(request_timeout: float, clock_skew: float,
+                    server_bound: float = GITHUB_SERVER_BOUND) -> float:
+        """The :attr:`minimum_lease` of these values, in seconds, without building settings
+        (a configuration reports a too short ``lease.length`` with it)."""
+        margin = request_timeout + server_bound + clock_skew
+        return margin + 2 * request_timeout + HTTP_DATE_RESOLUTION
+
     @property
     def margin(self) -> float:
         """T + S + K: the least lease time a holder must have left to start a mutation."""
@@ -148,7 +160,7 @@ class LeaseSettings:
     @property
     def minimum_lease(self) -> float:
         """margin + 2T + 1 s: ``lease_seconds`` must be strictly greater."""
-        return self.margin + 2 * self.request_timeout + HTTP_DATE_RESOLUTION
+        return self.minimum_for(self.request_timeout, self.clock_skew, self.server_bound)
 
     @property
     def effective_renew_window(self) -> float:

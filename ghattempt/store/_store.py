@@ -326,6 +326,46 @@ class BusinessAttemptStore:
         if exclusive is None:
             raise StoreInputError("the store has no default lock: pass exclusive=<adapter> "
                                   "(RefLease in production)")
+        self._configure(provider, exclusive, repository=repository,
+                        repository_id=repository_id, category=category,
+                        writer_login=writer_login, writer=writer, reader=reader,
+                        writer_id=writer_id, server_url=server_url, max_records=max_records,
+                        max_attempts=max_attempts, observer=observer, notice=notice,
+                        journal_title=journal_title)
+
+    @classmethod
+    def reading(cls, provider: GitHubProvider, *, repository: str, repository_id: str,
+                category: str, writer_login: str, writer_id: int | None = None,
+                server_url: str | None = None, max_records: int = 1000,
+                max_attempts: int = 100, notice: Callable[[str], None] | None = None,
+                journal_title: Callable[[Intent], str] | None = None) -> BusinessAttemptStore:
+        """A store that only reads: no writer scope, no writer, no reader digest.
+
+        ``initialise``, ``locate``, ``prime``, ``capture``, ``capture_witnessed``,
+        ``verdict`` and ``read`` work as on a writing store (the same arguments mean the
+        same); the scope's lease ref is read at the default prefix
+        (``refs/heads/ghattempt/lease/``). Anything that would enter the writer scope or
+        write (``open``, ``session``, ``append``, ``plan``, ``check_writer``) raises
+        ``StoreInputError``.
+
+        Raises:
+            StoreInputError: as the constructor's.
+        """
+        store = cls.__new__(cls)
+        store._configure(provider, None, repository=repository, repository_id=repository_id,
+                         category=category, writer_login=writer_login, writer=None,
+                         reader=None, writer_id=writer_id, server_url=server_url,
+                         max_records=max_records, max_attempts=max_attempts, observer=None,
+                         notice=notice, journal_title=journal_title)
+        return store
+
+    def _configure(self, provider: GitHubProvider, exclusive: ExclusiveAdapter | None, *,
+                   repository: str, repository_id: str, category: str, writer_login: str,
+                   writer: Writer | None, reader: str | None, writer_id: int | None,
+                   server_url: str | None, max_records: int, max_attempts: int,
+                   observer: Callable[[str], None] | None,
+                   notice: Callable[[str], None] | None,
+                   journal_title: Callable[[Intent], str] | None) -> None:
         owner, sep, name = repository.partition("/")
         if not sep or not owner or not name or "/" in name:
             raise StoreInputError(f"repository must be owner/name, got {repository!r}")
@@ -374,7 +414,22 @@ class BusinessAttemptStore:
         return self._repository_id
 
     @property
+    def _reader_digest(self) -> str:
+        if self._reader is None:
+            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
+                                  "build a writing store to write")
+        return self._reader
+
+    @property
     def writer(self) -> Writer:
+        """The writer identity put into every record.
+
+        Raises:
+            StoreInputError: the store only reads (:meth:`reading`).
+        """
+        if self._writer is None:
+            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
+                                  "build a writing store to write")
         return self._writer
 
     @property
@@ -474,7 +529,11 @@ class BusinessAttemptStore:
         Raises:
             WrongWriter: the token is another account.
             GitHubAnomaly: GitHub did not say who the token is.
+            StoreInputError: the store only reads (:meth:`reading`).
         """
+        if self._exclusive is None:
+            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
+                                  "build a writing store to enter the writer scope")
         if self._category_id is None:
             self.initialise()
         ident = self._identity
@@ -798,6 +857,7 @@ class BusinessAttemptStore:
         self.check_writer()
         scope = Scope(self._repository_id, intent.digest)
         adapter = self._exclusive
+        assert adapter is not None  # check_writer refused a store that only reads
         hold = (adapter.hold(scope, observed=observed) if isinstance(adapter, RefLease)
                 else adapter.hold(scope))
         with hold as owner:
@@ -1189,7 +1249,7 @@ class Session:
             raise ConflictingKey(key, existing.digest)
         try:
             event = next_event(state, key=key, phase=phase, status=status,
-                               writer=store._writer, reader=store._reader, at=store._now(),
+                               writer=store.writer, reader=store._reader_digest, at=store._now(),
                                reason=reason, materials=mats)
         except ValueError as exc:
             raise StoreInputError(f"event: {exc}", getattr(exc, "problem", None)) from None
@@ -1233,8 +1293,8 @@ class Session:
         try:
             root: Attempt = build_attempt(
                 intent=self._state.intent, request_key=request_key, generation=generation,
-                plan=plan, channel=channel, expires_at=expires_at, writer=store._writer,
-                reader=store._reader, at=store._now(), predecessor=predecessor,
+                plan=plan, channel=channel, expires_at=expires_at, writer=store.writer,
+                reader=store._reader_digest, at=store._now(), predecessor=predecessor,
                 authorization=authorization)
         except ValueError as exc:
             raise StoreInputError(f"attempt: {exc}") from None

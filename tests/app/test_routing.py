@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ghattempt.app.phases import PhaseMap, WorkflowRule, parse_phase_map
+from ghattempt.app.phases import PhaseMap, parse_phase_map
 from ghattempt.app.routing import (
     Forget,
     PayloadError,
@@ -27,6 +27,7 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
+from ghattempt.config import JobPhase
 
 KEY = re.compile(r"[A-Za-z0-9._:/@+=-]{1,128}")
 REPO = "MDEwOlJlcG9zaXRvcnkxODY4NTMwMDI="
@@ -35,9 +36,9 @@ BASE_SHA = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
 INTENT = IntentRef(REPO, "Codertocat/Hello-World", 2, "master")
 DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958"
 MAP = PhaseMap(
-    workflows=(
-        WorkflowRule(workflow=".github/workflows/test.yml", phase="build"),
-        WorkflowRule(workflow="CodeQL", job="linters", phase="review"),
+    jobs=(
+        JobPhase(workflow=".github/workflows/test.yml", job=None, phase="build"),
+        JobPhase(workflow="CodeQL", job="linters", phase="review"),
     )
 )
 

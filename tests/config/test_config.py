@@ -16,7 +16,6 @@ from ghattempt.config import (
     DEFAULT_CONFIG_PATH,
     PHASES,
     SCHEMA,
-    AppSettings,
     AttemptSettings,
     Channel,
     ConfigError,
@@ -24,6 +23,7 @@ from ghattempt.config import (
     JournalSettings,
     LeaseSettings,
     PacingSettings,
+    PhaseMap,
     Settings,
     WriterSettings,
     blob_oid,
@@ -64,9 +64,10 @@ def test_empty_file_gives_every_default():
     assert s.channels == (Channel("release", PHASES),)
     assert s.attempt.default_channel == "release"
     assert s.attempt.expires_after == 86400
-    assert s.lease == LeaseSettings(120, 30.0, 5.0, 300.0)
+    assert s.lease == LeaseSettings(lease_seconds=120, request_timeout=30.0, clock_skew=5.0,
+                                   acquire_timeout=300.0)
     assert s.pacing == PacingSettings(1.0)
-    assert s.app == AppSettings(())
+    assert s.app == PhaseMap(())
 
 
 def test_phase_order_is_the_spec_order():
@@ -291,11 +292,12 @@ def test_every_key_valid():
         Channel("v1.x", ("admission", "merge")),
         Channel("nightly", ("next-development",)),
     )
-    assert s.lease == LeaseSettings(72, 20.0, 0.0, 0.0)
+    assert s.lease == LeaseSettings(lease_seconds=72, request_timeout=20.0, clock_skew=0.0,
+                                   acquire_timeout=0.0)
     assert s.lease.margin == 30.0
-    assert s.lease.minimum_length == 71.0  # 20 + 10 + 0 + 2 x 20 + 1
+    assert s.lease.minimum_lease == 71.0  # 20 + 10 + 0 + 2 x 20 + 1
     assert s.pacing == PacingSettings(0.0)
-    assert s.app == AppSettings((JobPhase("release.yaml", "Merge it (linux)", "merge"),))
+    assert s.app == PhaseMap((JobPhase("release.yaml", "Merge it (linux)", "merge"),))
 
 
 def test_single_channel_is_the_default_channel():

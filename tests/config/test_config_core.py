@@ -100,4 +100,4 @@ def test_a_lease_loads_exactly_when_the_exclusive_layer_accepts_it(length, timeo
     except ConfigError as e:
         assert e.key == "lease.length" and not accepted
     else:
-        assert accepted and lease.length == length
+        assert accepted and lease.lease_seconds == length

@@ -117,7 +117,7 @@ def good(draw: st.DrawFn) -> dict[str, Any]:
         skew = draw(st.floats(0, 30))
         # the parser's own minimum: summing in another order rounds differently (3 x
         # 31.999999999999993 + 10 + 23 + 1 is 129.99999999999997 one way, 130.0 the other)
-        minimum = LeaseSettings(request_timeout=timeout, clock_skew=skew).minimum_length
+        minimum = LeaseSettings.minimum_for(timeout, skew)
         doc["lease"] = {"request_timeout": timeout, "clock_skew": skew,
                         "length": math.floor(minimum) + draw(st.integers(1, 500)),
                         "acquire_timeout": draw(st.floats(0, 1000))}

@@ -8,7 +8,7 @@ from ghattempt.exclusive import LeaseSettings, LeaseSettingsError
 
 
 def test_defaults_are_valid_and_margin_follows_the_formula():
-    s = LeaseSettings()
+    s = LeaseSettings(request_timeout=20.0, acquire_timeout=60.0)
     assert s.margin == s.request_timeout + s.server_bound + s.clock_skew == 35.0
     assert s.server_bound == 10.0  # GitHub's bound
     assert s.minimum_lease == 35.0 + 2 * 20.0 + 1.0
@@ -24,8 +24,8 @@ def test_too_short_a_lease_is_refused_with_the_numbers():
     assert "76 s" in text and "request_timeout (20)" in text and "server_bound (10)" in text
     # exactly the minimum is still too short (strictly greater needed)
     with pytest.raises(LeaseSettingsError):
-        LeaseSettings(lease_seconds=76)
-    LeaseSettings(lease_seconds=77)
+        LeaseSettings(lease_seconds=76, request_timeout=20.0)
+    LeaseSettings(lease_seconds=77, request_timeout=20.0)
 
 
 def test_a_longer_request_timeout_needs_a_longer_lease():
