@@ -83,13 +83,13 @@ def read(argv: list[str]) -> int:
     ``reader`` field names the committed bundle's digest (the bundle is built from this
     core).
     """
-    from ghattempt.core._reader_main import run
+    from ghattempt.core import run_reader as run
 
     reader = _reader_digest()
     try:
         verdict, usage = run(argv, sys.stdin.buffer, reader)
     except Exception as exc:  # noqa: BLE001 -- any input ends in one verdict, as the bundle
-        from ghattempt.core._journal import invalid_verdict
+        from ghattempt.core import invalid_verdict
 
         verdict = invalid_verdict("bad_input", f"the reader could not read stdin "
                                   f"({type(exc).__name__})", None, reader)
@@ -187,7 +187,7 @@ def _witnessed(gh: Any, args: Any, cfg: LoadedConfig | None, repo: Any, number: 
     ``ghattempt.store._protocol.Capture``, without loading the store's writer side."""
     from ghattempt.cli._context import notice_hook
     from ghattempt.core import lease_ref_name
-    from ghattempt.store._protocol import Captured, capture_until_witnessed, witness_in
+    from ghattempt.store import Captured, capture_until_witnessed, witness_in
 
     lease = lease_ref_name(intent.digest, repo.id)
     notice = notice_hook(args)

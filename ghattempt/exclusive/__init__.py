@@ -37,6 +37,7 @@ from ._errors import (
     RefConflict,
     ScopeBusy,
 )
+from ._machine import NOTICE_AFTER, Done, Refuse, Sleep
 from ._memory import InMemoryExclusive, InMemoryOwner
 from ._protocol import (
     Clock,
@@ -56,9 +57,11 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "HTTP_DATE_RESOLUTION",
     "LEASE_HEADLINE",
+    "NOTICE_AFTER",
     "AmbiguousOutcome",
     "BackendError",
     "Clock",
+    "Done",
     "ExclusionError",
     "ExclusiveAdapter",
     "InMemoryExclusive",
@@ -74,8 +77,10 @@ __all__ = [
     "RefOwner",
     "RefSnapshot",
     "RefWrite",
+    "Refuse",
     "Scope",
     "ScopeBusy",
+    "Sleep",
     "SystemClock",
     "read_lease",
 ]

@@ -8,12 +8,16 @@ The names below are imported on first use (PEP 562 ``__getattr__``): importing t
 package, or a light submodule such as :mod:`ghattempt.github.errors`, does not import
 httpx or githubkit. ``from ghattempt.github import GitHubProvider`` imports the
 transport (githubkit, httpx) then; see ``docs/cli.md``, "Start-up time".
+``redact`` scrubs tokens and known secrets from text; ``httpx`` is the httpx module as
+every module here imports it (without its command-line client: ``_httpx``).
 """
 
 import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
+    from ._httpx import httpx
+    from ._redact import redact
     from .capture import PAGE_SIZE, CaptureResult, floor_requests
     from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
     from .documents import DOCUMENT_NAMES, Document, document
@@ -63,6 +67,7 @@ _SUBMODULE = {
     "Ref": "models", "Repository": "models", "WriterStart": "models",
     "BODY_LIMIT": "provider", "GitHubProvider": "provider", "Credentials": "transport",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
+    "httpx": "_httpx", "redact": "_redact",
 }
 """Exported name -> the submodule defining it."""
 
@@ -107,6 +112,8 @@ __all__ = [
     "document",
     "floor_requests",
     "graphql_endpoint",
+    "httpx",
+    "redact",
 ]
 
 
