@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ghattempt.core import Verdict
 
 __all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
-           "in_action_words", "main", "outputs_of"]
+           "in_action_words", "outputs_of"]
 
 COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback", "plan")
 PLANNABLE = ("admit", "record", "successor", "expire", "rollback")

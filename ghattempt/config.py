@@ -80,10 +80,10 @@ __all__ = [
     "WriterSettings",
     "blob_oid",
     "build_app",
-    "build_attempt",
+    "build_attempt_settings",
     "build_channels",
     "build_journal",
-    "build_lease",
+    "build_lease_settings",
     "build_pacing",
     "build_phase_map",
     "build_settings",
@@ -765,8 +765,8 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
     journal = build_journal(r.table(doc, "journal"), path=path)
     writer = build_writer(r.table(doc, "writer"), path=path)
     channels = build_channels(r.table(doc, "channels") if "channels" in doc else None, path=path)
-    attempt = build_attempt(r.table(doc, "attempt"), channels, path=path)
-    lease = build_lease(r.table(doc, "lease"), path=path)
+    attempt = build_attempt_settings(r.table(doc, "attempt"), channels, path=path)
+    lease = build_lease_settings(r.table(doc, "lease"), path=path)
     pacing = build_pacing(r.table(doc, "pacing"), path=path)
     app = build_app(r.table(doc, "app"), channels, path=path)
     return Settings(
@@ -871,7 +871,7 @@ def build_channels(t: Mapping[str, object] | None, *, path: str) -> tuple[Channe
     return tuple(channels)
 
 
-def build_attempt(
+def build_attempt_settings(
     t: Mapping[str, object], channels: Sequence[Channel], *, path: str
 ) -> AttemptSettings:
     """Build ``[attempt]``: ``request_key``, ``default_channel``, ``expires_after``.
@@ -924,7 +924,7 @@ def build_attempt(
     )
 
 
-def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
+def build_lease_settings(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
 
     Returns :class:`ghattempt.exclusive.LeaseSettings` (``length`` is its
@@ -1431,14 +1431,14 @@ def check_config(data: bytes, *, path: str = DEFAULT_CONFIG_PATH) -> list[Config
         else:
             attempt(lambda *, path, n=name: r.table(doc, n))
     for name, build in (("journal", build_journal), ("writer", build_writer),
-                        ("lease", build_lease), ("pacing", build_pacing)):
+                        ("lease", build_lease_settings), ("pacing", build_pacing)):
         if name in tables:
             attempt(build, tables[name])
     channels = attempt(build_channels, tables["channels"] if "channels" in doc else None) \
         if "channels" in tables or "channels" not in doc else None
     if channels is not None:
         if "attempt" in tables:
-            attempt(build_attempt, tables["attempt"], channels)
+            attempt(build_attempt_settings, tables["attempt"], channels)
         if "app" in tables:
             attempt(build_app, tables["app"], channels)
     for e in problems:

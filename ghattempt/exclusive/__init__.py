@@ -40,8 +40,8 @@ from ._errors import (
 from ._machine import NOTICE_AFTER, Done, Refuse, Sleep
 from ._memory import InMemoryExclusive, InMemoryOwner
 from ._protocol import (
-    Clock,
     ExclusiveAdapter,
+    LocalClock,
     Owner,
     RefBackend,
     RefSnapshot,
@@ -60,7 +60,6 @@ __all__ = [
     "NOTICE_AFTER",
     "AmbiguousOutcome",
     "BackendError",
-    "Clock",
     "Done",
     "ExclusionError",
     "ExclusiveAdapter",
@@ -69,6 +68,7 @@ __all__ = [
     "LeaseCorrupt",
     "LeaseSettings",
     "LeaseSettingsError",
+    "LocalClock",
     "Owner",
     "OwnershipLost",
     "RefBackend",
