@@ -62,7 +62,7 @@ from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
 # The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
 # store and the command line.
-from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL, RetryPolicy
 from ghattempt.github.identity import ACTIONS_LOGIN, BOT_SUFFIX, LOGIN, login_problem
 
 __all__ = [
@@ -1517,6 +1517,8 @@ class AppSettings:
         workers: worker threads.
         retry_window: seconds a delivery waiting for its precondition is retried.
         catchup_interval: seconds between catch-ups (0: never).
+        retry: the retry bounds of every provider the server's sink builds (the library's
+            :class:`~ghattempt.github.RetryPolicy`; no variable sets it).
     """
 
     app_id: int
@@ -1534,6 +1536,7 @@ class AppSettings:
     workers: int = DEFAULT_WORKERS
     retry_window: float = DEFAULT_RETRY_WINDOW
     catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     @property
     def inbox_location(self) -> Path | str:

@@ -298,3 +298,25 @@ def test_the_check_asks_for_one_public_root_outside_the_emulator(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert held.returncode == 0, held.stdout + held.stderr
     assert "2 roots (2 public); 1 public outside the emulator" in held.stdout
+
+
+def test_a_config_with_a_callable_field_is_wiring_not_a_settings_model(tmp_path):
+    files = dict(PARTS)
+    files["ghattempt/github/provider_config.py"] = """\
+        from collections.abc import Callable
+        from dataclasses import dataclass
+        import time
+        @dataclass(frozen=True)
+        class ProviderConfig:
+            timeout: float = 30.0
+            sleep: Callable[[float], None] = time.sleep
+        @dataclass(frozen=True)
+        class TransportConfig:
+            timeout: float = 30.0
+        """
+    report = _script().measure(_write(tmp_path, files))
+    settings = report["settings"]
+    assert settings["wiring"] == ["ghattempt.github.provider_config.ProviderConfig"]
+    # the same class without a callable is settings, and a model of its own
+    assert settings["per_module"]["ghattempt.github.provider_config"] == ["TransportConfig"]
+    assert settings["models"] == 2

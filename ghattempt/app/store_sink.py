@@ -151,7 +151,7 @@ class StoreSink:
         transport: an httpx transport for every provider (tests: the emulator's); None
             for the network.
         config_path: the consumer configuration's path in the repository.
-        retry: the providers' retry bounds for reads (default: the provider's).
+        retry: the providers' retry bounds for reads (default: ``settings.retry``).
 
     Thread-safe: a provider (not thread-safe) is lent to one thread at a time
     (:class:`~ghattempt.app.connections.ClientPool`); the cache of immutable answers is
@@ -165,7 +165,7 @@ class StoreSink:
         self._transport = transport
         # the network: one connection pool and TLS context for every provider
         self._shared = SharedTransport(settings.api_url) if transport is None else None
-        self._retry = retry or RetryPolicy()
+        self._retry = settings.retry if retry is None else retry
         self._config_path = config_path
         self._providers: ClientPool[GitHubProvider] = ClientPool()
         # one App JWT and one token per installation for every provider of the sink

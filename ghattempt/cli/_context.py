@@ -110,7 +110,12 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
         raise CliError(Fault.BAD_INPUT,
                        f"no token: environment variable {name} is empty; export the "
                           "token there (or name another variable with --token-env)")
-    from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+    from ghattempt.github import (
+        DEFAULT_API_URL,
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_TIMEOUT,
+        DEFAULT_WRITE_INTERVAL,
+    )
 
     interval = DEFAULT_WRITE_INTERVAL if mutation_interval is None else mutation_interval
     timeout = float(getattr(args, "timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
@@ -123,7 +128,7 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
     from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
 
     return GitHubProvider(ProviderConfig(auth=TokenAuth(token), base_url=api, timeout=timeout,
-                                         connect_timeout=min(10.0, timeout),
+                                         connect_timeout=min(DEFAULT_CONNECT_TIMEOUT, timeout),
                                          mutation_interval=interval,
                                          notice=notice_hook(args)))
 

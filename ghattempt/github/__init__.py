@@ -8,8 +8,9 @@ The names below are imported on first use (PEP 562 ``__getattr__``): importing t
 package, or a light submodule such as :mod:`ghattempt.github.errors`, does not import
 httpx or githubkit. ``from ghattempt.github import GitHubProvider`` imports the
 transport (githubkit, httpx) then; see ``docs/cli.md``, "Start-up time".
-``DEFAULT_API_URL``, ``DEFAULT_TIMEOUT`` and ``DEFAULT_WRITE_INTERVAL`` are the defaults
-other layers share (``_defaults``). ``redact`` scrubs tokens and known secrets from text;
+``DEFAULT_API_URL``, ``DEFAULT_CONNECT_TIMEOUT``, ``DEFAULT_TIMEOUT``,
+``DEFAULT_WRITE_INTERVAL`` and :class:`RetryPolicy` are the defaults other layers share
+(``_defaults``). ``redact`` scrubs tokens and known secrets from text;
 ``httpx`` is the httpx module as every module here imports it (without its command-line
 client: ``_httpx``).
 """
@@ -18,11 +19,17 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from ._defaults import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+    from ._defaults import (
+        DEFAULT_API_URL,
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_TIMEOUT,
+        DEFAULT_WRITE_INTERVAL,
+        RetryPolicy,
+    )
     from ._httpx import httpx
     from ._redact import redact
     from .capture import PAGE_SIZE, CaptureResult, floor_requests
-    from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
+    from .config import AppAuth, ProviderConfig, TokenAuth, graphql_endpoint
     from .documents import DOCUMENT_NAMES, Document, document
     from .errors import (
         AmbiguousOutcome,
@@ -57,7 +64,7 @@ if _typing.TYPE_CHECKING:
 
 _SUBMODULE = {
     "PAGE_SIZE": "capture", "CaptureResult": "capture", "floor_requests": "capture",
-    "AppAuth": "config", "ProviderConfig": "config", "RetryPolicy": "config",
+    "AppAuth": "config", "ProviderConfig": "config", "RetryPolicy": "_defaults",
     "TokenAuth": "config", "graphql_endpoint": "config",
     "DOCUMENT_NAMES": "documents", "Document": "documents", "document": "documents",
     "AmbiguousOutcome": "errors", "AuthFailed": "errors", "GitHubError": "errors",
@@ -72,13 +79,14 @@ _SUBMODULE = {
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
     "httpx": "_httpx", "redact": "_redact",
     "DEFAULT_API_URL": "_defaults", "DEFAULT_TIMEOUT": "_defaults",
-    "DEFAULT_WRITE_INTERVAL": "_defaults",
+    "DEFAULT_WRITE_INTERVAL": "_defaults", "DEFAULT_CONNECT_TIMEOUT": "_defaults",
 }
 """Exported name -> the submodule defining it."""
 
 __all__ = [
     "BODY_LIMIT",
     "DEFAULT_API_URL",
+    "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "DEFAULT_WRITE_INTERVAL",
     "DOCUMENT_NAMES",

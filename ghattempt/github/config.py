@@ -15,7 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ._defaults import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+from ._defaults import (
+    DEFAULT_API_URL,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    DEFAULT_WRITE_INTERVAL,
+    RetryPolicy,
+)
 from ._httpx import httpx
 from .errors import InputError
 
@@ -102,43 +108,6 @@ class AppAuth:
 Auth = TokenAuth | AppAuth
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """Bounds of the one retry policy (see ``docs/provider.md``, "Retry table").
-
-    All durations are seconds.
-
-    Attributes:
-        max_attempts: attempts per read request, the first included.
-        max_wait: total seconds one read may spend waiting between attempts; a rate-limit
-            wait longer than what is left is not slept: ``RateLimited`` is raised instead.
-        backoff_base: first wait after a 502/503/504 or connection error, doubled each time.
-        backoff_cap: largest such wait.
-        secondary_min_wait: least wait after a secondary rate limit without ``retry-after``
-            (GitHub docs: "wait for at least one minute"), doubled on each further one.
-        lag_attempts: attempts when GitHub cannot resolve a node just created, and re-reads
-            of a journal whose expected comments are not visible yet (read lag).
-        lag_base: first wait of those, doubled each time up to ``lag_cap``.
-        lag_cap: largest read-lag wait.
-    """
-
-    max_attempts: int = 5
-    max_wait: float = 900.0
-    backoff_base: float = 1.0
-    backoff_cap: float = 30.0
-    secondary_min_wait: float = 60.0
-    lag_attempts: int = 5
-    lag_base: float = 0.5
-    lag_cap: float = 8.0
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.lag_attempts < 1:
-            raise InputError("RetryPolicy attempts must be >= 1")
-        if min(self.max_wait, self.backoff_base, self.backoff_cap, self.secondary_min_wait,
-               self.lag_base, self.lag_cap) < 0:
-            raise InputError("RetryPolicy durations must be >= 0 seconds")
-
-
 _GHES_API = re.compile(r"/api/v3/?$")
 
 
@@ -187,7 +156,7 @@ class ProviderConfig:
     auth: Auth
     base_url: str = DEFAULT_API_URL
     timeout: float = DEFAULT_TIMEOUT
-    connect_timeout: float = 10.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     mutation_interval: float = DEFAULT_WRITE_INTERVAL
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     user_agent: str = "ghattempt"
