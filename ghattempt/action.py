@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from ghattempt.core import Verdict
 
 __all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
-           "in_action_words", "main", "outputs_of"]
+           "in_action_words", "outputs_of"]
 
 COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback", "plan")
 PLANNABLE = ("admit", "record", "successor", "expire", "rollback")
@@ -139,7 +139,7 @@ class _Debug:
 
         class Handler(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
-                from ghattempt.cli._errors import scrub
+                from ghattempt.cli.shared import scrub
 
                 command("debug", scrub(record.getMessage(), TOKEN_ENV))
 
@@ -212,7 +212,7 @@ def _notice(line: str) -> None:
     """The notice hook of every command (``ghattempt.cli._context.notice_hook``): a
     reconciled lost answer, or a wait of more than 2 s (what for, how long) before it
     starts, as one ``::notice::`` line."""
-    from ghattempt.cli._errors import scrub
+    from ghattempt.cli.shared import scrub
 
     command("notice", scrub(in_action_words(line), TOKEN_ENV), title="ghattempt")
 
@@ -307,8 +307,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         actions_writer=None if command == "status" else _actions_writer(env),
         notice=_notice,
     )
-    from ghattempt.cli._errors import CliError
-    from ghattempt.cli._secrets import refuse_secrets
+    from ghattempt.cli.shared import CliError, refuse_secrets
 
     try:
         refuse_secrets(args, {"key": "input 'key'", "request_key": "input 'request-key'",
@@ -347,7 +346,7 @@ def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None,
                plan: str = "") -> dict[str, str]:
     """The step outputs for a verdict (empty strings for absent values; ``plan``: the
     plan's JSON, for ``command: plan``)."""
-    from ghattempt.cli._render import next_phase
+    from ghattempt.cli.shared import next_phase
 
     return {"status": verdict.status, "recovery": verdict.recovery,
             "attempt": verdict.attempt or "", "generation": verdict.generation or "",
@@ -400,7 +399,7 @@ def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict
     path = _timeline_path(env)
     if path is None or pages is None:
         return None
-    from ghattempt.cli._reading import timeline_page, write_page
+    from ghattempt.cli.shared import timeline_page, write_page
 
     try:
         page, _lanes = timeline_page(pages, verdict, args, getattr(args, "loaded_config", None))
@@ -414,7 +413,7 @@ def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict
 
 def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
              url: str | None, pages: Any, message: str = "", planned: Any = None) -> None:
-    from ghattempt.cli._render import markdown_summary
+    from ghattempt.cli.shared import markdown_summary
 
     plan = ""
     if planned is None:
@@ -422,7 +421,7 @@ def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
         text = markdown_summary(verdict, url, mode=args.summary, command=args.command,
                                 message=message, server_url=args.server_url)
     else:  # a plan: nothing was written, so no timeline of it
-        from ghattempt.cli._writing import plan_json
+        from ghattempt.cli.shared import plan_json
 
         timeline = None
         plan = json.dumps(plan_json(args.command, planned), ensure_ascii=True,
@@ -433,7 +432,7 @@ def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
         _write_outputs(out, outputs_of(verdict, url, timeline, plan))
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if summary and text:
-        from ghattempt.cli._errors import scrub
+        from ghattempt.cli.shared import scrub
 
         with open(summary, "a", encoding="utf-8") as f:
             f.write(scrub_lines(text, scrub))
@@ -442,7 +441,7 @@ def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
 def plan_summary(command: str, outcome: Any, url: str | None, mode: str) -> str:
     """The job summary of ``command: plan``: that a real run would be allowed, then
     (``full``) each write with its record as the journal would hold it."""
-    from ghattempt.cli._writing import plan_lines
+    from ghattempt.cli.shared import plan_lines
 
     if mode == "none":
         return ""
@@ -467,7 +466,7 @@ def scrub_lines(text: str, scrub: Any) -> str:
 
 def _warn_ignored(verdict: Verdict) -> None:
     if verdict.ignored:
-        from ghattempt.cli._render import ignored_text
+        from ghattempt.cli.shared import ignored_text
 
         command("warning", ignored_text(verdict) + ": they do not count; the journal's "
                 "timeline and summary show which", title="ghattempt")
@@ -488,7 +487,7 @@ def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, cod
         return
     if code not in (1, 4) or args.command == "status":
         return
-    from ghattempt.cli._reading import current_reading
+    from ghattempt.cli.shared import current_reading
 
     try:
         reading = current_reading(args)
@@ -503,7 +502,7 @@ def _config_error(exc: BaseException) -> bool:
 
     if not isinstance(exc, ConfigError):
         return False
-    from ghattempt.cli._errors import scrub
+    from ghattempt.cli.shared import scrub
 
     annotate_error(scrub(in_action_words(str(exc)), TOKEN_ENV), file=exc.path,
                    line=exc.line, col=exc.column)
@@ -518,8 +517,7 @@ def _prepare(args: argparse.Namespace) -> None:
     Raises:
         ConfigError, CliError: exit 2.
     """
-    from ghattempt.cli._context import load_settings
-    from ghattempt.cli._writing import check_plan
+    from ghattempt.cli.shared import check_plan, load_settings
 
     # status reads without a file too; a file that is there is read as a writer reads it
     # (its repository-relative path names it in an annotation)
@@ -534,7 +532,7 @@ def _prepare(args: argparse.Namespace) -> None:
 def run(env: Mapping[str, str]) -> int:
     """One Action step; returns the exit status (0 success, else the CLI's codes)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
-    from ghattempt.cli._errors import EXIT_BY_FAULT, classify, install_notes, scrub
+    from ghattempt.cli.shared import EXIT_BY_FAULT, classify, install_notes, scrub
 
     install_notes(TOKEN_ENV)
     try:
@@ -543,7 +541,7 @@ def run(env: Mapping[str, str]) -> int:
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
         return EXIT_BY_FAULT[exc.fault]
-    from ghattempt.cli._known import memo_path, recall, remember
+    from ghattempt.cli.shared import memo_path, recall, remember
 
     memo = memo_path(env)  # where earlier steps of this job found the journal
     args.known = recall(memo, args.repository, args.pull_request, args.base_ref)
@@ -561,13 +559,13 @@ def run(env: Mapping[str, str]) -> int:
             if debug is not None:
                 debug.__enter__()
             if args.command == "status":
-                from ghattempt.cli._reading import current_reading
+                from ghattempt.cli.shared import current_reading
 
                 reading = current_reading(args)
                 verdict, url, pages = reading.verdict, reading.url, reading.pages
                 message = f"status {verdict.status}, recovery {verdict.recovery}"
             else:
-                from ghattempt.cli._writing import perform
+                from ghattempt.cli.shared import perform
 
                 outcome = perform(args.command, args, planning=args.planning)
                 verdict, url, message = outcome.verdict, outcome.url, outcome.message
@@ -598,7 +596,7 @@ def run(env: Mapping[str, str]) -> int:
     _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV), planned)
     _warn_ignored(verdict)
     if planned is not None:
-        from ghattempt.cli._writing import plan_lines
+        from ghattempt.cli.shared import plan_lines
 
         print(scrub(f"ghattempt plan {args.command}: a real run would be allowed, nothing "
                     f"was written; journal {url or '-'}", TOKEN_ENV))

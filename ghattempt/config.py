@@ -1,4 +1,6 @@
-"""Consumer configuration: the repository's ``.github/ghattempt.toml``.
+"""Consumer configuration: the repository's ``.github/ghattempt.toml``; and the App
+server's settings (:class:`AppSettings`, read from its environment by
+:mod:`ghattempt.app.settings`).
 
 The file tells every writer (Action step, App, CLI) of one consumer repository where the
 journal lives, whose records count, which phases each release channel runs, how request
@@ -18,7 +20,10 @@ Shape::
 
 Every key is defined once, in :data:`KEYS` (its type, bounds, pattern and meaning): the
 ``build_*`` functions read each table by it and :func:`json_schema` is generated from it.
-Every default lives in the field defaults of the dataclasses below (and nowhere else).
+Every default lives in the field defaults of the dataclasses below (and nowhere else),
+or, for the parts the lower layers define (:class:`~ghattempt.exclusive.LeaseSettings`
+for ``[lease]``) and the values they share with the provider (the API URL, the request
+timeout, the write interval: ``ghattempt.github.DEFAULT_*``), there.
 A file that cannot be used raises exactly one :class:`ConfigError` naming the file, the
 dotted key, the problem and the fix; unknown keys are errors. ``docs/configuration.md``
 documents every key.
@@ -57,6 +62,7 @@ from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
 # The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
 # store and the command line.
+from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
 from ghattempt.github.identity import ACTIONS_LOGIN, BOT_SUFFIX, LOGIN, login_problem
 
 __all__ = [
@@ -64,10 +70,12 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "PHASES",
     "SCHEMA",
+    "AppSettings",
     "AttemptSettings",
     "CROSS_KEY_RULES",
     "Channel",
     "ConfigError",
+    "ConfigurationError",
     "JobPhase",
     "JournalSettings",
     "KEYS",
@@ -76,14 +84,15 @@ __all__ = [
     "LoadedConfig",
     "PacingSettings",
     "PhaseMap",
+    "Secret",
     "Settings",
     "WriterSettings",
     "blob_oid",
     "build_app",
-    "build_attempt",
+    "build_attempt_settings",
     "build_channels",
     "build_journal",
-    "build_lease",
+    "build_lease_settings",
     "build_pacing",
     "build_phase_map",
     "build_settings",
@@ -350,7 +359,7 @@ class PacingSettings:
         write_interval: minimum seconds between two writes of one writer.
     """
 
-    write_interval: float = 1.0
+    write_interval: float = DEFAULT_WRITE_INTERVAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -765,8 +774,8 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
     journal = build_journal(r.table(doc, "journal"), path=path)
     writer = build_writer(r.table(doc, "writer"), path=path)
     channels = build_channels(r.table(doc, "channels") if "channels" in doc else None, path=path)
-    attempt = build_attempt(r.table(doc, "attempt"), channels, path=path)
-    lease = build_lease(r.table(doc, "lease"), path=path)
+    attempt = build_attempt_settings(r.table(doc, "attempt"), channels, path=path)
+    lease = build_lease_settings(r.table(doc, "lease"), path=path)
     pacing = build_pacing(r.table(doc, "pacing"), path=path)
     app = build_app(r.table(doc, "app"), channels, path=path)
     return Settings(
@@ -871,7 +880,7 @@ def build_channels(t: Mapping[str, object] | None, *, path: str) -> tuple[Channe
     return tuple(channels)
 
 
-def build_attempt(
+def build_attempt_settings(
     t: Mapping[str, object], channels: Sequence[Channel], *, path: str
 ) -> AttemptSettings:
     """Build ``[attempt]``: ``request_key``, ``default_channel``, ``expires_after``.
@@ -924,7 +933,7 @@ def build_attempt(
     )
 
 
-def build_lease(t: Mapping[str, object], *, path: str) -> LeaseSettings:
+def build_lease_settings(t: Mapping[str, object], *, path: str) -> LeaseSettings:
     """Build ``[lease]``: ``length``, ``request_timeout``, ``clock_skew``, ``acquire_timeout``.
 
     Returns :class:`ghattempt.exclusive.LeaseSettings` (``length`` is its
@@ -1431,17 +1440,107 @@ def check_config(data: bytes, *, path: str = DEFAULT_CONFIG_PATH) -> list[Config
         else:
             attempt(lambda *, path, n=name: r.table(doc, n))
     for name, build in (("journal", build_journal), ("writer", build_writer),
-                        ("lease", build_lease), ("pacing", build_pacing)):
+                        ("lease", build_lease_settings), ("pacing", build_pacing)):
         if name in tables:
             attempt(build, tables[name])
     channels = attempt(build_channels, tables["channels"] if "channels" in doc else None) \
         if "channels" in tables or "channels" not in doc else None
     if channels is not None:
         if "attempt" in tables:
-            attempt(build_attempt, tables["attempt"], channels)
+            attempt(build_attempt_settings, tables["attempt"], channels)
         if "app" in tables:
             attempt(build_app, tables["app"], channels)
     for e in problems:
         if e.key and e.line is None:
             e.line, e.column = key_position(text, e.key) or (None, None)
     return problems or [first]
+
+
+# -- the App server's settings ----------------------------------------------------------
+# Read from the server's environment by ghattempt.app.settings (docs/app.md); defined here
+# so that the configuration is one model.
+
+DEFAULT_MAX_BODY = 25 * 1024 * 1024
+"""GitHub caps webhook payloads at 25 MB ("Webhook payloads are capped at 25 MB")."""
+
+DEFAULT_SINK = "ghattempt.app.sink_factory:store_sink"
+DEFAULT_WORKERS = 4
+"""Worker threads per server process (``GHATTEMPT_APP_WORKERS``)."""
+DEFAULT_RETRY_WINDOW = 600.0
+"""Seconds a delivery waiting for its precondition is tried again
+(``GHATTEMPT_APP_RETRY_WINDOW``)."""
+DEFAULT_CATCHUP_INTERVAL = 300.0
+"""Seconds between two catch-ups through GitHub's delivery log
+(``GHATTEMPT_APP_CATCHUP_INTERVAL``)."""
+
+
+class ConfigurationError(GhattemptError):
+    """The environment does not describe a usable server; the message says what to set."""
+
+    fault = Fault.BAD_INPUT
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A secret string that does not show itself in ``repr``, ``str`` or logs."""
+
+    _value: str = field(repr=False)
+
+    def reveal(self) -> str:
+        """The secret value; pass it straight to the one call that needs it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    def __str__(self) -> str:
+        return "***"
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """Everything the server reads from its environment (see the module table).
+
+    Attributes:
+        app_id: GitHub App id.
+        private_key: the App's PEM private key (RSA).
+        webhook_secret: the secret GitHub signs deliveries with.
+        state_path: the SQLite inbox file (``None`` with ``database``).
+        api_url: GitHub REST base URL, ending in ``/``.
+        phase_map: the workflow/job -> phase mapping.
+        max_body: largest accepted request body, bytes.
+        sink: ``module:callable`` that builds the :class:`~ghattempt.app.sink.JournalSink`.
+        http_timeout: GitHub request timeout, seconds.
+        max_tries: tries of a delivery meeting an unavailable sink.
+        retry_base: first retry delay, seconds.
+        database: the PostgreSQL inbox's URL, or ``None`` for the SQLite file.
+        workers: worker threads.
+        retry_window: seconds a delivery waiting for its precondition is retried.
+        catchup_interval: seconds between catch-ups (0: never).
+    """
+
+    app_id: int
+    private_key: Secret
+    webhook_secret: Secret
+    state_path: Path | None
+    api_url: str = DEFAULT_API_URL
+    phase_map: PhaseMap = field(default_factory=PhaseMap)
+    max_body: int = DEFAULT_MAX_BODY
+    sink: str = DEFAULT_SINK
+    http_timeout: float = DEFAULT_TIMEOUT
+    max_tries: int = 10
+    retry_base: float = 2.0
+    database: Secret | None = None
+    workers: int = DEFAULT_WORKERS
+    retry_window: float = DEFAULT_RETRY_WINDOW
+    catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
+
+    @property
+    def inbox_location(self) -> Path | str:
+        """Where the inbox is: the PostgreSQL URL, else the SQLite file."""
+        if self.database is not None:
+            return self.database.reveal()
+        if self.state_path is None:
+            raise ConfigurationError("neither GHATTEMPT_APP_STATE nor GHATTEMPT_APP_DATABASE "
+                                     "is set: name the inbox")
+        return self.state_path

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .core import Material
 from .github import GitHubProvider
-from .store._errors import MaterialRefused
+from .store import MaterialRefused
 
 __all__ = ["Fetch", "MaterialVerifier", "VerifiedMaterial", "repository_file_fetch"]
 

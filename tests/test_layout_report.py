@@ -237,3 +237,64 @@ def test_runs_on_this_checkout():
     report = _script().measure(ROOT)
     assert report["errors"]["roots"] >= 1
     assert report["emulator"]["modules"] == len(list((ROOT / "ghattempt/emulator").glob("*.py")))
+
+
+PARTS = {
+    "ghattempt/__init__.py": "",
+    "ghattempt/errors.py": "class GhattemptError(Exception):\n    pass\n",
+    "ghattempt/exclusive/__init__.py": "from ._settings import LeaseSettings\n",
+    "ghattempt/exclusive/_settings.py": LEASE_SETTINGS,
+    "ghattempt/github/config.py": """\
+        from dataclasses import dataclass
+        @dataclass(frozen=True)
+        class RetryPolicy:
+            tries: int = 5
+        """,
+    "ghattempt/config.py": """\
+        import tomllib
+        from dataclasses import dataclass, field
+        from ghattempt.exclusive import LeaseSettings
+        from ghattempt.github import config as gh
+        @dataclass(frozen=True)
+        class Settings:
+            lease: LeaseSettings = field(default_factory=LeaseSettings)
+        @dataclass(frozen=True)
+        class AppSettings:
+            retry: "gh.RetryPolicy | None" = None
+        """,
+    "ghattempt/emulator/__init__.py": "",
+    "ghattempt/emulator/errors.py": "class ResolverError(Exception):\n    pass\n",
+}
+
+
+def test_field_types_of_the_top_level_settings_are_parts_of_its_model(tmp_path):
+    report = _script().measure(_write(tmp_path, PARTS))
+    settings = report["settings"]
+    assert settings["per_module"] == {"ghattempt.config": ["Settings", "AppSettings"],
+                                      "ghattempt.exclusive._settings": ["LeaseSettings"],
+                                      "ghattempt.github.config": ["RetryPolicy"]}
+    assert settings["parts"] == {
+        "ghattempt.exclusive._settings.LeaseSettings": "ghattempt.config",
+        "ghattempt.github.config.RetryPolicy": "ghattempt.config"}
+    assert settings["models"] == 1
+
+
+def test_a_settings_class_no_top_level_field_names_is_a_model_of_its_own(tmp_path):
+    files = dict(PARTS)
+    files["ghattempt/config.py"] = files["ghattempt/config.py"].replace(
+        '"gh.RetryPolicy | None"', "int | None")
+    report = _script().measure(_write(tmp_path, files))
+    assert report["settings"]["parts"] == {
+        "ghattempt.exclusive._settings.LeaseSettings": "ghattempt.config"}
+    assert report["settings"]["models"] == 2
+
+
+def test_the_check_asks_for_one_public_root_outside_the_emulator(tmp_path):
+    root = _write(tmp_path, PARTS)
+    report = _script().measure(root)
+    assert report["errors"]["public_roots"] == 2
+    assert report["errors"]["public_roots_outside_emulator"] == 1
+    held = subprocess.run([sys.executable, str(SCRIPT), "--check", "--root", str(root)],
+                          capture_output=True, text=True, timeout=60)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "2 roots (2 public); 1 public outside the emulator" in held.stdout

@@ -29,8 +29,8 @@ from ghattempt.app.routing import Plan, plan_delivery
 from ghattempt.app.server import create_app, serve
 from ghattempt.app.settings import AppSettings, ConfigurationError, Secret, load_settings
 from ghattempt.app.sink import (
-    AppWriter,
     CancelAttempt,
+    DeliveryWriter,
     GenerationRef,
     IntentRef,
     JournalSink,
@@ -46,9 +46,9 @@ from ghattempt.app.worker import Worker
 
 __all__ = [
     "AppSettings",
-    "AppWriter",
     "CancelAttempt",
     "ConfigurationError",
+    "DeliveryWriter",
     "GenerationRef",
     "Inbox",
     "IntentRef",

@@ -27,6 +27,7 @@ from githubkit.exception import GitHubException
 
 from ghattempt.app.settings import AppSettings, Secret
 from ghattempt.app.sink import SinkUnavailable
+from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 from ghattempt.github.identity import BOT_SUFFIX, LOGIN
 from ghattempt.github.transport import bounded
 
@@ -38,8 +39,8 @@ def installation_github(
     private_key: Secret,
     installation_id: int,
     *,
-    base_url: str = "https://api.github.com/",
-    timeout: float = 30.0,
+    base_url: str = DEFAULT_API_URL,
+    timeout: float = DEFAULT_TIMEOUT,
     transport: httpx.BaseTransport | None = None,
 ) -> GitHub[AppInstallationAuthStrategy]:
     """A githubkit client authenticated as installation ``installation_id`` of the App.

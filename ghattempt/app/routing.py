@@ -56,8 +56,8 @@ from typing import Any
 
 from ghattempt.app.phases import CONCLUSIONS, PhaseMap
 from ghattempt.app.sink import (
-    AppWriter,
     CancelAttempt,
+    DeliveryWriter,
     GenerationRef,
     IntentRef,
     OpenIntent,
@@ -268,7 +268,7 @@ def plan_delivery(
         return Plan(note=f"event {event}/{action} is not handled")
     if bot_login is not None and _opt_str(payload, "sender", "login") == bot_login:
         return Plan(note=f"event {event}/{action} was sent by this App itself")
-    writer = AppWriter(app_id=app_id, delivery=delivery)
+    writer = DeliveryWriter(app_id=app_id, delivery=delivery)
     installation = _installation(payload)
     if event == "pull_request":
         return _pull_request(action, payload, writer, installation, phase_map)
@@ -280,7 +280,7 @@ def plan_delivery(
 def _pull_request(
     action: str,
     payload: Mapping[str, Any],
-    writer: AppWriter,
+    writer: DeliveryWriter,
     installation: int | None,
     phase_map: PhaseMap,
 ) -> Plan:
@@ -368,7 +368,7 @@ def _pull_request(
 def _workflow(
     event: str,
     payload: Mapping[str, Any],
-    writer: AppWriter,
+    writer: DeliveryWriter,
     installation: int | None,
     phase_map: PhaseMap,
     lookup: HeadLookup,
@@ -462,7 +462,7 @@ def _discussion(
     event: str,
     action: str,
     payload: Mapping[str, Any],
-    writer: AppWriter,
+    writer: DeliveryWriter,
     installation: int | None,
 ) -> Plan:
     repo_id, repo_name = _repository(payload)

@@ -33,8 +33,8 @@ from typing import Literal, Protocol, runtime_checkable
 from ghattempt.errors import Fault, GhattemptError
 
 __all__ = [
-    "AppWriter",
     "CancelAttempt",
+    "DeliveryWriter",
     "GenerationRef",
     "IntentRef",
     "JournalSink",
@@ -89,8 +89,11 @@ class GenerationRef:
 
 
 @dataclass(frozen=True, slots=True)
-class AppWriter:
-    """The writer of every record made for one delivery (journal-v1 section 4).
+class DeliveryWriter:
+    """The writer of every record made for one delivery (journal-v1 section 4): the
+    request's side of the core's :class:`ghattempt.core.AppWriter` (the record's wire form),
+    which the store sink builds from it. ``AppWriter`` here is its older name, kept as an
+    alias.
 
     Attributes:
         app_id: the GitHub App id (>= 1).
@@ -105,6 +108,10 @@ class AppWriter:
         return {"kind": "app", "app_id": self.app_id, "delivery": self.delivery}
 
 
+AppWriter = DeliveryWriter
+"""The older name of :class:`DeliveryWriter`."""
+
+
 @dataclass(frozen=True, slots=True)
 class OpenIntent:
     """Ensure the intent's journal exists and admit an attempt for a generation.
@@ -117,7 +124,7 @@ class OpenIntent:
 
     key: str
     installation_id: int | None
-    writer: AppWriter
+    writer: DeliveryWriter
     intent: IntentRef
     generation: GenerationRef
     request_key: str
@@ -135,7 +142,7 @@ class SupersedeAndAdmit:
 
     key: str
     installation_id: int | None
-    writer: AppWriter
+    writer: DeliveryWriter
     superseded: IntentRef
     reason: str
     admit: IntentRef
@@ -165,7 +172,7 @@ class PhaseResult:
 
     key: str
     installation_id: int | None
-    writer: AppWriter
+    writer: DeliveryWriter
     intent: IntentRef
     head_sha: str
     phase: str | None
@@ -183,7 +190,7 @@ class CancelAttempt:
 
     key: str
     installation_id: int | None
-    writer: AppWriter
+    writer: DeliveryWriter
     intent: IntentRef
     head_sha: str
     reason: str
@@ -208,7 +215,7 @@ class TamperingReport:
 
     key: str
     installation_id: int | None
-    writer: AppWriter
+    writer: DeliveryWriter
     repository_id: str
     repository_name: str
     discussion_id: str

@@ -391,9 +391,13 @@ class StoreSink:
     # -- results ----------------------------------------------------------------------
 
     def _phase(self, ctx: _Ctx, request: PhaseResult) -> str | None:
-        """The consumer configuration's ``[[app.jobs]]`` first, the server map second."""
+        """The consumer configuration's ``[[app.jobs]]`` first, the server map second: as
+        routing matched it (the workflow's name), else by the workflow file, which a
+        ``workflow_job`` delivery does not name (looked up from the run)."""
         jobs = ctx.cfg.settings.app
-        if jobs.jobs and request.job_name is not None and request.run_id is not None:
+        server = self._settings.phase_map
+        asks = bool(jobs.jobs) or (request.phase is None and bool(server.jobs))
+        if asks and request.job_name is not None and request.run_id is not None:
             path = request.workflow_path
             if path is None:
                 try:
@@ -404,7 +408,10 @@ class StoreSink:
                 except NotFound:  # the run was deleted: only the server map can say
                     path = None
             if path is not None:
-                mapped = jobs.phase_for(path.rsplit("/", 1)[-1], request.job_name)
+                workflow = path.rsplit("/", 1)[-1]
+                mapped = jobs.phase_for(workflow, request.job_name)
+                if mapped is None and request.phase is None:
+                    mapped = server.phase_for(workflow, request.job_name)
                 if mapped is not None:
                     return mapped
         return request.phase

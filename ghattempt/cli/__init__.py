@@ -137,19 +137,21 @@ def _env(name: str, default: str | None = None) -> str | None:
 
 
 def _add_connection(p: argparse.ArgumentParser) -> None:
+    from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT  # stdlib only: no httpx
+
     g = p.add_argument_group("GitHub")
     g.add_argument("--repository", metavar="OWNER/NAME", default=_env("GITHUB_REPOSITORY"),
                    help="repository of the journal (env GITHUB_REPOSITORY)")
     g.add_argument("--api-url", metavar="URL",
-                   default=_env("GITHUB_API_URL", "https://api.github.com/"),
+                   default=_env("GITHUB_API_URL", DEFAULT_API_URL),
                    help="REST API base: https://api.github.com/ or https://HOST/api/v3/ "
                         "(env GITHUB_API_URL)")
     g.add_argument("--token-env", metavar="NAME", default="GITHUB_TOKEN",
                    help="environment variable holding the token (default GITHUB_TOKEN); "
                         "tokens are never taken on the command line")
-    g.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=30.0,
-                   help="client timeout of one request (default 30; GitHub ends requests "
-                        "at 10 s)")
+    g.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=DEFAULT_TIMEOUT,
+                   help=f"client timeout of one request (default {DEFAULT_TIMEOUT:g}; GitHub "
+                        "ends requests at 10 s)")
 
 
 def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,

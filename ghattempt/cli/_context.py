@@ -118,11 +118,13 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
         raise CliError(Fault.BAD_INPUT,
                        f"no token: environment variable {name} is empty; export the "
                           "token there (or name another variable with --token-env)")
-    interval = 1.0 if mutation_interval is None else mutation_interval
-    timeout = float(getattr(args, "timeout", 30.0) or 30.0)
+    from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+
+    interval = DEFAULT_WRITE_INTERVAL if mutation_interval is None else mutation_interval
+    timeout = float(getattr(args, "timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
     if not math.isfinite(timeout) or timeout <= 0:
         raise CliError(Fault.BAD_INPUT, "--timeout must be a finite number of seconds > 0")
-    api = getattr(args, "api_url", None) or "https://api.github.com/"
+    api = getattr(args, "api_url", None) or DEFAULT_API_URL
     if not api.endswith("/"):
         api += "/"
     # imported once the options are known good: a usage error does not load githubkit

@@ -82,7 +82,7 @@ def scrub(text: str, token_env: str | None = None) -> str:
         value = os.environ.get(name, "")
         if value:
             secrets.append(value)
-    from ghattempt.github._redact import redact
+    from ghattempt.github import redact
 
     return " ".join(redact(text, secrets).split())
 

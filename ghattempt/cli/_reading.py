@@ -83,12 +83,12 @@ def read(argv: list[str]) -> int:
     ``reader`` field names the committed bundle's digest (the bundle is built from this
     core).
     """
-    from ghattempt.core._reader_main import run
+    from ghattempt.core import run_reader as run
 
     reader = _reader_digest()
     refused = _secret_request_key(argv)
     if refused is not None and "--help" not in argv:
-        from ghattempt.core._journal import invalid_verdict
+        from ghattempt.core import invalid_verdict
 
         # the reader echoes the request key in its verdict: never a token (docs/cli.md)
         _print_verdict(invalid_verdict("bad_arguments", refused, None, reader))
@@ -96,7 +96,7 @@ def read(argv: list[str]) -> int:
     try:
         verdict, usage = run(argv, sys.stdin.buffer, reader)
     except Exception as exc:  # noqa: BLE001 -- any input ends in one verdict, as the bundle
-        from ghattempt.core._journal import invalid_verdict
+        from ghattempt.core import invalid_verdict
 
         verdict = invalid_verdict("bad_input", f"the reader could not read stdin "
                                   f"({type(exc).__name__})", None, reader)
@@ -116,18 +116,20 @@ _ECHOED = "printed in the verdict"
 
 
 def _secret_request_key(argv: list[str]) -> str | None:
-    """The refusal of the reader's ``--request-key`` when it holds a token or is shaped
-    like one (the message names the option, never the value), else None."""
+    """The refusal of a reader's ``--request-key`` value (any token after that flag: at
+    least what the verdict could echo) that holds a token or is shaped like one (the
+    message names the option, never the value), else None."""
     from types import SimpleNamespace
 
     from ghattempt.cli._secrets import refuse_secrets
-    from ghattempt.core._args import request_key_of
 
-    try:
-        refuse_secrets(SimpleNamespace(request_key=request_key_of(argv)), _READING_VERBATIM,
-                       _ECHOED)
-    except CliError as exc:
-        return exc.message
+    for flag, value in zip(argv, argv[1:], strict=False):
+        if flag != "--request-key":
+            continue
+        try:
+            refuse_secrets(SimpleNamespace(request_key=value), _READING_VERBATIM, _ECHOED)
+        except CliError as exc:
+            return exc.message
     return None
 
 
@@ -216,7 +218,7 @@ def _witnessed(gh: Any, args: Any, cfg: LoadedConfig | None, repo: Any, number: 
     ``ghattempt.store._protocol.Capture``, without loading the store's writer side."""
     from ghattempt.cli._context import notice_hook
     from ghattempt.core import lease_ref_name
-    from ghattempt.store._protocol import Captured, capture_until_witnessed, witness_in
+    from ghattempt.store import Captured, capture_until_witnessed, witness_in
 
     lease = lease_ref_name(intent.digest, repo.id)
     notice = notice_hook(args)

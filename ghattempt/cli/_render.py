@@ -133,7 +133,7 @@ def text_report(verdict: Verdict, url: str | None) -> str:
 def public(text: str) -> str:
     """``text`` with the environment's tokens and token-shaped strings redacted."""
     from ghattempt.cli._secrets import secret_values
-    from ghattempt.github._redact import redact
+    from ghattempt.github import redact
 
     return redact(text, secret_values())
 

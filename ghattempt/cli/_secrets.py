@@ -11,7 +11,7 @@ in logs, never there. Free text (a reason) is redacted where it is written
 (``_writing._public``); a value that *identifies* something (an idempotency key, a
 request key, an actor, a channel, an authorization id, a material id or URL) cannot be
 redacted without changing what it names, so a value equal to the token, holding it, or
-shaped like a GitHub token or key (``ghattempt.github._redact``) is refused before any
+shaped like a GitHub token or key (``ghattempt.github.redact``) is refused before any
 request, with exit 2 and a message that does not repeat it. The readers refuse the same
 way the one option their verdict echoes (``--request-key``).
 """
@@ -35,7 +35,7 @@ def secret_values(token_env: str | None = None) -> list[str]:
 
 def looks_secret(value: str, token_env: str | None = None) -> bool:
     """True when ``value`` holds a token of the environment or is token- or key-shaped."""
-    from ghattempt.github._redact import redact
+    from ghattempt.github import redact
 
     return redact(value, secret_values(token_env)) != value
 

@@ -69,7 +69,7 @@ def app_send(args: Any) -> int:
                "X-Hub-Signature-256": sign(_secret(args.secret_env), body),
                "User-Agent": "GitHub-Hookshot/ghattempt-app-send",
                "Content-Type": "application/json"}
-    from ghattempt.github._httpx import httpx
+    from ghattempt.github import httpx
 
     try:
         answer = httpx.post(args.url, content=body, headers=headers, timeout=args.timeout)

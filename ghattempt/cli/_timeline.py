@@ -141,7 +141,7 @@ def phase_spans(events: Iterable[Event], plan: Sequence[str] = (),
     last record when that record's status ends it (the core's ``PHASE_TERMINAL``); a
     phase left open when its attempt ended (``ended``: the time of the attempt-level
     record that ended it) stops there, unfinished."""
-    from ghattempt.core._rules import PHASE_TERMINAL
+    from ghattempt.core import PHASE_TERMINAL
 
     by_phase: dict[str, list[Event]] = {}
     for event in sorted(events, key=lambda e: e.seq):
@@ -203,8 +203,7 @@ def build_timeline(pages: Any, verdict: Verdict | None, *, writer: str,
     Never raises for a bad capture: a capture that cannot be reconstructed gives a page
     with no lanes and the reader's reason in the banner.
     """
-    from ghattempt.core import Attempt, Event, JournalInvalid, parse_body
-    from ghattempt.core._capture import check_input, reconstruct
+    from ghattempt.core import Attempt, Event, JournalInvalid, check_input, parse_body, reconstruct
 
     server = (server_url or "https://github.com").rstrip("/")
     invalid = verdict is not None and verdict.status == "invalid"

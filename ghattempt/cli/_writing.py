@@ -304,7 +304,7 @@ def _public(args: Any, text: str | None) -> str | None:
     one; GitHub masks secrets in logs, never in comments)."""
     if not text:
         return None
-    from ghattempt.github._redact import redact
+    from ghattempt.github import redact
 
     names = {getattr(args, "token_env", None) or "GITHUB_TOKEN", "GITHUB_TOKEN",
              "GHATTEMPT_TOKEN"}

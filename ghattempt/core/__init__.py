@@ -9,6 +9,8 @@ Stdlib only; imports nothing else from the package. The reader bundle
 from __future__ import annotations
 
 from ._c14n import canonical, digest
+from ._capture import check_input as check_input
+from ._capture import reconstruct as reconstruct
 from ._codes import FAILURE_CODES, JournalInvalid
 from ._errors import Fault as Fault
 from ._errors import GhattemptError as GhattemptError  # public as ghattempt.errors
@@ -21,6 +23,7 @@ from ._journal import (
     find_history,
     read_journal,
 )
+from ._journal import invalid_verdict as invalid_verdict
 from ._lease import (
     LEASE_HEADLINE,
     NO_WITNESS,
@@ -55,6 +58,7 @@ from ._rules import (
     blocks_fresh_attempt,
     recovery_for,
 )
+from ._rules import PHASE_TERMINAL as PHASE_TERMINAL
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -76,6 +80,9 @@ if TYPE_CHECKING:
     )
     from ._codes import Failure
     from ._readback import READ_BACK_OUTCOMES, ReadBack, read_back
+    from ._reader_main import run as _run_reader
+
+    run_reader = _run_reader
     from ._rules import AttemptStatus
 
 _WRITER_SIDE = frozenset({"RecordValueError", "build_attempt", "build_event",
@@ -88,13 +95,18 @@ _READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
 def __getattr__(name: str) -> Any:
     """Load the builders, the read-back, and the ``Literal`` types ``Failure`` and
     ``AttemptStatus`` (which need ``typing``), on first use: the reader needs none of
-    them (start-up)."""
+    them (start-up); and ``run_reader``, the reader's one invocation (arguments and stdin
+    to a verdict), for ``ghattempt read``."""
     from importlib import import_module
 
     if name in _WRITER_SIDE:
         source = import_module("._build", __name__)
     elif name in _READ_BACK:
         source = import_module("._readback", __name__)
+    elif name == "run_reader":
+        value = import_module("._reader_main", __name__).run
+        globals()[name] = value
+        return value
     elif name in ("Failure", "AttemptStatus"):
         source = import_module("._codes" if name == "Failure" else "._rules", __name__)
     else:
@@ -104,6 +116,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+# Importable from here too, outside the curated namespace below: ``check_input``,
+# ``reconstruct``, ``invalid_verdict``, ``PHASE_TERMINAL`` and ``run_reader``, the reader's
+# own steps, which the command line's ``read`` and ``show`` reuse.
 __all__ = [
     "LEASE_HEADLINE",
     "NO_WITNESS",

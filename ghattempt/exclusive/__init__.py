@@ -37,10 +37,11 @@ from ._errors import (
     RefConflict,
     ScopeBusy,
 )
+from ._machine import NOTICE_AFTER, Done, Refuse, Sleep
 from ._memory import InMemoryExclusive, InMemoryOwner
 from ._protocol import (
-    Clock,
     ExclusiveAdapter,
+    LocalClock,
     Owner,
     RefBackend,
     RefSnapshot,
@@ -56,9 +57,10 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "HTTP_DATE_RESOLUTION",
     "LEASE_HEADLINE",
+    "NOTICE_AFTER",
     "AmbiguousOutcome",
     "BackendError",
-    "Clock",
+    "Done",
     "ExclusionError",
     "ExclusiveAdapter",
     "InMemoryExclusive",
@@ -66,6 +68,7 @@ __all__ = [
     "LeaseCorrupt",
     "LeaseSettings",
     "LeaseSettingsError",
+    "LocalClock",
     "Owner",
     "OwnershipLost",
     "RefBackend",
@@ -74,8 +77,10 @@ __all__ = [
     "RefOwner",
     "RefSnapshot",
     "RefWrite",
+    "Refuse",
     "Scope",
     "ScopeBusy",
+    "Sleep",
     "SystemClock",
     "read_lease",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._memory import InMemoryExclusive, InMemoryOwner
-from ._protocol import Clock, ExclusiveAdapter, Owner, RefBackend, SystemClock
+from ._protocol import ExclusiveAdapter, LocalClock, Owner, RefBackend, SystemClock
 from ._reflease import RefLease, RefOwner
 from .testing import FakeClock, MemoryRefBackend, ScaledClock, SqliteRefBackend
 
@@ -22,5 +22,5 @@ def _conforms(  # pragma: no cover - a type check only
     adapters: list[ExclusiveAdapter] = [ref_lease, in_memory]
     owners: list[Owner] = [ref_owner, memory_owner]
     backends: list[RefBackend] = [memory_backend, sqlite_backend]
-    clocks: list[Clock] = [system_clock, fake_clock, scaled_clock]
+    clocks: list[LocalClock] = [system_clock, fake_clock, scaled_clock]
     del adapters, owners, backends, clocks

@@ -12,8 +12,8 @@ from ..core import Witness
 from ._scope import Scope
 
 __all__ = [
-    "Clock",
     "ExclusiveAdapter",
+    "LocalClock",
     "Owner",
     "RefBackend",
     "RefSnapshot",
@@ -24,7 +24,7 @@ __all__ = [
 T = TypeVar("T")
 
 
-class Clock(Protocol):
+class LocalClock(Protocol):
     """Local time as the lease arithmetic needs it: a monotonic counter and a sleep.
 
     The local wall clock is never consulted; GitHub's clock comes from ``Date`` headers.

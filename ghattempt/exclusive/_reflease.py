@@ -86,7 +86,7 @@ from ._machine import (
     release_record,
     settles,
 )
-from ._protocol import Clock, RefBackend, RefSnapshot, SystemClock
+from ._protocol import LocalClock, RefBackend, RefSnapshot, SystemClock
 from ._scope import Scope, carried, expiry_of, read_lease, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
 
@@ -99,7 +99,7 @@ _log = logging.getLogger("ghattempt.exclusive")
 Notice = Callable[[str], None]
 
 
-def drive(machine: Any, backend: RefBackend, clock: Clock, notice: Notice | None) -> Any:
+def drive(machine: Any, backend: RefBackend, clock: LocalClock, notice: Notice | None) -> Any:
     """Run a lease machine to its end: perform each :class:`Read` and :class:`Send` on
     ``backend``, each :class:`Sleep` on ``clock`` (telling ``notice`` what a long wait is
     for); return :class:`Done`'s value or raise :class:`Refuse`'s error."""
@@ -166,13 +166,13 @@ class RefLease:
         backend: RefBackend,
         settings: LeaseSettings | None = None,
         *,
-        clock: Clock | None = None,
+        clock: LocalClock | None = None,
         rng: random.Random | None = None,
         notice: Notice | None = None,
     ) -> None:
         self._backend = backend
         self._settings = settings if settings is not None else LeaseSettings()
-        self._clock: Clock = clock if clock is not None else SystemClock()
+        self._clock: LocalClock = clock if clock is not None else SystemClock()
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
         self._notice = notice

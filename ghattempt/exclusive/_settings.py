@@ -6,6 +6,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..github import DEFAULT_TIMEOUT
 from ._errors import LeaseSettingsError
 from ._scope import DEFAULT_REF_PREFIX
 
@@ -64,7 +65,7 @@ class LeaseSettings:
     """
 
     lease_seconds: int = 120
-    request_timeout: float = 30.0
+    request_timeout: float = DEFAULT_TIMEOUT
     server_bound: float = GITHUB_SERVER_BOUND
     clock_skew: float = 5.0
     acquire_timeout: float = 300.0

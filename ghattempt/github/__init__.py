@@ -8,12 +8,19 @@ The names below are imported on first use (PEP 562 ``__getattr__``): importing t
 package, or a light submodule such as :mod:`ghattempt.github.errors`, does not import
 httpx or githubkit. ``from ghattempt.github import GitHubProvider`` imports the
 transport (githubkit, httpx) then; see ``docs/cli.md``, "Start-up time".
+``DEFAULT_API_URL``, ``DEFAULT_TIMEOUT`` and ``DEFAULT_WRITE_INTERVAL`` are the defaults
+other layers share (``_defaults``). ``redact`` scrubs tokens and known secrets from text;
+``httpx`` is the httpx module as every module here imports it (without its command-line
+client: ``_httpx``).
 """
 
 import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
+    from ._defaults import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
+    from ._httpx import httpx
+    from ._redact import redact
     from .capture import PAGE_SIZE, CaptureResult, floor_requests
     from .config import AppAuth, ProviderConfig, RetryPolicy, TokenAuth, graphql_endpoint
     from .documents import DOCUMENT_NAMES, Document, document
@@ -63,11 +70,17 @@ _SUBMODULE = {
     "Ref": "models", "Repository": "models", "WriterStart": "models",
     "BODY_LIMIT": "provider", "GitHubProvider": "provider", "Credentials": "transport",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
+    "httpx": "_httpx", "redact": "_redact",
+    "DEFAULT_API_URL": "_defaults", "DEFAULT_TIMEOUT": "_defaults",
+    "DEFAULT_WRITE_INTERVAL": "_defaults",
 }
 """Exported name -> the submodule defining it."""
 
 __all__ = [
     "BODY_LIMIT",
+    "DEFAULT_API_URL",
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_WRITE_INTERVAL",
     "DOCUMENT_NAMES",
     "EMPTY_TREE",
     "PAGE_SIZE",
@@ -107,6 +120,8 @@ __all__ = [
     "document",
     "floor_requests",
     "graphql_endpoint",
+    "httpx",
+    "redact",
 ]
 
 

@@ -1,6 +1,7 @@
 """Provider configuration: where GitHub is, who we are, how long we wait.
 
-Every default lives here (githubkit's ``config.py`` shape). Secrets are held in small
+Every default lives here (githubkit's ``config.py`` shape); the three other layers take
+too (API URL, request timeout, write interval) are ``_defaults``'s. Secrets are held in small
 frozen objects whose ``repr`` never shows them.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ._defaults import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL
 from ._httpx import httpx
 from .errors import InputError
 
@@ -183,10 +185,10 @@ class ProviderConfig:
     """
 
     auth: Auth
-    base_url: str = "https://api.github.com/"
-    timeout: float = 30.0
+    base_url: str = DEFAULT_API_URL
+    timeout: float = DEFAULT_TIMEOUT
     connect_timeout: float = 10.0
-    mutation_interval: float = 1.0
+    mutation_interval: float = DEFAULT_WRITE_INTERVAL
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     user_agent: str = "ghattempt"
     transport: httpx.BaseTransport | None = field(default=None, repr=False, compare=False)

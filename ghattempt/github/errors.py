@@ -31,7 +31,7 @@ messages::
 
 Messages and attributes never hold secrets (tokens, private keys, JWTs): the transport
 raises these errors ``from None`` and passes every message through
-:func:`ghattempt.github._redact.redact`.
+:func:`ghattempt.github.redact`.
 """
 
 from __future__ import annotations

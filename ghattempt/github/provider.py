@@ -542,7 +542,7 @@ class GitHubProvider:
         Raises:
             GraphQLRefused: GitHub refused; its wording for a ref that exists already is
                 not documented and a ruleset refuses with the same type, so read the ref
-                back to tell which (``ghattempt/exclusive/_github.py``).
+                back to tell which (``ghattempt/store/_github.py``).
             AmbiguousOutcome: sent, outcome unknown.
         """
         variables = {"repositoryId": repository_id, "name": _qualified(qualified_name),

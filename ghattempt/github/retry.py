@@ -41,7 +41,7 @@ a lost compare-and-set here only with ``STALE_DATA`` (the type GitHub answers a 
 ``expectedHeadOid`` with); any other refusal of a ref write (a ref that exists already,
 an ``updateRefs`` precondition, a ruleset) is a ``GraphQLRefused``, and the lease's
 backend tells a lost compare-and-set from a refusal by reading the ref back
-(``ghattempt/exclusive/_github.py``).
+(``ghattempt/store/_github.py``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from ..exclusive._github import GitHubRefBackend
     from ._errors import (
         AuthorizationReused,
         Blocked,
@@ -42,7 +41,8 @@ if _typing.TYPE_CHECKING:
         WitnessNotMet,
         WrongWriter,
     )
-    from ._protocol import MAX_SENDS
+    from ._github import GitHubRefBackend
+    from ._protocol import MAX_SENDS, Captured, capture_until_witnessed, witness_in
     from ._store import (
         AppendResult,
         BusinessAttemptStore,
@@ -59,8 +59,10 @@ _ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
            "IllegalTransition", "JournalInvalidError", "JournalMissing", "MaterialRefused",
            "RefusedByRules", "RepositoryMismatch", "StoreError", "StoreInputError",
            "TerminalAttempt", "WitnessNotMet", "WrongWriter")
-_SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"), "MAX_SENDS": "._protocol",
-              "GitHubRefBackend": "..exclusive._github",
+_SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"),
+              **dict.fromkeys(("MAX_SENDS", "Captured", "capture_until_witnessed",
+                               "witness_in"), "._protocol"),
+              "GitHubRefBackend": "._github",
               **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
                                "MaterialCheck", "Planned", "Session", "Successor",
                                "default_journal_title"), "._store")}
@@ -92,6 +94,7 @@ __all__ = [
     "AuthorizationReused",
     "Blocked",
     "BusinessAttemptStore",
+    "Captured",
     "ConflictingKey",
     "GitHubAnomaly",
     "GitHubRefBackend",
@@ -112,5 +115,7 @@ __all__ = [
     "TerminalAttempt",
     "WitnessNotMet",
     "WrongWriter",
+    "capture_until_witnessed",
     "default_journal_title",
+    "witness_in",
 ]

@@ -32,7 +32,7 @@ from ..core import (
     parse_lease,
     read_back,
 )
-from ..exclusive._machine import NOTICE_AFTER, Done, Refuse, Sleep
+from ..exclusive import NOTICE_AFTER, Done, Refuse, Sleep
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,

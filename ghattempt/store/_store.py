@@ -284,7 +284,7 @@ class BusinessAttemptStore:
         provider: the authenticated GitHub provider.
         exclusive: the writer-scope adapter; REQUIRED, there is no default lock. Use
             :class:`~ghattempt.exclusive.RefLease` over
-            :class:`~ghattempt.exclusive.GitHubRefBackend` in production.
+            :class:`~ghattempt.store.GitHubRefBackend` in production.
         repository: ``owner/name`` as GitHub names it now.
         repository_id: the repository's GraphQL node id (its identity; names change).
         category: the discussion category's slug (or name) holding journals.

@@ -26,6 +26,7 @@ from ghattempt.app.sink import (
     TamperingReport,
 )
 from ghattempt.app.store_sink import CHECK_NAME, StoreSink
+from ghattempt.config import JobPhase, PhaseMap
 from ghattempt.core import read_journal
 from ghattempt.emulator import Emulator, EmulatorTransport
 from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
@@ -357,6 +358,33 @@ def test_immutable_answers_are_read_once_per_sink(world: World, tmp_path: Path) 
     verdict, _ = world.verdict()
     assert [(e.phase, e.status) for e in verdict.current.events] == [
         ("build", "started"), ("build", "succeeded")]
+
+
+def test_the_server_map_is_asked_by_the_workflow_file_of_the_run(
+        world: World, tmp_path: Path) -> None:
+    """A ``workflow_job`` delivery names its workflow by name only: a rule of the server's
+    ``[[app.jobs]]`` (``GHATTEMPT_APP_PHASES``) written with the workflow file maps the job
+    once the run's file is looked up, when the repository's own rules do not map it."""
+    world.commit(".github/ghattempt.toml", CONFIG)
+    head = world.generation().head_sha
+    world.emu.add_workflow_run(REPO, 78, ".github/workflows/ci.yml", "CI", head)
+    server = PhaseMap(jobs=(JobPhase(workflow="ci.yml", job="test", phase="build"),))
+    sink = StoreSink(replace(world.sink._settings, state_path=tmp_path / "s.sqlite",
+                             phase_map=server), transport=EmulatorTransport(world.emu))
+    try:
+        w = world.writer()
+        assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
+                                           world.intent(), world.generation(),
+                                           "pull/1")).outcome is Outcome.APPLIED
+        outcome = sink.record_phase(PhaseResult(
+            "run:78:1:test:started", INSTALLATION, world.writer(), world.intent(), head,
+            None, "started", None, run_id=78, workflow_name="CI",  # type: ignore[arg-type]
+            job_name="test"))
+        assert outcome.outcome is Outcome.APPLIED, outcome
+    finally:
+        sink.close()
+    verdict, _ = world.verdict()
+    assert [(e.phase, e.status) for e in verdict.current.events] == [("build", "started")]
 
 
 def test_the_immutable_cache_is_bounded_and_keeps_no_absence(

@@ -26,7 +26,7 @@ def test_every_public_object_is_documented():
 
 def test_the_layer_imports_nothing_above_it():
     # core < github < exclusive: the lease record is the core's (journal-v1 section 4),
-    # and GitHubRefBackend is the glue to the provider
+    # and RefConflict and AmbiguousOutcome are the provider's
     forbidden = ("ghattempt.emulator", "ghattempt.store", "ghattempt.cli", "ghattempt.app")
     for path in PACKAGE.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))

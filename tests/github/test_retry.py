@@ -318,7 +318,7 @@ def test_mutation_refusals_are_definite(make_provider, router, status, exc):
 ])
 def test_a_ref_refusal_is_never_read_from_its_wording(make_provider, router, message):
     # GitHub answers a ref that exists and a ruleset alike (UNPROCESSABLE); only a
-    # read-back of the ref tells them apart (ghattempt/exclusive/_github.py)
+    # read-back of the ref tells them apart (ghattempt/store/_github.py)
     router.post("/graphql").mock(return_value=httpx.Response(200, json={
         "data": {"createRef": None}, "errors": [{"type": "UNPROCESSABLE", "path": ["createRef"],
                                                  "message": message}]}))

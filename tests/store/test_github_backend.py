@@ -82,8 +82,8 @@ def test_a_deleted_lease_branch_is_a_lost_compare_and_set(backend):
 
 
 def test_what_a_refused_ref_write_means_is_decided_by_the_ref_read_back():
-    from ghattempt.exclusive._github import refusal_meaning
     from ghattempt.exclusive._protocol import RefSnapshot
+    from ghattempt.store._github import refusal_meaning
 
     def seen(oid, message=None):
         return RefSnapshot(REF, oid, message, 0)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from ..exclusive import BackendError, RefSnapshot, RefWrite
 from ..github import (
     EMPTY_TREE,
     AmbiguousOutcome,
@@ -44,8 +45,6 @@ from ..github import (
     Ref,
     RefConflict,
 )
-from ._errors import BackendError
-from ._protocol import RefSnapshot, RefWrite
 
 __all__ = ["GitHubRefBackend", "refusal_meaning"]
 
