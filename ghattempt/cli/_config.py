@@ -3,7 +3,8 @@
 ``check`` reads the file the way every writer does (``ghattempt.config.check_config``:
 the parser itself, table by table) and prints each problem on one line as
 ``FILE:LINE:COLUMN: KEY: problem; fix`` (``FILE: ...`` when the file does not hold the
-key, e.g. a missing one); exit 0 for a good file, 2 otherwise. ``schema`` prints the
+key, e.g. a missing one), with the token's value and every token-shaped string replaced
+by ``[redacted]``; exit 0 for a good file, 2 otherwise. ``schema`` prints the
 JSON Schema generated from the key table (``ghattempt.config.json_schema``).
 """
 
@@ -41,6 +42,7 @@ def _read(path: str) -> bytes:
 
 def config_check(args: Any) -> int:
     """Print each problem of ``args.file``; 0 when there is none."""
+    from ghattempt.cli._errors import scrub
     from ghattempt.config import check_config
 
     data = _read(args.file)
@@ -53,7 +55,8 @@ def config_check(args: Any) -> int:
     for e in problems:
         where = f"{shown}:{e.line}:{e.column or 1}" if e.line is not None else shown
         what = f"{e.key}: " if e.key else ""
-        print(f"{where}: {what}{e.problem}; {e.fix}")
+        # a value quoted from the file (a token pasted as writer.login) is redacted
+        print(scrub(f"{where}: {what}{e.problem}; {e.fix}"))
     if not problems:
         print(f"{shown}: ok")
         return 0

@@ -67,16 +67,24 @@ def split_repository(text: str | None) -> tuple[str, str]:
 
 def load_settings(path: str, *, required: bool, root: str | None = None) -> LoadedConfig | None:
     """The consumer configuration at ``path`` (relative to ``root`` or the current
-    directory); None when it is absent and not ``required``.
+    directory); None when it is not ``required`` and ``path`` is the default one
+    (``.github/ghattempt.toml``) and holds no file. Any other path must name the file.
 
     Raises:
         ConfigError: the file is unreadable or invalid (exit 2, its one-line message).
+        CliError: (2) ``path`` is not the default and names nothing.
     """
-    from ghattempt.config import load_config
+    from ghattempt.config import DEFAULT_CONFIG_PATH, load_config
 
     full = Path(root, path) if root else Path(path)
     if not required and not full.is_file():
-        return None
+        if Path(path) == Path(DEFAULT_CONFIG_PATH):
+            return None
+        if not full.exists():
+            raise CliError(Fault.BAD_INPUT,
+                           f"{path}: configuration file not found (looked in {full}); pass "
+                              "the path of your configuration file, or leave it out to read "
+                              f"{DEFAULT_CONFIG_PATH} when there is one")
     if not required and (full.is_absolute() or ".." in Path(path).parts):
         # A reader only takes [writer] from the file, and records nothing: any readable
         # path will do (a writer's path is recorded, so it must be repository-relative).

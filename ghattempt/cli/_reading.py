@@ -86,6 +86,13 @@ def read(argv: list[str]) -> int:
     from ghattempt.core import run_reader as run
 
     reader = _reader_digest()
+    refused = _secret_request_key(argv)
+    if refused is not None and "--help" not in argv:
+        from ghattempt.core import invalid_verdict
+
+        # the reader echoes the request key in its verdict: never a token (docs/cli.md)
+        _print_verdict(invalid_verdict("bad_arguments", refused, None, reader))
+        return 2
     try:
         verdict, usage = run(argv, sys.stdin.buffer, reader)
     except Exception as exc:  # noqa: BLE001 -- any input ends in one verdict, as the bundle
@@ -100,6 +107,30 @@ def read(argv: list[str]) -> int:
         return 0
     _print_verdict(verdict)
     return verdict.exit_code
+
+
+_READING_VERBATIM = {"request_key": "--request-key"}
+"""The reading options a verdict echoes: refused when they hold a token
+(``ghattempt.cli._secrets``)."""
+_ECHOED = "printed in the verdict"
+
+
+def _secret_request_key(argv: list[str]) -> str | None:
+    """The refusal of a reader's ``--request-key`` value (any token after that flag: at
+    least what the verdict could echo) that holds a token or is shaped like one (the
+    message names the option, never the value), else None."""
+    from types import SimpleNamespace
+
+    from ghattempt.cli._secrets import refuse_secrets
+
+    for flag, value in zip(argv, argv[1:], strict=False):
+        if flag != "--request-key":
+            continue
+        try:
+            refuse_secrets(SimpleNamespace(request_key=value), _READING_VERBATIM, _ECHOED)
+        except CliError as exc:
+            return exc.message
+    return None
 
 
 def _print_verdict(verdict: Verdict) -> None:
@@ -279,7 +310,15 @@ class Reading:
 
 
 def current_reading(args: Any) -> Reading:
-    """Capture the journal ``args`` names (or read ``--capture``) and judge it."""
+    """Capture the journal ``args`` names (or read ``--capture``) and judge it.
+
+    Raises:
+        CliError: (2) a ``--request-key`` holding a token or shaped like one (the
+            verdict would echo it).
+    """
+    from ghattempt.cli._secrets import refuse_secrets
+
+    refuse_secrets(args, _READING_VERBATIM, _ECHOED)
     cfg = load_settings(args.config, required=False, root=getattr(args, "config_root", None))
     reader_identity(args, cfg)  # a --writer that is no GraphQL login: exit 2 before reading
     target: Target | None = None

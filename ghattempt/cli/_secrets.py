@@ -12,7 +12,8 @@ in logs, never there. Free text (a reason) is redacted where it is written
 request key, an actor, a channel, an authorization id, a material id or URL) cannot be
 redacted without changing what it names, so a value equal to the token, holding it, or
 shaped like a GitHub token or key (``ghattempt.github.redact``) is refused before any
-request, with exit 2 and a message that does not repeat it.
+request, with exit 2 and a message that does not repeat it. The readers refuse the same
+way the one option their verdict echoes (``--request-key``).
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ def looks_secret(value: str, token_env: str | None = None) -> bool:
     return redact(value, secret_values(token_env)) != value
 
 
-def refuse_secrets(args: Any, names: dict[str, str]) -> None:
+def refuse_secrets(args: Any, names: dict[str, str],
+                   where: str = "written into the journal") -> None:
     """Refuse every attribute of ``args`` named in ``names`` (attribute -> option name as
-    the user wrote it) whose value looks secret.
+    the user wrote it) whose value looks secret; ``where`` says where it would be echoed
+    (a reader's verdict prints its request key).
 
     Raises:
         CliError: (2) naming the option, never the value.
@@ -52,5 +55,5 @@ def refuse_secrets(args: Any, names: dict[str, str]) -> None:
         if isinstance(value, str) and value and looks_secret(value, token_env):
             raise CliError(Fault.BAD_INPUT,
                            f"{option} holds a token or key (or a value shaped like one); "
-                              "it would be written into the journal verbatim: pass another "
+                              f"it would be {where} verbatim: pass another "
                               "value, and revoke the token if it was a real one")

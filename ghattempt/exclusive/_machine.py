@@ -31,6 +31,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from ghattempt.errors import Fault, GhattemptError
+
 from ..core import Lease, Witness
 from ._errors import AcquireAmbiguous, AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
 from ._protocol import RefSnapshot, RefWrite
@@ -60,10 +62,25 @@ __all__ = [
     "expiry",
     "reconcile",
     "release_record",
+    "settles",
 ]
 
 NOTICE_AFTER = 2.0
 """A wait expected to last longer than this (seconds) is announced (``Sleep.notice``)."""
+
+SETTLED_FAULTS = frozenset({Fault.BAD_INPUT, Fault.REFUSED, Fault.GITHUB_UNAVAILABLE,
+                            Fault.GITHUB_REFUSED})
+"""The kinds of fault that say a request can no longer commit: nothing was sent (bad
+input, GitHub unreachable), or GitHub answered it (a refusal, a rate limit: not
+executed). ``OUTCOME_UNKNOWN`` (sent, no answer) and every other kind are not."""
+
+
+def settles(error: BaseException) -> bool:
+    """True when ``error``, ending a mutation, proves the mutation cannot land later, so
+    its window closes as for an answer (``RefOwner.mutation``); False when it may still
+    commit: an unknown outcome, or any exception that is no classified ghattempt error
+    (a timeout, a reset, an interrupt, a defect)."""
+    return isinstance(error, GhattemptError) and error.fault in SETTLED_FAULTS
 
 
 # -- actions -------------------------------------------------------------------------

@@ -168,7 +168,9 @@ class Owner(Protocol):
     def mutation(self) -> AbstractContextManager[None]:
         """``with owner.mutation(): send()``: ``assert_owner()`` on entry; a normal exit
         (a response arrived) closes the mutation window so the scope can be handed over at
-        once; an exception leaves it open (the mutation may still land)."""
+        once, and so does a definite refusal (GitHub answered, or nothing was sent: a rate
+        limit, a refused request); any other exception leaves it open (the mutation may
+        still land)."""
         ...
 
     def remaining(self) -> float:

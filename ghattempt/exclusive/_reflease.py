@@ -34,7 +34,8 @@ compare-and-set from the holder's own head) when the remaining time falls under
 took over, and ownership is lost for good.
 
 Release writes ``state: released``. If the last mutation window may still be open (its
-response never arrived) the release keeps the scope closed until that window ends:
+response never arrived; a definite refusal is an answer) the release keeps the scope
+closed until that window ends:
 ``expires_at = ceil(upper(gate) + margin)``; otherwise it hands over at once.
 
 Lost answers. A write whose answer was lost is reconciled by reading the ref back: the
@@ -83,6 +84,7 @@ from ._machine import (
     Wrote,
     expiry,
     release_record,
+    settles,
 )
 from ._protocol import LocalClock, RefBackend, RefSnapshot, SystemClock
 from ._scope import Scope, carried, expiry_of, read_lease, renewed
@@ -422,13 +424,17 @@ class RefOwner:
 
     @contextmanager
     def mutation(self) -> Iterator[None]:
-        """``assert_owner()``, then run the block. A normal exit (the answer arrived)
-        closes this mutation's window; an exception leaves it open until time closes it."""
+        """``assert_owner()``, then run the block. A normal exit (the answer arrived) or
+        a definite refusal (:func:`~ghattempt.exclusive._machine.settles`: GitHub answered,
+        or nothing was sent) closes this mutation's window; any other exception (an
+        unknown outcome) leaves it open until time closes it."""
         gate = self._check()
         try:
             yield
-        except BaseException:
-            self._unsettled = gate if self._unsettled is None else max(self._unsettled, gate)
+        except BaseException as exc:
+            if not settles(exc):
+                self._unsettled = gate if self._unsettled is None \
+                    else max(self._unsettled, gate)
             raise
 
     def _check(self) -> float:

@@ -22,7 +22,8 @@ decided by reading the ref back, never by the message (:func:`refusal_meaning`):
 ref not where the write expected it is a lost compare-and-set (``RefConflict``); the
 ref holding exactly what was sent means the write landed after all; the ref unmoved
 means the refusal stands (non-retryable ``BackendError`` with GitHub's message, e.g. a
-ruleset's "Repository rule violations found"). Messages never carry credentials (the
+ruleset's "Repository rule violations found", whose ``hint`` is then :func:`ruleset_hint`,
+the same words as :meth:`GitHubRefBackend.check_writable`'s). Messages never carry credentials (the
 provider redacts them).
 """
 
@@ -50,6 +51,17 @@ __all__ = ["GitHubRefBackend", "refusal_meaning"]
 _HEADS = "refs/heads/"
 
 Meaning = Literal["conflict", "landed", "refused"]
+
+
+RULE_VIOLATION = "Repository rule violations found"
+"""How GitHub begins a write's refusal by a repository ruleset (GraphQL ``UNPROCESSABLE``)."""
+
+
+def ruleset_hint(name: str) -> str:
+    """What to do when a ruleset covering lease ref ``name`` refuses this token's writes
+    (the one wording of ``plan``'s check and of a real run's refusal)."""
+    return (f"add the token's actor to the ruleset's bypass list, or exclude "
+            f"{name.rsplit('/', 1)[0]}/** from it")
 
 
 def refusal_meaning(expected_oid: str | None, sent: str, seen: RefSnapshot) -> Meaning:
@@ -128,7 +140,11 @@ class GitHubRefBackend:
             where = "absent" if seen.oid is None else f"at {seen.oid}"
             raise RefConflict(f"{what}: the ref is {where}, not where the write expected "
                               f"it ({expected_oid or 'absent'}): {exc}") from None
-        raise BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=False) from None
+        refused = BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=False)
+        if RULE_VIOLATION in str(exc):
+            # what to do only; what the refusal means was decided by the read-back above
+            refused.hint = ruleset_hint(name)
+        raise refused from None
 
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
         """A :class:`RefSnapshot` from a ref read elsewhere (e.g. merged into a capture)."""
@@ -192,9 +208,8 @@ class GitHubRefBackend:
                     f"lease ref {name}: ruleset {ruleset.get('name') or ident!r} (id "
                     f"{ident}, {rule.get('ruleset_source_type') or 'Repository'} "
                     f"{rule.get('ruleset_source') or ''}) restricts {verb} it and this "
-                    "token may not bypass it: a real run would be refused ('Repository "
-                    "rule violations found'); add the token's actor to the ruleset's "
-                    f"bypass list, or exclude {name.rsplit('/', 1)[0]}/** from it",
+                    f"token may not bypass it: a real run would be refused "
+                    f"('{RULE_VIOLATION}'); {ruleset_hint(name)}",
                     retryable=False)
         except GitHubError as exc:
             raise self._translate(exc, f"reading the rules of lease ref {name}") from None

@@ -244,11 +244,29 @@ def test_github_trouble_is_unavailable_not_a_failure(world: World) -> None:
         world.sink.open_intent(request)
     assert info.value.retry_after == 600
     world.emu.clear_faults()
-    # a writer whose mutation met trouble leaves the scope quiet for the lease margin
+    # GitHub answered that write (not executed): it cannot land later, so the scope was
+    # handed over at once, with no quiet time
+    assert world.sink.open_intent(request).outcome is Outcome.APPLIED
+    verdict, _ = world.verdict()
+    assert len(verdict.attempts) == 1
+
+
+def test_a_write_whose_answer_was_lost_leaves_the_scope_quiet(world: World) -> None:
+    world.commit(".github/ghattempt.toml", CONFIG)
+    w = world.writer()
+    request = OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w, world.intent(),
+                         world.generation(), "pull/1")
+    # the comment commits, its answer is lost: the store reads it back and reconciles
+    world.emu.add_fault({"kind": "lose_response", "operation": "addDiscussionComment",
+                         "status": 502, "count": 1})
+    assert world.sink.open_intent(request).outcome is Outcome.APPLIED
+    world.emu.clear_faults()
+    # but a mutation without an answer may have landed late: the release kept the scope
+    # quiet for the lease margin
     with pytest.raises(SinkUnavailable, match="quiet"):
         world.sink.open_intent(request)
     world.emu.clock.advance(60)
-    assert world.sink.open_intent(request).outcome is Outcome.APPLIED
+    assert world.sink.open_intent(request).outcome is Outcome.ALREADY_APPLIED
     verdict, _ = world.verdict()
     assert len(verdict.attempts) == 1
 

@@ -115,3 +115,57 @@ def test_nothing_token_shaped_reaches_a_record_or_stdout(world: World) -> None:
     assert "[redacted]" in pages
     snapshot = json.dumps(world.emulator.snapshot())
     assert "ghp_" + "w" * 36 not in snapshot  # nor in the lease ref's commits
+
+
+LIVE = "live-token-value-0123456789"  # a key-shaped token value, not token-shaped itself
+
+
+@pytest.mark.parametrize("value, token", [
+    ("ghp_" + "k" * 36, TOKEN),
+    ("ghs_" + "k" * 36, TOKEN),
+    ("github_pat_" + "k" * 40, TOKEN),
+    (LIVE, LIVE),
+    ("prefix:" + LIVE, LIVE),
+])
+@pytest.mark.parametrize("command", [["status", "--json"], ["status"], ["read"]])
+def test_a_token_shaped_request_key_is_refused_by_the_readers(
+        tmp_path: Path, command: list[str], value: str, token: str) -> None:
+    """``status`` and ``read`` echo the request key in their verdict: a value holding the
+    token or shaped like a token is refused (exit 2) and never printed."""
+    capture = tmp_path / "capture.json"
+    capture.write_text("[]")
+    if command[0] == "read":
+        argv = ["read", "--writer", "github-actions", "--repository-id", "R_x",
+                "--request-key", value]
+        stdin = b"[]"
+    else:
+        argv = [*command, "--capture", str(capture), "--request-key", value]
+        stdin = b""
+    done = run_cli(*argv, stdin=stdin, env=cli_env(**{**OFFLINE, "GITHUB_TOKEN": token}))
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 2, (out, err)
+    assert value not in out + err and token not in out + err
+    assert "--request-key holds a token or key" in out + err
+
+
+def test_a_plain_request_key_is_still_echoed_by_the_readers(tmp_path: Path) -> None:
+    capture = tmp_path / "capture.json"
+    capture.write_text("[]")
+    done = run_cli("status", "--json", "--capture", str(capture), "--request-key", "pr-7",
+                   env=cli_env(**OFFLINE))
+    assert json.loads(done.stdout)["request_key"] == "pr-7"
+    done = run_cli("read", "--writer", "github-actions", "--repository-id", "R_x",
+                   "--request-key", "pr-7", stdin=b"[]", env=cli_env(**OFFLINE))
+    assert json.loads(done.stdout)["request_key"] == "pr-7"
+
+
+@pytest.mark.parametrize("login", ["ghp_" + "L" * 36, LIVE])
+def test_config_check_never_echoes_a_token_shaped_writer_login(tmp_path: Path,
+                                                              login: str) -> None:
+    (tmp_path / "ghattempt.toml").write_text(f'[writer]\nlogin = "{login}"\n')
+    done = run_cli("config", "check", "ghattempt.toml", cwd=tmp_path,
+                   env=cli_env(GITHUB_TOKEN=LIVE))
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 2, (out, err)
+    assert login not in out + err
+    assert "writer." in out and "[redacted]" in out

@@ -135,3 +135,30 @@ def test_missing_capture_file_names_it_and_the_fix(tmp_path: Path) -> None:
     assert out.stderr.decode().strip() == (
         f"ghattempt: error: {missing}: No such file or directory; check the path and its "
         "permissions")
+
+
+@pytest.mark.parametrize("given", ["missing.toml", "../elsewhere/missing.toml", "ABSOLUTE"])
+@pytest.mark.parametrize("command", [["status", "--json"], ["show", "--html", "-"]])
+def test_a_missing_config_given_to_a_reader_is_one_clear_error(
+        tmp_path: Path, command: list[str], given: str) -> None:
+    """A reader reads ``[writer]`` from ``--config``: a path that names no file is bad
+    input (exit 2) naming it, not silently read as no configuration."""
+    path = str(tmp_path / "gone" / "missing.toml") if given == "ABSOLUTE" else given
+    capture = tmp_path / "capture.json"
+    capture.write_text("[]")
+    (tmp_path / "work").mkdir()
+    out = run_cli(*command, "--capture", str(capture), "--config", path,
+                  cwd=tmp_path / "work")
+    err = out.stderr.decode()
+    assert out.returncode == 2, (out.stdout, err)
+    assert out.stdout == b""
+    assert err.startswith("ghattempt: error: ") and len(err.strip().splitlines()) == 1
+    assert path in err and "not found" in err
+
+
+def test_a_reader_without_the_default_config_still_reads(tmp_path: Path) -> None:
+    capture = tmp_path / "capture.json"
+    capture.write_text("[]")
+    out = run_cli("status", "--json", "--capture", str(capture), cwd=tmp_path)
+    assert out.returncode == 2 and json.loads(out.stdout)["status"] == "invalid"
+    assert out.stderr == b""

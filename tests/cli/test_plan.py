@@ -193,3 +193,30 @@ def test_the_cli_plans_as_the_action_does(world: World) -> None:
     assert refused.returncode == 4
     assert b"ruleset 'leases'" in refused.stderr
     assert _state(world) == before
+
+
+HINT = ("add the token's actor to the ruleset's bypass list, or exclude "
+        "refs/heads/ghattempt/lease/** from it")
+
+
+def test_a_ruleset_refusing_admit_or_record_says_what_to_do(world: World) -> None:
+    """The real run's refusal by a ruleset on the lease refs carries plan's hint."""
+    world.emulator.add_ruleset("octo-org/widgets", **(LEASES | {"rules": ["creation"]}))
+    admitted = world.cli("admit", "--pull-request", "1")
+    err = admitted.stderr.decode()
+    assert admitted.returncode == 4, err
+    assert "Repository rule violations found" in err and HINT in err, err
+    assert len(err.strip().splitlines()) == 1
+    planned = world.cli("plan", "admit", "--pull-request", "1")
+    assert planned.returncode == 4 and HINT in planned.stderr.decode()
+
+
+def test_a_ruleset_refusing_record_says_what_to_do(world: World) -> None:
+    assert world.cli("admit", "--pull-request", "1").returncode == 0
+    world.emulator.add_ruleset("octo-org/widgets", **(LEASES | {"rules": ["update"]}))
+    recorded = world.cli("record", "--pull-request", "1", "--phase", "admission",
+                         "--status", "started")
+    err = recorded.stderr.decode()
+    assert recorded.returncode == 4, err
+    assert "Repository rule violations found" in err and HINT in err, err
+    assert len(err.strip().splitlines()) == 1

@@ -8,15 +8,19 @@ from typing import Any
 
 import pytest
 
-from ghattempt.core import NO_WITNESS, Witness
+from ghattempt.core import NO_WITNESS, JournalInvalid, Witness
+from ghattempt.errors import Fault as Kind
+from ghattempt.errors import GhattemptError
 from ghattempt.exclusive import (
     AmbiguousOutcome,
     BackendError,
     LeaseCorrupt,
+    OwnershipLost,
     RefSnapshot,
     RefWrite,
     ScopeBusy,
 )
+from ghattempt.exclusive._errors import AcquireAmbiguous
 from ghattempt.exclusive._machine import (
     Acquire,
     Acquired,
@@ -33,8 +37,18 @@ from ghattempt.exclusive._machine import (
     Snapshot,
     Wrote,
     reconcile,
+    settles,
 )
 from ghattempt.exclusive._scope import parse_time
+from ghattempt.github.errors import (
+    AuthFailed,
+    GitHubUnavailable,
+    GraphQLRefused,
+    InputError,
+    NotFound,
+    RateLimited,
+    RefConflict,
+)
 
 from .conftest import OTHER_SCOPE, SCOPE, SETTINGS, lease_message
 
@@ -274,3 +288,39 @@ def _fields(settings: Any) -> dict[str, Any]:
     import dataclasses
 
     return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+
+
+# -- which end of a mutation closes its window (RefOwner.mutation) ------------------------
+
+class _Refused(GhattemptError):
+    fault = Kind.REFUSED
+
+
+SETTLES = [
+    # GitHub answered, or nothing was sent: the mutation cannot land later
+    (RateLimited("rate limited", kind="secondary", retry_after=60), True),
+    (RateLimited("rate limited", kind="primary", retry_after=60), True),
+    (AuthFailed("forbidden", status=403), True),
+    (NotFound("no such discussion"), True),
+    (GraphQLRefused("a ruleset refused it"), True),
+    (RefConflict("stale"), True),
+    (InputError("bad body"), True),
+    (GitHubUnavailable("could not connect (nothing was sent)"), True),
+    (_Refused("the journal's rules refuse it"), True),
+    # sent, no answer: it may still commit
+    (AmbiguousOutcome("timeout after send"), False),
+    (AcquireAmbiguous("unresolved"), False),
+    # not a classified answer at all
+    (TimeoutError(), False),
+    (OSError("reset"), False),
+    (KeyboardInterrupt(), False),
+    (RuntimeError("a defect"), False),
+    (OwnershipLost(scope_key="0" * 40, holder="h", token=1, reason="r"), False),
+    (JournalInvalid("bad_record", "x"), False),
+]
+
+
+@pytest.mark.parametrize("error,closes", SETTLES, ids=lambda v: type(v).__name__
+                         if isinstance(v, BaseException) else str(v))
+def test_a_definite_answer_closes_the_window_an_unknown_outcome_does_not(error, closes):
+    assert settles(error) is closes

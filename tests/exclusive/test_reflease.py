@@ -24,6 +24,7 @@ from ghattempt.exclusive import (
 )
 from ghattempt.exclusive._scope import parse_time
 from ghattempt.exclusive.testing import FakeClock, Fault, MemoryRefBackend
+from ghattempt.github.errors import RateLimited
 
 from .conftest import OTHER_SCOPE, SCOPE, SETTINGS, lease_message, make_lease
 
@@ -736,6 +737,36 @@ def test_a_lagging_read_after_a_lost_renewal_keeps_the_old_lease_then_adopts(bac
         assert owner.expires_at > old
         assert head_record(backend).holder == owner.holder
     assert head_record(backend).state == "released"
+
+
+def test_release_hands_over_at_once_after_a_definite_refusal_of_the_mutation(backend, clock):
+    """GitHub answered (a secondary rate limit: not executed), so the mutation cannot land
+    later: the window closes as for an answer that came back with a result."""
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        with pytest.raises(RateLimited):
+            with owner.mutation():
+                clock.advance(1)
+                raise RateLimited("secondary rate limit", kind="secondary", retry_after=60)
+    released = head_record(backend)
+    assert released.state == "released"
+    assert released.expires_at <= int(backend.server_now())
+    with lease.hold(SCOPE) as second:
+        assert second.fencing_token == 2
+
+
+def test_a_refusal_does_not_close_an_earlier_unanswered_window(backend, clock):
+    lease = make_lease(backend, clock)
+    with lease.hold(SCOPE) as owner:
+        with contextlib.suppress(AmbiguousOutcome):
+            with owner.mutation():
+                clock.advance(20)
+                raise AmbiguousOutcome("timeout after send")
+        gate = backend.server_now() - 20
+        with contextlib.suppress(RateLimited):
+            with owner.mutation():
+                raise RateLimited("rate limited", kind="primary", retry_after=60)
+    assert head_record(backend).expires_at >= gate + 35
 
 
 def test_release_stays_quiet_for_the_latest_unanswered_mutation(backend, clock):

@@ -611,3 +611,26 @@ def test_rate_limited_write_is_waited_out_and_sent_once(world: World):
     r = store.append(world.journal, a.id, key="k1", phase="admission", status="started")
     assert r.sends == 1 and "rate-limited" in steps
     assert [x["key"] for x in event_records(world)] == ["k1"]
+
+
+def test_a_write_refused_by_a_rate_limit_hands_the_scope_over_at_once(world: World):
+    """GitHub answered the append with a secondary rate limit (not executed) for longer
+    than the store waits: the release does not keep the scope quiet for a mutation that
+    cannot land (the window closes as for an answer)."""
+    from ghattempt.exclusive import read_lease
+    from ghattempt.exclusive._scope import parse_time
+    from ghattempt.github.errors import RateLimited
+
+    a = admit(world)
+    world.emu.add_fault({"kind": "secondary_rate_limit", "operation": "addDiscussionComment",
+                         "count": 1, "retry_after": 3600})
+    with pytest.raises(RateLimited):
+        world.store.append(world.journal, a.id, key="k1", phase="admission",
+                           status="started")
+    scope = world.journal.scope
+    snap = GitHubRefBackend(world.gh, h.OWNER, h.NAME, world.repo_id).read_ref(
+        scope.ref_name())
+    lease = read_lease(snap.message, ref=snap.name, scope=scope)
+    assert lease.state == "released"
+    assert parse_time(lease.expires_at) <= snap.server_time  # the next may take it now
+    assert event_records(world) == []
