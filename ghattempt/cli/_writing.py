@@ -181,6 +181,8 @@ def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
         store = writing_store(gh, cfg, writer, repository=repo.name_with_owner,
                               repository_id=repo.id, known=repo, notice=notice,
                               server_url=getattr(args, "server_url", None) or None)
+        if start.pull_request is not None:  # the category scan stops before it was opened
+            store.pull_request_opened(args.pull_request, start.pull_request.created_at)
         if known is not None and (known.pull_request, known.base_ref) == (args.pull_request,
                                                                           base_ref):
             store.prime(start, known)
@@ -199,7 +201,10 @@ def _generation(ctx: _Ctx) -> Generation:
     """The pull request's current generation (ADR 0006: source, tree, config, base)."""
     from ghattempt.compose import generation
 
-    pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+    pr = ctx.pull
+    if pr is None:
+        pr = ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+        ctx.store.pull_request_opened(ctx.pull_request, pr.created_at)
     if pr.base_ref_name != ctx.base_ref:
         raise CliError(Fault.BAD_INPUT,
                        f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "

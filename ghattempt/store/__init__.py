@@ -44,6 +44,7 @@ if _typing.TYPE_CHECKING:
     )
     from ._protocol import MAX_SENDS
     from ._store import (
+        SCAN_MARGIN,
         AppendResult,
         BusinessAttemptStore,
         Journal,
@@ -62,8 +63,8 @@ _ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
 _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"), "MAX_SENDS": "._protocol",
               "GitHubRefBackend": "..exclusive._github",
               **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
-                               "MaterialCheck", "Planned", "Session", "Successor",
-                               "default_journal_title"), "._store")}
+                               "MaterialCheck", "Planned", "SCAN_MARGIN", "Session",
+                               "Successor", "default_journal_title"), "._store")}
 """Exported name -> the module defining it (imported on first use, PEP 562: a reader
 that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
 
@@ -105,6 +106,7 @@ __all__ = [
     "Planned",
     "RefusedByRules",
     "RepositoryMismatch",
+    "SCAN_MARGIN",
     "Session",
     "StoreError",
     "StoreInputError",
