@@ -1,13 +1,19 @@
 """What one whole release costs on GitHub, measured on the HTTP emulator.
 
-    .venv/bin/python benchmarks/release_cost.py [--discussions 1,100,1000] [--lag-ms 0]
+    .venv/bin/python benchmarks/release_cost.py [--discussions 1,100,1000] [--after 100]
+        [--lag-ms 0]
 
 Drives one release of ``.github/workflows/example-release.yml`` (8 phases, each
 started and succeeded, then the final status) through the Action entry
 (``python -m ghattempt.action``, one process per ``uses: ./`` step, with the environment
 an Actions runner sets) against the emulator over HTTP, with GitHub's fidelity defaults
 (``--lag-ms`` adds replica lag), once for each number of discussions already in the
-journal category. The emulator's own request log is the meter: every request the
+journal category. Those discussions are made before the released pull request is opened
+(more than the category scan's margin, ``SCAN_MARGIN``, before it: the emulator's clock
+is moved on, then the pull request opened by its admin operation); one more row
+(``--after``, 0 for none) opens that many discussions after the pull request instead,
+which the first admission's category scan still reads. The emulator's own request log is
+the meter: every request the
 release's steps made, the GraphQL points it charged by GitHub's documented cost rules,
 the mutations (GraphQL mutations and REST writes) and the content-creating requests
 (``createDiscussion``, ``addDiscussionComment``, ``createCommitOnBranch``, REST git
@@ -40,12 +46,13 @@ import yaml
 
 from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
 from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
+from ghattempt.store import SCAN_MARGIN
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "example-release.yml"
 OWNER, NAME = "octo-org", "widgets"
 REPOSITORY = f"{OWNER}/{NAME}"
-PULL_REQUEST = 1
+HEAD = "release"  # the released pull request's branch, opened after the seeding
 TOKEN = "ghs_actions"  # noqa: S105 -- the emulator fixture's Actions bot, for 127.0.0.1 only
 SEEDER = "ghp_alice"  # noqa: S105 -- the fixture's admin, who posts the other discussions
 BUDGET_GRAPHQL = 1000
@@ -68,11 +75,14 @@ plan = ["admission", "build", "review", "warrant", "merge", "publication",
 write_interval = 0.0
 """
 _MISSING = re.compile(
-    r"^contains\(fromJSON\(steps\.admit\.outputs\.missing-phases-json\), '([a-z-]+)'\)$")
+    r"^(!?)contains\(fromJSON\(steps\.admit\.outputs\.missing-phases-json\), '([a-z-]+)'\)$")
+_CHOICE = re.compile(r"^(.+) && '([a-z-]+)' \|\| ''$")
 
 
 def fixture() -> dict[str, Any]:
     data = copy.deepcopy(DEFAULT_FIXTURE)
+    data["repositories"][0]["branches"].append(
+        {"name": HEAD, "message": "Release the widgets", "from": "main"})
     for token in data["tokens"]:
         if token["token"] == TOKEN:
             token["repository"] = REPOSITORY  # the repository's GITHUB_TOKEN
@@ -84,7 +94,7 @@ def fixture() -> dict[str, Any]:
     return data
 
 
-def seed(url: str, count: int) -> None:
+def seed(url: str, count: int, label: str = "Release notes draft") -> None:
     """``count`` other discussions in the journal category (not journals)."""
     gh = GitHubProvider(ProviderConfig(auth=TokenAuth(SEEDER), base_url=url + "/",
                                        mutation_interval=0, timeout=30))
@@ -92,7 +102,7 @@ def seed(url: str, count: int) -> None:
         repo = gh.repository(OWNER, NAME)
         category = gh.discussion_category(OWNER, NAME, "release-journal")
         for n in range(count):
-            gh.create_discussion(repo.id, category.id, f"Release notes draft {n}",
+            gh.create_discussion(repo.id, category.id, f"{label} {n}",
                                  f"Notes for release {n}, not a journal.")
     finally:
         gh.close()
@@ -105,6 +115,19 @@ def steps() -> list[dict[str, Any]]:
     return [s for s in job["steps"] if s.get("uses") == "./"]
 
 
+def holds(cond: str, outputs: dict[str, dict[str, str]]) -> bool:
+    """Whether ``cond``, ``contains(fromJSON(...missing-phases-json), 'P')`` terms (each
+    maybe negated) joined by ``&&``, holds after the admit step."""
+    missing = json.loads(outputs.get("admit", {}).get("missing-phases-json", "[]"))
+    for term in cond.split(" && "):
+        m = _MISSING.match(term.strip())
+        if m is None:
+            raise SystemExit(f"release_cost.py does not understand the condition {cond!r}")
+        if (m.group(2) in missing) == bool(m.group(1)):
+            return False
+    return True
+
+
 def runs(step: dict[str, Any], outputs: dict[str, dict[str, str]]) -> bool:
     """Whether a step's ``if:`` holds in a release where every step succeeds."""
     cond = str(step.get("if", "")).strip()
@@ -112,17 +135,20 @@ def runs(step: dict[str, Any], outputs: dict[str, dict[str, str]]) -> bool:
         return True
     if cond.startswith("failure()"):
         return False
-    m = _MISSING.match(cond)
-    if m is None:
-        raise SystemExit(f"release_cost.py does not understand the condition {cond!r}")
-    return m.group(1) in json.loads(outputs.get("admit", {}).get("missing-phases-json", "[]"))
+    return holds(cond, outputs)
 
 
-def inputs_of(step: dict[str, Any]) -> dict[str, str]:
-    values = {"inputs.pull-request": str(PULL_REQUEST), "inputs.channel": "release"}
+def inputs_of(step: dict[str, Any], pull_request: int,
+              outputs: dict[str, dict[str, str]]) -> dict[str, str]:
+    values = {"inputs.pull-request": str(pull_request), "inputs.channel": "release"}
     out = {}
     for name, value in (step.get("with") or {}).items():
         text = str(value)
+        whole = re.fullmatch(r"\$\{\{ (.+) \}\}", text.strip())
+        choice = _CHOICE.match(whole.group(1)) if whole else None
+        if choice is not None:  # ${{ COND && 'phase' || '' }}
+            out[name] = choice.group(2) if holds(choice.group(1), outputs) else ""
+            continue
         for expr, sub in values.items():
             text = text.replace("${{ " + expr + " }}", sub)
         if "${{" in text:
@@ -131,14 +157,15 @@ def inputs_of(step: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def release(url: str, work: Path, emu: Emulator) -> tuple[list[tuple[str, int, int]], float]:
+def release(url: str, work: Path, emu: Emulator,
+            pull_request: int) -> tuple[list[tuple[str, int, int]], float]:
     """Run every step of one release; returns, per step that ran, its command and the
     span of the emulator's request log it made, and the seconds all took."""
     ws = work / "workspace"
     (ws / ".github").mkdir(parents=True, exist_ok=True)
     (ws / ".github" / "ghattempt.toml").write_text(CONFIG, encoding="utf-8")
     event = work / "event.json"
-    event.write_text(json.dumps({"inputs": {"pull-request": str(PULL_REQUEST),
+    event.write_text(json.dumps({"inputs": {"pull-request": str(pull_request),
                                             "channel": "release"}}))
     outputs: dict[str, dict[str, str]] = {}
     runner_temp = work / "runner-temp"  # one job: its steps share RUNNER_TEMP
@@ -162,7 +189,7 @@ def release(url: str, work: Path, emu: Emulator) -> tuple[list[tuple[str, int, i
             "GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
             "GHATTEMPT_TOKEN": TOKEN, "RUNNER_TEMP": str(runner_temp),
         })
-        for name, value in inputs_of(step).items():
+        for name, value in inputs_of(step, pull_request, outputs).items():
             env["GHATTEMPT_" + name.upper().replace("-", "_")] = value
         first = len(emu.request_log())
         proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
@@ -197,14 +224,21 @@ def meter(log: list[dict[str, Any]]) -> dict[str, int]:
             "mutations": len(mutations) + len(rest_writes), "content": len(content)}
 
 
-def measure(discussions: int, lag_ms: int) -> dict[str, Any]:
+def measure(discussions: int, lag_ms: int, after: int = 0) -> dict[str, Any]:
+    """One release with ``discussions`` in the category: the journal and, made before
+    the pull request was opened, all but ``after`` of the others; ``after`` made after
+    it."""
     emu = Emulator(fixture=fixture(), fidelity={"replica_lag_ms": lag_ms})
     server = EmulatorServer(emu).start()
     try:
-        seed(server.url, max(0, discussions - 1))
+        seed(server.url, max(0, discussions - 1 - after))
+        emu.clock.advance(SCAN_MARGIN + 1)
+        pull_request = emu.open_pull_request(REPOSITORY, HEAD, "main", "Release the widgets",
+                                             "alice")
+        seed(server.url, after, "Notes after the pull request")
         emu.clear_request_log()
         with tempfile.TemporaryDirectory(prefix="ghattempt-release-") as tmp:
-            ran, seconds = release(server.url, Path(tmp), emu)
+            ran, seconds = release(server.url, Path(tmp), emu, pull_request)
         log = emu.request_log()
         snapshot = emu.snapshot()
     finally:
@@ -218,7 +252,8 @@ def measure(discussions: int, lag_ms: int) -> dict[str, Any]:
     by_command: dict[str, list[dict[str, int]]] = {}
     for command, first, last in ran:
         by_command.setdefault(command, []).append(meter(log[first:last]))
-    return {"discussions": discussions, "steps": len(ran), "by_command": by_command,
+    return {"discussions": discussions, "after": after, "steps": len(ran),
+            "by_command": by_command,
             "records": records, "seconds": seconds, "releases": releases, **counts}
 
 
@@ -226,15 +261,23 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--discussions", default="1,100,1000",
                    help="comma-separated numbers of discussions in the category")
+    p.add_argument("--after", type=int, default=100,
+                   help="one more row: this many of the last number's discussions opened "
+                        "after the pull request (0: no such row)")
     p.add_argument("--lag-ms", type=int, default=0,
                    help="replica lag of comments behind refs (GitHub's default: 0 here)")
     args = p.parse_args()
     rows = [measure(int(n), args.lag_ms) for n in args.discussions.split(",")]
+    extra = [measure(rows[-1]["discussions"] + args.after, args.lag_ms, args.after)] \
+        if args.after > 0 else []
     print(f"one release of {WORKFLOW.relative_to(ROOT)} through the Action entry, HTTP "
           f"emulator, replica lag {args.lag_ms} ms ({sys.executable} {sys.version.split()[0]})")
-    for r in rows:
+    for r in rows + extra:
         per = r["records"] or 1
-        print(f"\n{r['discussions']} discussion(s) in the category: {r['steps']} Action steps, "
+        made = (f" ({r['after']} of them opened after the pull request)" if r["after"]
+                else " (all made before the pull request)")
+        print(f"\n{r['discussions']} discussion(s) in the category{made}: {r['steps']} "
+              f"Action steps, "
               f"{r['records']} records written, {r['seconds']:.1f} s")
         print(f"  per release:         requests {r['requests']} (GraphQL {r['graphql']}, REST "
               f"{r['rest']}), GraphQL points {r['points']}, mutations {r['mutations']}, "
@@ -257,6 +300,10 @@ def main() -> int:
            and all(r["mutations"] / max(1, r["records"]) <= GOAL_MUTATIONS for r in rows)
            and all(r["releases"] >= GOAL_RELEASES for r in rows))
     print("goals met" if met else "goals NOT met")
+    for r in extra:
+        print(f"still growing: {r['after']} discussions opened after the pull request add "
+              f"{r['points'] - points[-1]} GraphQL points to the release (the first "
+              "admission's category scan reads them)")
     return 0
 
 

@@ -15,6 +15,8 @@ the reference.
 ``GHATTEMPT_PHASE``         record: a plan phase, ``rollback`` or ``attempt``
 ``GHATTEMPT_STATUS``        record/rollback: the event status
 ``GHATTEMPT_START``         admit: a plan phase whose ``started`` admit records too
+``GHATTEMPT_THEN_START``    record, status succeeded: the plan's next phase, whose
+                            ``started`` the step records too
 ``GHATTEMPT_REASON``        why (required for waiting failed cancelled superseded ...)
 ``GHATTEMPT_KEY``           event idempotency key (default: run, attempt, job, phase,
                             status)
@@ -74,7 +76,7 @@ PULL_REQUEST_MAX = 2**31 - 1
 _INPUT_OF = {
     "--pull-request": "input 'pull-request'", "--base-ref": "input 'base-ref'",
     "--phase": "input 'phase'", "--status": "input 'status'", "--reason": "input 'reason'",
-    "--start": "input 'start'",
+    "--start": "input 'start'", "--then-start": "input 'then-start'",
     "--key": "input 'key'", "--materials": "input 'materials'",
     "--channel": "input 'channel'", "--config": "input 'config'",
     "--request-key": "input 'request-key'", "--repository": "input 'repository'",
@@ -267,6 +269,9 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     start = env.get("GHATTEMPT_START", "").strip()
     if start and command != "admit":
         raise ActionError("input 'start' is for command 'admit' only")
+    then_start = env.get("GHATTEMPT_THEN_START", "").strip()
+    if then_start and command != "record":
+        raise ActionError("input 'then-start' is for command 'record' only")
     summary = env.get("GHATTEMPT_SUMMARY", "").strip() or (
         "full" if command in ("admit", "status") or planning else "brief")
     if summary not in SUMMARY_MODES:
@@ -301,6 +306,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         channel=env.get("GHATTEMPT_CHANNEL", "").strip() or None,
         phase=phase or None, status=status or None, start=start or None,
         start_key=default_event_key(env, start, "started") if start else None,
+        then_start=then_start or None,
+        then_start_key=default_event_key(env, then_start, "started") if then_start else None,
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
         json=False, capture=None, summary=summary, planning=planning,

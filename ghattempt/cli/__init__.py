@@ -265,6 +265,10 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
     p.add_argument("--materials", metavar="JSON",
                    help='JSON array of {"id","kind","bytes","digest","url"} (attempt and '
                         "generation are filled in), or @FILE")
+    p.add_argument("--then-start", metavar="PHASE",
+                   help="with --status succeeded: also record PHASE, the next phase of the "
+                        "plan, started, in the same hold of the writer scope, with the key "
+                        "'record --phase PHASE --status started' would use")
     p.add_argument("--json", action="store_true", help=_json_help(planning))
 
     for name, help_, desc in (

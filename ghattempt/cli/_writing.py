@@ -141,6 +141,16 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
         raise CliError(Fault.BAD_INPUT, f"--start {start[:40]!r} is not in the plan of channel "
                           f"{channel.name!r} ({cfg.path}): use one of "
                           f"{', '.join(channel.plan)}")
+    then = getattr(args, "then_start", None)
+    if args.command == "record" and then is not None:
+        plan = list(channel.plan)
+        follows = plan[plan.index(phase) + 1] if phase in plan[:-1] else None
+        if getattr(args, "status", None) != "succeeded" or then != follows:
+            after = (f"the phase after {phase!r} in the plan of channel {channel.name!r} is "
+                     f"{follows!r}" if follows else f"{str(phase)[:40]!r} has no next phase in "
+                     f"the plan of channel {channel.name!r}")
+            raise CliError(Fault.BAD_INPUT, f"--then-start {then[:40]!r} needs --status "
+                           f"succeeded and the next phase of the plan ({cfg.path}): {after}")
 
 
 @contextmanager
@@ -181,6 +191,8 @@ def _context(args: Any, planning: bool = False) -> Iterator[_Ctx]:
         store = writing_store(gh, cfg, writer, repository=repo.name_with_owner,
                               repository_id=repo.id, known=repo, notice=notice,
                               server_url=getattr(args, "server_url", None) or None)
+        if start.pull_request is not None:  # the category scan stops before it was opened
+            store.pull_request_opened(args.pull_request, start.pull_request.created_at)
         if known is not None and (known.pull_request, known.base_ref) == (args.pull_request,
                                                                           base_ref):
             store.prime(start, known)
@@ -199,7 +211,10 @@ def _generation(ctx: _Ctx) -> Generation:
     """The pull request's current generation (ADR 0006: source, tree, config, base)."""
     from ghattempt.compose import generation
 
-    pr = ctx.pull or ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+    pr = ctx.pull
+    if pr is None:
+        pr = ctx.gh.pull_request(ctx.owner, ctx.name, ctx.pull_request)
+        ctx.store.pull_request_opened(ctx.pull_request, pr.created_at)
     if pr.base_ref_name != ctx.base_ref:
         raise CliError(Fault.BAD_INPUT,
                        f"pull request #{ctx.pull_request} targets {pr.base_ref_name}, "
@@ -314,6 +329,11 @@ def _public(args: Any, text: str | None) -> str | None:
 def _event_key(args: Any, writer: Writer, phase: str, status: str) -> str:
     if getattr(args, "key", None):
         return str(args.key)
+    return _derived_key(writer, phase, status)
+
+
+def _derived_key(writer: Writer, phase: str, status: str) -> str:
+    """The key a ``record --phase PHASE --status STATUS`` step without ``--key`` uses."""
     from ghattempt.compose import holder_label
     from ghattempt.core import key_from
 
@@ -347,15 +367,22 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
 
 def _started(ctx: _Ctx, s: Session, key: str, state: AttemptState, message: str,
              wrote: bool) -> WriteOutcome:
-    """``--start PHASE``: the phase's ``started`` under the admission's hold, with the
-    key a separate ``record --phase PHASE --status started`` step would use, so either
-    replays the other. An attempt that already has a record of that phase under another
-    key (an earlier run's) gets none: admitting again never doubles it."""
+    """``--start PHASE``: the phase's ``started`` under the admission's hold."""
     phase = getattr(ctx.args, "start", None)
     if phase is None:
         return _outcome(ctx, s, key, message, wrote)
-    ekey = getattr(ctx.args, "start_key", None) or _event_key(
-        ctx.args, ctx.store.writer, phase, "started")
+    ekey = getattr(ctx.args, "start_key", None) or _derived_key(
+        ctx.store.writer, phase, "started")
+    return _start(ctx, s, key, state, phase, ekey, message, wrote)
+
+
+def _start(ctx: _Ctx, s: Session, key: str, state: AttemptState, phase: str, ekey: str,
+           message: str, wrote: bool) -> WriteOutcome:
+    """``phase``'s ``started`` in the hold of the step that asked for it (``admit
+    --start``, ``record --then-start``), under ``ekey``, the key a separate ``record
+    --phase PHASE --status started`` step would use, so either replays the other. An
+    attempt that already has a record of that phase under another key (an earlier
+    run's) gets none: running again never doubles it."""
     state = s.attempt(state.id)
     if phase in state.last and all(e.key != ekey for e in state.events):
         status = state.last[phase][0]
@@ -424,8 +451,14 @@ def _record(ctx: _Ctx) -> WriteOutcome:
                           materials=_materials(ctx, tip))
         what = "already recorded" if result.replayed else "recorded"
         extra = f" after {result.sends} sends" if result.sends > 1 else ""
-        return _outcome(ctx, s, key, f"{what} {phase_arg} {status} "
-                        f"(seq {result.event.seq}, key {ekey}){extra}", not result.replayed)
+        message = f"{what} {phase_arg} {status} (seq {result.event.seq}, key {ekey}){extra}"
+        then = getattr(ctx.args, "then_start", None)
+        if then is None:
+            return _outcome(ctx, s, key, message, not result.replayed)
+        # --then-start: the next phase's started in this same hold (checked by check_plan)
+        tkey = getattr(ctx.args, "then_start_key", None) or _derived_key(
+            ctx.store.writer, then, "started")
+        return _start(ctx, s, key, tip, then, tkey, message, not result.replayed)
 
 
 def _expire(ctx: _Ctx) -> WriteOutcome:

@@ -3,8 +3,9 @@
 # mixin's self type against the class that composes it)
 """Admin operations on the emulator's GitHub: what a maintainer or another actor does
 on github.com (edit, delete or minimize a comment; delete, move or transfer a discussion;
-rename or transfer a repository; add a ruleset; add a token or a workflow run), the state
-snapshot and request log, and the ``/_emulator/...`` routes that reach them over HTTP.
+rename or transfer a repository; open a pull request; add a ruleset; add a token or a
+workflow run), the state snapshot and request log, and the ``/_emulator/...`` routes that
+reach them over HTTP.
 GitHub has no such routes; docs/emulator.md lists them."""
 
 from __future__ import annotations
@@ -132,6 +133,49 @@ class Admin:
             raise ValueError(f"no user or organization {new_owner!r}")
         self._name_free(str(owner["login"]), str(repo["name"]), int(repo["id"]))
         self.state.transfer_repository(int(repo["id"]), int(owner["id"]))
+
+    def open_pull_request(
+        self: Emulator,
+        name_with_owner: str,
+        head: str,
+        base: str,
+        title: str = "",
+        author: str | None = None,
+    ) -> int:
+        """Open a pull request from branch ``head`` into ``base`` now (``createdAt`` is
+        the emulator clock's time) and return its number, the repository's next number.
+        Raises ValueError for an unknown repository, branch or author, ``head`` equal to
+        ``base``, or an open pull request of the same head and base (GitHub: "A pull
+        request already exists")."""
+        repo = self._repository(name_with_owner)
+        repo_id = int(repo["id"])
+        if head == base:
+            raise ValueError("head and base are the same branch")
+        oids = {}
+        for branch in (head, base):
+            ref = self.state.ref(repo_id, f"refs/heads/{branch}")
+            if ref is None:
+                raise ValueError(f"no branch {branch!r} in {name_with_owner}")
+            oids[branch] = str(ref["oid"])
+        if self.state.one(
+            "SELECT id FROM pull_requests WHERE repo_id = ? AND head_ref = ? AND base_ref = ?"
+            " AND state = 'OPEN'", repo_id, head, base) is not None:
+            raise ValueError(f"a pull request from {head} into {base} is already open")
+        author_id = None
+        if author is not None:
+            row = self.state.actor_by_login(author)
+            if row is None:
+                raise ValueError(f"no actor {author!r}")
+            author_id = int(row["id"])
+        number = self.state.take_number(repo_id)
+        with self.state.transaction() as db:
+            db.execute(
+                "INSERT INTO pull_requests VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (self.state.next_id(), repo_id, number, title or f"Pull request {number}",
+                 "", author_id, head, oids[head], base, oids[base], "OPEN",
+                 self.clock.now()),
+            )
+        return number
 
     def add_ruleset(
         self: Emulator,
@@ -366,6 +410,15 @@ class Admin:
                 if req.method == "POST":
                     self.set_fidelity(dict(data))
                 return self._json(req, 200, {"fidelity": self.fidelity.as_dict()})
+            if route == "/_emulator/pulls" and req.method == "POST":
+                number = self.open_pull_request(
+                    str(data["repository"]),
+                    str(data["head"]),
+                    str(data["base"]),
+                    str(data.get("title", "")),
+                    data.get("author"),
+                )
+                return self._json(req, 201, {"number": number})
             if route == "/_emulator/rulesets" and req.method == "POST":
                 ident = self.add_ruleset(
                     str(data["repository"]),

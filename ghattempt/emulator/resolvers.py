@@ -83,8 +83,10 @@ class Repository:
             decoded = decode_node_id(categoryId)
             cat = decoded.payload[-1] if decoded else None
             rows = [r for r in rows if r["category_id"] == cat]
-        key = "updated_at" if orderBy and orderBy.get("field") == "UPDATED_AT" else "created_at"
-        descending = not orderBy or orderBy.get("direction", "DESC") == "DESC"
+        # GitHub's schema: orderBy defaults to {field: UPDATED_AT, direction: DESC}
+        order = orderBy or {"field": "UPDATED_AT", "direction": "DESC"}
+        key = "created_at" if order.get("field") == "CREATED_AT" else "updated_at"
+        descending = order.get("direction", "DESC") == "DESC"
         rows.sort(key=lambda r: (r[key], r["id"]), reverse=descending)
         return paginate(
             [(i, Discussion(ctx, r)) for i, r in enumerate(rows)], first, after, last, before, info

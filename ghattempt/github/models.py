@@ -84,6 +84,8 @@ class DiscussionSummary:
     edited: bool
     author_login: str | None
     author_id: int | None
+    created_at: str | None = None
+    """``createdAt`` (GitHub's DateTime, whole seconds, UTC), when the listing read it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,8 @@ class PullRequest:
     head_tree_oid: str | None = None
     """The tree of the head ref's commit, when read with it (``WriterRead``) and that
     commit is ``head_oid`` (None otherwise: read the head ref to learn it)."""
+    created_at: str | None = None
+    """``createdAt``: when the pull request was opened (GitHub's DateTime, UTC)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -229,7 +229,8 @@ class GitHubProvider:
                 pull = PullRequest(id=pr["id"], number=pr["number"], state=pr["state"],
                                    head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
                                    base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
-                                   head_tree_oid=tree or None)
+                                   head_tree_oid=tree or None,
+                                   created_at=pr.get("createdAt"))
             ref = _lease_ref(repo.get("lease")) if "lease" in repo else None
             page = response if isinstance(repo.get("discussion"), dict) else None
             return WriterStart(repository, pull, ref, page, self._transport.last_date)
@@ -286,13 +287,15 @@ class GitHubProvider:
                 id=pr["id"], number=pr["number"], state=pr["state"],
                 head_ref_name=pr["headRefName"], head_oid=pr["headRefOid"],
                 base_ref_name=pr["baseRefName"], base_oid=pr["baseRefOid"],
+                created_at=pr.get("createdAt"),
             )
 
     # -- journals ---------------------------------------------------------------------
 
     def category_discussions(self, owner: str, name: str,
                              category_id: str) -> Iterator[DiscussionSummary]:
-        """Every discussion of a category, oldest first, 100 a request (``CategoryDiscussions``).
+        """Every discussion of a category, newest first (``createdAt`` descending), 100 a
+        request (``CategoryDiscussions``).
 
         Does not use search (its index lags behind new discussions). Lazy: stop iterating
         to stop paging.
@@ -320,7 +323,8 @@ class GitHubProvider:
                         d["id"], int(d["number"]), d.get("title") or "", d.get("body") or "",
                         d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
                         author.get("login") if author else None,
-                        author.get("databaseId") if author else None))
+                        author.get("databaseId") if author else None,
+                        d.get("createdAt")))
             yield from page
             info = conn.get("pageInfo") or {}
             cursor = info.get("endCursor")

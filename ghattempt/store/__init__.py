@@ -44,6 +44,7 @@ if _typing.TYPE_CHECKING:
     from ._github import GitHubRefBackend
     from ._protocol import MAX_SENDS, Captured, capture_until_witnessed, witness_in
     from ._store import (
+        SCAN_MARGIN,
         AppendResult,
         BusinessAttemptStore,
         Journal,
@@ -64,8 +65,8 @@ _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"),
                                "witness_in"), "._protocol"),
               "GitHubRefBackend": "._github",
               **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
-                               "MaterialCheck", "Planned", "Session", "Successor",
-                               "default_journal_title"), "._store")}
+                               "MaterialCheck", "Planned", "SCAN_MARGIN", "Session",
+                               "Successor", "default_journal_title"), "._store")}
 """Exported name -> the module defining it (imported on first use, PEP 562: a reader
 that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
 
@@ -108,6 +109,7 @@ __all__ = [
     "Planned",
     "RefusedByRules",
     "RepositoryMismatch",
+    "SCAN_MARGIN",
     "Session",
     "StoreError",
     "StoreInputError",

@@ -41,6 +41,7 @@ newest record fail closed instead of reading as a shorter history.
 
 from __future__ import annotations
 
+import calendar
 import logging
 import math
 import time
@@ -148,6 +149,23 @@ _TRANSITION = frozenset({"illegal_transition", "undeclared_phase", "out_of_order
 def utc(seconds: float) -> str:
     """POSIX seconds -> ``YYYY-MM-DDTHH:MM:SSZ`` (spec section 3, *time*)."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(math.floor(seconds)))
+
+
+def _seconds(text: str | None) -> float | None:
+    """GitHub's DateTime (``YYYY-MM-DDTHH:MM:SSZ``) -> POSIX seconds; None for anything
+    else (then no scan stops on it)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return float(calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        return None
+
+
+SCAN_MARGIN = 300
+"""Seconds before a pull request's ``createdAt`` the category scan still reads: GitHub
+stamps the pull request and the discussion on different hosts, whose clocks may differ
+(docs/store.md, "Finding a journal")."""
 
 
 def _refusal(code: str, what: str) -> RefusedByRules:
@@ -399,6 +417,7 @@ class BusinessAttemptStore:
         self._notice = notice
         self._journal_title = journal_title or default_journal_title
         self._primed: _Primed | None = None
+        self._opened_at: dict[int, float] = {}
 
     def __repr__(self) -> str:
         return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
@@ -608,30 +627,54 @@ class BusinessAttemptStore:
         return (record is not None and record.repository_id == self._repository_id
                 and record.pull_request == pull_request and record.base_ref == base_ref)
 
+    def pull_request_opened(self, pull_request: int, created_at: str | None) -> None:
+        """When ``pull_request`` was opened (its ``createdAt``, as GitHub answered it):
+        the category scan for its journal stops at the first discussion made more than
+        :data:`SCAN_MARGIN` seconds before it (no journal of an intent can predate its
+        pull request). Without it, or with an unreadable time, the scan reads the whole
+        category."""
+        seconds = _seconds(created_at)
+        if seconds is None:
+            self._opened_at.pop(pull_request, None)
+        else:
+            self._opened_at[pull_request] = seconds
+
     def _scan(self, pull_request: int, base_ref: str) -> Journal | None:
         """The category scan: the oldest discussion whose unedited body, by the writer,
         holds an intent record of this repository node id, pull request and base branch.
-        Never uses search. Cost: one request per 100 discussions of the category.
+        Never uses search. Reads newest first and stops at the first discussion made more
+        than :data:`SCAN_MARGIN` before the pull request, when
+        :meth:`pull_request_opened` said when that was (else at the category's end).
+        Cost: one request per 100 discussions read.
 
         Raises:
             JournalInvalidError: ``untrusted_journal``: the intent's journal has an
                 edited body (a new journal would lose its history).
         """
+        opened = self._opened_at.get(pull_request)
+        found: Journal | None = None
+        untrusted: JournalInvalidError | None = None
         for d in self._provider.category_discussions(self._owner_name, self._repo_name,
                                                      self._require_category()):
+            made = _seconds(d.created_at)
+            if opened is not None and made is not None and made < opened - SCAN_MARGIN:
+                break  # this one and every later one predate the pull request
             if not self._writes_journals(d.author_login, d.author_id):
                 continue
             record = self._intent_of(d)
             if not d.edited and self._same_intent(record, pull_request, base_ref):
                 assert record is not None
-                return Journal(record, d.id, d.number)
-            if d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
+                found, untrusted = Journal(record, d.id, d.number), None  # older wins
+            elif d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
                     self._journal_title(self.intent(pull_request, base_ref)),
                     default_journal_title(self.intent(pull_request, base_ref)))):
-                raise JournalInvalidError(
+                # older than every match so far: it is the intent's journal
+                untrusted = JournalInvalidError(
                     "untrusted_journal", f"discussion #{d.number}, the journal of this intent, "
                     "has an edited body; a new journal would lose its history")
-        return None
+        if untrusted is not None:
+            raise untrusted
+        return found
 
     def _find(self, pull_request: int, base_ref: str) -> _Found:
         primed = self._primed

@@ -37,6 +37,7 @@ INPUTS = {
     "pull-request",
     "base-ref",
     "start",
+    "then-start",
     "phase",
     "status",
     "reason",
@@ -287,6 +288,10 @@ def test_example_release_permissions_and_concurrency(release):
     assert set(release["on"]) == {"workflow_dispatch"}
 
 
+def _due(phase):
+    return f"contains(fromJSON(steps.admit.outputs.missing-phases-json), '{phase}')"
+
+
 def test_example_release_admits_records_every_phase_and_reads_status(release):
     (job,) = release["jobs"].values()
     action_steps = [s for s in job["steps"] if s.get("uses") == "./"]
@@ -313,8 +318,20 @@ def test_example_release_admits_records_every_phase_and_reads_status(release):
             assert action_steps[0]["with"].get("start") == phase and "if" not in (
                 action_steps[0]), phase
             continue
-        assert started["if"] == (
-            f"contains(fromJSON(steps.admit.outputs.missing-phases-json), '{phase}')")
+        # its own step only when the run before did the phase before it; else the
+        # previous phase's success starts it (then-start, below)
+        prev = PHASES[PHASES.index(phase) - 1]
+        assert started["if"] == f"{_due(phase)} && !{_due(prev)}", phase
+    for phase, following in zip(PHASES, PHASES[1:]):
+        succeeded = next(s for s in action_steps if s["with"].get("phase") == phase
+                         and s["with"].get("status") == "succeeded")
+        assert succeeded["if"] == _due(phase)
+        # the next phase started in the same hold, only when it is due
+        assert succeeded["with"]["then-start"] == (
+            f"${{{{ {_due(following)} && '{following}' || '' }}}}"), phase
+    last = next(s for s in action_steps if s["with"].get("phase") == PHASES[-1]
+                and s["with"].get("status") == "succeeded")
+    assert "then-start" not in last["with"]
     failed = next(s for s in action_steps if s["with"].get("status") == "failed")
     assert failed["if"].startswith("failure()") and failed["with"]["reason"]
     for step in action_steps:

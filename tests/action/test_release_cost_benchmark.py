@@ -27,6 +27,23 @@ def test_every_condition_of_the_example_release_is_understood() -> None:
     outputs = {"admit": {"missing-phases-json": json.dumps(plan)}}
     ran = [s["name"] for s in steps if bench.runs(s, outputs)]
     assert ran[0] == "admission: admit the attempt"
-    assert "build: succeeded" in ran and "warrant: started" not in ran
+    assert "build: succeeded; review: started" in ran
+    assert not any(n.startswith(("build: started", "review: started")) for n in ran)
+    assert not any(n.startswith("warrant") for n in ran)
     assert "Record the phase in progress as failed" not in ran
     assert ran[-1] == "Show the attempt status"
+    by_name = {s["name"]: s for s in steps}
+    then = bench.inputs_of(by_name["build: succeeded; review: started"], 7, outputs)
+    assert then["then-start"] == "review" and then["pull-request"] == "7"
+    last = bench.inputs_of(by_name["review: succeeded; warrant: started"], 7, outputs)
+    assert last["then-start"] == ""  # warrant is not due: no started
+
+
+def test_a_rerun_starts_the_phase_after_one_done_before_in_its_own_step() -> None:
+    bench = _benchmark()
+    steps = bench.steps()
+    outputs = {"admit": {"missing-phases-json": json.dumps(["review", "warrant"])}}
+    ran = [s["name"] for s in steps if bench.runs(s, outputs)]
+    assert "review: started (when build was done by an earlier run)" in ran
+    assert "review: succeeded; warrant: started" in ran
+    assert "warrant: started (when review was done by an earlier run)" not in ran

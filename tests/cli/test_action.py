@@ -193,3 +193,28 @@ def test_default_event_key_is_stable_and_a_key() -> None:
     assert key == "gha:42:2:build-linux-:build:succeeded"
     assert key == default_event_key(env, "build", "succeeded")
     assert len(default_event_key({**env, "GITHUB_JOB": "j" * 300}, "build", "started")) == 128
+
+
+def test_then_start_is_for_record_only(world: World, tmp_path: Path) -> None:
+    step = run_action(world, tmp_path, "admit", then_start="build")
+    assert step.rc == 2
+    assert "::error title=ghattempt::input 'then-start' is for command 'record' only" in (
+        step.stdout)
+    assert step.outputs == {}
+
+
+def test_then_start_records_the_next_start_under_the_steps_derived_key(
+        tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        assert run_action(w, tmp_path, "admit", start="admission").rc == 0
+        step = run_action(w, tmp_path, "record", phase="admission", status="succeeded",
+                          then_start="build")
+        assert step.rc == 0, step.stdout + step.stderr
+        run = _run_id[0]
+        assert (f"recorded build started (seq 3, key gha:{run}:1:release:build:started)"
+                in step.stdout), step.stdout
+        assert step.outputs["missing-phases"].split()[0] == "build"
+        assert step.outputs["next-phase"] == "build"
+    finally:
+        w.close()

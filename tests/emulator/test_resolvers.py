@@ -5,9 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
-from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, FaultRule, FixtureError, load_fixture
+from ghattempt.emulator import (
+    DEFAULT_FIXTURE,
+    Emulator,
+    EmulatorServer,
+    FaultRule,
+    FixtureError,
+    load_fixture,
+)
 from ghattempt.emulator.ids import (
     cursor,
     decode_cursor,
@@ -15,6 +23,7 @@ from ghattempt.emulator.ids import (
     legacy_node_id,
     node_id,
 )
+from ghattempt.emulator.state import iso
 
 from .conftest import GQL, LOCK, QUERIES, comment, new_discussion, repo_info
 
@@ -207,3 +216,38 @@ def test_limit_precedence_argument_fixture_github(tmp_path: Path) -> None:
     db = str(tmp_path / "db.sqlite")
     Emulator(db, with_limits)
     assert Emulator(db).content_per_minute == 7
+
+
+def test_discussions_newest_first_by_creation_time(emu: Emulator, actions: GQL) -> None:
+    a = new_discussion(actions, title="a")
+    emu.clock.advance(3600)
+    b = new_discussion(actions, title="b")
+    q = """{ repository(owner: "octo-org", name: "widgets") {
+      discussions(first: 5, orderBy: {field: CREATED_AT, direction: DESC}) {
+        nodes { number createdAt } } } }"""
+    nodes = actions.data(q)["repository"]["discussions"]["nodes"]
+    assert [n["number"] for n in nodes] == [b["number"], a["number"]]
+    later, earlier = (n["createdAt"] for n in nodes)
+    assert later > earlier and later.endswith("Z") and len(later) == 20
+
+
+def test_a_pull_request_opened_now_has_the_clocks_created_at(emu: Emulator,
+                                                              actions: GQL) -> None:
+    emu.clock.advance(7200)
+    number = emu.open_pull_request("octo-org/widgets", "main", "feature", "Back")
+    q = """query($n: Int!) { repository(owner: "octo-org", name: "widgets") {
+      pullRequest(number: $n) { number createdAt baseRefName headRefName state } } }"""
+    pr = actions.data(q, n=number)["repository"]["pullRequest"]
+    assert pr == {"number": number, "createdAt": iso(emu.clock.now()),
+                  "baseRefName": "feature", "headRefName": "main", "state": "OPEN"}
+    first = actions.data(q, n=1)["repository"]["pullRequest"]
+    assert first["createdAt"] < pr["createdAt"]  # the fixture's, opened long before
+    with pytest.raises(ValueError, match="already open"):
+        emu.open_pull_request("octo-org/widgets", "main", "feature")
+    with pytest.raises(ValueError, match="no branch"):
+        emu.open_pull_request("octo-org/widgets", "nope", "main")
+    with EmulatorServer(emu) as server:
+        opened = httpx.post(f"{server.url}/_emulator/pulls",
+                            json={"repository": "octo-org/widgets", "head": "feature",
+                                  "base": "main"})
+        assert opened.status_code == 400 and "already open" in opened.json()["message"]

@@ -399,18 +399,24 @@ def test_resend_of_rest_commit(world):
     assert p.resend(info.value)["message"] == "lease"
 
 
-def test_category_discussions_pages_oldest_first(world_factory):
+def test_category_discussions_pages_newest_first_with_their_creation_time(world_factory):
     w = world_factory(content_per_minute=10**6, content_per_hour=10**6,
                       points_per_minute=10**9)
     seeder = w.provider(base_url="https://api.github.com/", transport=EmulatorTransport(w.emu))
     repo = seeder.repository(OWNER, NAME)
     cat = seeder.discussion_category(OWNER, NAME, "release-journal")
-    made = [seeder.create_discussion(repo.id, cat.id, f"t{i}", f"body {i}") for i in range(105)]
+    made = []
+    for i in range(105):
+        made.append(seeder.create_discussion(repo.id, cat.id, f"t{i}", f"body {i}"))
+        if i == 50:
+            w.emu.clock.advance(3600)  # the later ones an hour newer
     p = w.provider()
     listed = list(p.category_discussions(OWNER, NAME, cat.id))
-    assert [d.number for d in listed] == [d.number for d in made]
-    assert listed[0].body == "body 0" and listed[0].author_login == "github-actions"
-    assert listed[0].author_id == 41898282 and not listed[0].edited
+    assert [d.number for d in listed] == [d.number for d in reversed(made)]
+    assert [d.created_at for d in listed] == [d.created_at for d in reversed(made)]
+    assert listed[0].created_at > listed[-1].created_at  # whole-second DateTime strings
+    assert listed[-1].body == "body 0" and listed[-1].author_login == "github-actions"
+    assert listed[-1].author_id == 41898282 and not listed[-1].edited
     assert p.usage.by_operation["CategoryDiscussions"].requests == 2
     assert repo.has_discussions and repo.viewer_permission in (None, "WRITE")
 
