@@ -301,6 +301,7 @@ def _pull_request(
             intent=intent,
             generation=generation,
             request_key=request_key_for(number),
+            opened_at=_opt_str(payload, "pull_request", "created_at"),
         )
         return Plan(requests=(request,), index=(Remember(intent, head),))
     if action == "synchronize":

@@ -128,6 +128,10 @@ class OpenIntent:
     intent: IntentRef
     generation: GenerationRef
     request_key: str
+    opened_at: str | None = None
+    """The payload's ``pull_request.created_at`` (GitHub's DateTime): the category scan
+    for a first journal stops before it (docs/store.md, "Finding a journal"); None reads
+    the whole category."""
 
 
 @dataclass(frozen=True, slots=True)

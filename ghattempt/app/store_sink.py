@@ -331,6 +331,7 @@ class StoreSink:
                                 self._writer(request))
             gen = self._generation(ctx, request.generation)
             key = ctx.request_key(intent.base_ref, intent.pull_request)
+            ctx.store.pull_request_opened(intent.pull_request, request.opened_at)
             with ctx.store.open(intent.pull_request, intent.base_ref) as s:
                 return self._admit(ctx, s, key, gen)
 

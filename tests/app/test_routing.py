@@ -75,6 +75,18 @@ def test_opened_admits_the_generation(example):
     assert p.index == (Remember(INTENT, HEAD),)
 
 
+def test_opened_carries_when_the_pull_request_was_opened(example):
+    """The category scan's bound (docs/store.md, "Finding a journal") is the payload's
+    ``pull_request.created_at``, as GitHub sent it."""
+    payload = example("pull_request", "opened", installation__id=1)
+    (req,) = plan("pull_request", payload).requests
+    assert req.opened_at == payload["pull_request"]["created_at"]
+    assert req.opened_at.endswith("Z")
+    del payload["pull_request"]["created_at"]
+    (req,) = plan("pull_request", payload).requests
+    assert req.opened_at is None
+
+
 def test_pull_request_keys_follow_the_delivery(example):
     """A redelivery (same id) repeats the key; a later reopen (new id) gets its own."""
     opened = plan("pull_request", example("pull_request", "opened")).requests[0]

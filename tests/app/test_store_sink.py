@@ -30,6 +30,7 @@ from ghattempt.config import JobPhase, PhaseMap
 from ghattempt.core import read_journal
 from ghattempt.emulator import Emulator, EmulatorTransport
 from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
+from ghattempt.store import SCAN_MARGIN
 
 from .conftest import app_fixture
 
@@ -479,3 +480,42 @@ def test_clients_made_for_other_threads_share_the_installation_token(world: Worl
         sink.close()
     assert outcomes == [Outcome.APPLIED, Outcome.APPLIED]
     assert counting.seen.count(f"POST /app/installations/{INSTALLATION}/access_tokens") == 1
+
+
+
+def _seed(world: World, count: int) -> None:
+    repo = world.gh.repository("octo-org", "widgets")
+    category = world.gh.discussion_category("octo-org", "widgets", "release-journal")
+    for n in range(count):
+        if n and n % 70 == 0:  # GitHub's 80 content-creating requests a minute
+            world.emu.clock.advance(61)
+        world.gh.create_discussion(repo.id, category.id, f"Older notes {n}", "Not a journal.")
+
+
+def _scans(world: World) -> int:
+    return sum(1 for e in world.emu.request_log() if e["operation"] == "CategoryDiscussions")
+
+
+@pytest.mark.parametrize(("bounded", "scans"), [(False, 3), (True, 1)])
+def test_a_first_admission_scans_back_to_when_the_pull_request_was_opened(
+        world: World, bounded: bool, scans: int) -> None:
+    """250 discussions made before the pull request was opened: with its ``created_at``
+    (the payload's) one page is read (docs/store.md, "Finding a journal"); without it,
+    all three."""
+    world.commit(".github/ghattempt.toml", CONFIG, branch="release")
+    _seed(world, 250)
+    world.emu.clock.advance(SCAN_MARGIN + 1)
+    number = world.emu.open_pull_request(REPO, "release", "main", "Release")
+    pr = world.gh.pull_request("octo-org", "widgets", number)
+    base = world.gh.ref("octo-org", "widgets", "refs/heads/main")
+    assert base is not None
+    world.emu.clear_request_log()
+    w = world.writer()
+    result = world.sink.open_intent(OpenIntent(
+        f"gh:{w.delivery}:open", INSTALLATION, w,
+        IntentRef(world.repository_id, REPO, number, "main"),
+        GenerationRef(pr.head_oid, "main", base.target_oid), f"pull/{number}",
+        opened_at=pr.created_at if bounded else None))
+    assert result.outcome is Outcome.APPLIED, result.detail
+    assert _scans(world) == scans
+    assert "Older notes 0" in world.journals() and len(world.journals()) == 251
