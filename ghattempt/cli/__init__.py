@@ -187,7 +187,11 @@ def _add_journal(p: argparse.ArgumentParser, *, reader: bool = True,
         r.add_argument("--writer-id", metavar="N", type=_count,
                        help="databaseId the writer must also have (default: config)")
         r.add_argument("--request-key", metavar="KEY", type=_key,
-                       help="request key whose chain is current (needed with several keys)")
+                       help="request key whose chain is current (default: with a config, "
+                            "attempt.request_key rendered for --channel)")
+        r.add_argument("--channel", metavar="NAME",
+                       help="release channel whose request key to read (default: "
+                            "attempt.default_channel of the config)")
         r.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
                        help="web base material URLs must start with (env GITHUB_SERVER_URL; "
                             "default https://github.com)")
@@ -461,9 +465,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_EXTRAS = {
+    "emulator": ("emulator serve", "emulator", ("graphql", "jwt")),
+    "demo": ("demo", "emulator", ("graphql", "jwt")),
+    "app serve": ("app serve", "app", ("starlette", "uvicorn", "jwt")),
+}
+"""Commands that need an optional extra (pyproject.toml): what the user ran, the extra,
+the modules it brings that the command imports."""
+
+
+def _need_extra(args: argparse.Namespace) -> None:
+    """Exit 2 naming the extra to install when a command's optional modules are missing.
+
+    Raises:
+        CliError: (2) a module of the command's extra is not installed.
+    """
+    import importlib.util
+
+    command = args.command
+    if command == "app":
+        command = f"app {args.app_command}"
+    need = _EXTRAS.get(command)
+    if need is None:
+        return
+    what, extra, modules = need
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            from ghattempt.cli._errors import CliError
+            from ghattempt.errors import Fault
+
+            raise CliError(Fault.BAD_INPUT,
+                           f"`ghattempt {what}` needs the {extra} extra (module {module} is "
+                           f"not installed): pip install 'ghattempt[{extra}]'")
+
+
 def _run(args: argparse.Namespace) -> int:
     command: str = args.command
     handler: Callable[[argparse.Namespace], int]
+    _need_extra(args)
     if command == "emulator":
         from ghattempt.cli import _serve
 

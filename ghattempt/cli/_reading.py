@@ -270,17 +270,41 @@ def capture(args: Any) -> int:
     return 0
 
 
+def channel_request_key(args: Any, cfg: LoadedConfig | None, pages: Any) -> str | None:
+    """The request key a reading command reads: ``--request-key`` when given; else, with
+    a configuration file, ``attempt.request_key`` rendered for ``--channel`` (default:
+    ``attempt.default_channel``) and the journal's own intent record, the key the writers
+    of that channel write under (docs/cli.md, "Reading"); else None (the reader then
+    asks for one only when the journal holds several).
+
+    Raises:
+        ConfigError: (2) ``--channel`` names no channel of the configuration.
+    """
+    given = getattr(args, "request_key", None)
+    if given or cfg is None:
+        return given
+    intent = _intent_of(pages) if isinstance(pages, list) and pages else None
+    if intent is None:
+        return None
+    return cfg.request_key(repository_id=intent.repository_id,
+                           pull_request=intent.pull_request, base_ref=intent.base_ref,
+                           channel=getattr(args, "channel", None))
+
+
 def verdict_for(pages: object, args: Any, cfg: LoadedConfig | None,
-                repository_id: str, viewer: Identity | None = None) -> Verdict:
+                repository_id: str, viewer: Identity | None = None, *,
+                request_key: str | None = None) -> Verdict:
     """The reader's verdict for ``pages`` with the reading options of ``args``
     (``viewer``: who the token is, whose databaseId stands in for a writer id nobody
-    gave when the token is that writer)."""
+    gave when the token is that writer; ``request_key``: the chain to read, default
+    ``args.request_key``)."""
     from ghattempt.core import read_journal
 
     writer, writer_id = reader_identity(args, cfg, viewer)
+    key = request_key if request_key is not None else getattr(args, "request_key", None)
     # `capture` has no reading options: the reader's defaults
     return read_journal(pages, writer=writer, repository_id=repository_id,
-                        writer_id=writer_id, request_key=getattr(args, "request_key", None),
+                        writer_id=writer_id, request_key=key,
                         server_url=getattr(args, "server_url", None),
                         max_records=getattr(args, "max_records", 1000),
                         max_attempts=getattr(args, "max_attempts", 100),
@@ -336,7 +360,8 @@ def current_reading(args: Any) -> Reading:
             return Reading(_no_journal(args, missing.message), None, None, cfg)
     repository_id = (getattr(args, "repository_id", None) or _captured_repository_id(pages)
                      or "")
-    verdict = verdict_for(pages, args, cfg, repository_id, viewer)
+    verdict = verdict_for(pages, args, cfg, repository_id, viewer,
+                          request_key=channel_request_key(args, cfg, pages))
     url = None
     if target is not None:
         url = journal_url(args.server_url, target.repository, target.number)

@@ -376,6 +376,15 @@ def _started(ctx: _Ctx, s: Session, key: str, state: AttemptState, message: str,
     return _start(ctx, s, key, state, phase, ekey, message, wrote)
 
 
+_STARTED_BEFORE = frozenset({"started", "succeeded"})
+"""NEXT's last status when an earlier run's record of it (under another key) stands for
+this step's ``started``: the phase is under way or done."""
+_STILL_GOING = frozenset({"running", "succeeded"})
+"""Attempt statuses in which that earlier record is the whole answer; in any other (a
+failed, cancelled or waiting attempt...) the ``started`` is appended and the replay rules
+answer as they answer a separate ``record --status started`` step."""
+
+
 def _start(ctx: _Ctx, s: Session, key: str, state: AttemptState, phase: str, ekey: str,
            message: str, wrote: bool) -> WriteOutcome:
     """``phase``'s ``started`` in the hold of the step that asked for it (``admit
@@ -384,10 +393,25 @@ def _start(ctx: _Ctx, s: Session, key: str, state: AttemptState, phase: str, eke
     attempt that already has a record of that phase under another key (an earlier
     run's) gets none: running again never doubles it."""
     state = s.attempt(state.id)
-    if phase in state.last and all(e.key != ekey for e in state.events):
+    if phase in state.last and all(e.key != ekey for e in state.events) \
+            and state.last[phase][0] in _STARTED_BEFORE \
+            and state.status in _STILL_GOING:
         status = state.last[phase][0]
         return _outcome(ctx, s, key, f"{message}; {phase} already recorded ({status})", wrote)
-    result = s.append(state.id, key=ekey, phase=phase, status="started")
+    from ghattempt.errors import GhattemptError
+    from ghattempt.store import RefusedByRules
+
+    try:
+        result = s.append(state.id, key=ekey, phase=phase, status="started")
+    except GhattemptError as exc:
+        if not wrote:
+            raise
+        from ghattempt.cli._errors import cli_message
+
+        # what was written stands: say so, beside what became of the start
+        after = "; nothing else was written" if isinstance(exc, RefusedByRules) else ""
+        raise CliError(exc.fault, f"{message}, and that stands; but {phase} started: "
+                       f"{cli_message(exc)}{after}") from None
     what = "already recorded" if result.replayed else "recorded"
     extra = f" after {result.sends} sends" if result.sends > 1 else ""
     return _outcome(ctx, s, key, f"{message}; {what} {phase} started (seq "
@@ -445,6 +469,9 @@ def _record(ctx: _Ctx) -> WriteOutcome:
     status: str = ctx.args.status
     with ctx.session(journal) as s:
         tip = _tip(s, key)
+        then = getattr(ctx.args, "then_start", None)
+        if then is not None:
+            _check_then_start(tip, phase_arg, then)
         ekey = _event_key(ctx.args, ctx.store.writer, phase_arg, status)
         result = s.append(tip.id, key=ekey, phase=phase, status=status,
                           reason=_public(ctx.args, ctx.args.reason),
@@ -452,13 +479,30 @@ def _record(ctx: _Ctx) -> WriteOutcome:
         what = "already recorded" if result.replayed else "recorded"
         extra = f" after {result.sends} sends" if result.sends > 1 else ""
         message = f"{what} {phase_arg} {status} (seq {result.event.seq}, key {ekey}){extra}"
-        then = getattr(ctx.args, "then_start", None)
         if then is None:
             return _outcome(ctx, s, key, message, not result.replayed)
         # --then-start: the next phase's started in this same hold (checked by check_plan)
         tkey = getattr(ctx.args, "then_start_key", None) or _derived_key(
             ctx.store.writer, then, "started")
         return _start(ctx, s, key, tip, then, tkey, message, not result.replayed)
+
+
+def _check_then_start(tip: AttemptState, phase: str, then: str) -> None:
+    """``--then-start`` against the plan the attempt itself records (the configuration's
+    channel was checked before any request; a request key shared by channels can name an
+    attempt of another plan): NEXT must follow ``phase`` there, before anything is written.
+
+    Raises:
+        CliError: (2) ``then`` is not the phase after ``phase`` in the attempt's plan.
+    """
+    plan = list(tip.attempt.plan)
+    follows = plan[plan.index(phase) + 1] if phase in plan[:-1] else None
+    if then != follows:
+        after = (f"the phase after {phase!r} is {follows!r}" if follows
+                 else f"{phase[:40]!r} has no next phase there")
+        raise CliError(Fault.BAD_INPUT, f"--then-start {then[:40]!r} is not the next phase of "
+                       f"attempt {tip.id}'s plan ({', '.join(plan)}): {after}; nothing was "
+                       "written")
 
 
 def _expire(ctx: _Ctx) -> WriteOutcome:

@@ -170,8 +170,10 @@ stamps the pull request and the discussion on different hosts, whose clocks may 
 
 def _refusal(code: str, what: str) -> RefusedByRules:
     if code in _TERMINAL:
-        return TerminalAttempt(code, f"{what}: the attempt is terminal; terminal results are "
-                               "never rewritten, recovery opens a successor")
+        return TerminalAttempt(code, f"{what}: the attempt, or this phase of it, already has "
+                               "a terminal result; terminal results are never rewritten "
+                               "(a finished attempt's recovery opens a successor; a finished "
+                               "phase's is the plan's next phase)")
     if code in _MATERIAL:
         return MaterialRefused(code, f"{what}: a material would be refused by the reader")
     if code == "authorization_reused":

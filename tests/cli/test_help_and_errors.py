@@ -149,3 +149,25 @@ def test_warnings_below_become_scrubbed_note_lines(capsys: pytest.CaptureFixture
     log.warning("retrying in %s s with plain-secret-value-123 and ghp_%s", 1.0, "A" * 20)
     err = capsys.readouterr().err.splitlines()
     assert err == ["ghattempt: note: retrying in 1.0 s with [redacted] and [redacted]"]
+
+
+@pytest.mark.parametrize(("argv", "extra", "module"), [
+    (["emulator", "serve"], "emulator", "graphql"),
+    (["demo"], "emulator", "jwt"),
+    (["app", "serve"], "app", "starlette"),
+])
+def test_a_command_without_its_extra_names_the_extra_to_install(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        argv: list[str], extra: str, module: str) -> None:
+    """A plain ``pip install ghattempt`` has neither the emulator nor the App server: the
+    command says which extra to install (exit 2), never an internal error."""
+    import importlib.util
+
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == module else real(name, *a))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"pip install 'ghattempt[{extra}]'" in err and module in err
+    assert "internal error" not in err

@@ -116,3 +116,15 @@ def test_a_start_phase_outside_the_plan_is_refused_before_any_request(
     assert admit.returncode == 2, admit.stderr
     assert "--start 'bogus' is not in the plan" in admit.stderr
     assert _ops(world) == []
+
+
+def test_a_start_the_rules_refuse_says_the_admission_stands(
+        serve: Any, tmp_path: Path) -> None:
+    """``--start build`` on a new attempt (admission not done): the admission is written
+    and stays; the refusal says so and that nothing else was written (exit 1)."""
+    world, _ws, admit = _admitted(serve, tmp_path, "build")
+    assert admit.returncode == 1, admit.stderr
+    assert "admitted attempt sha256:" in admit.stderr
+    assert "that stands" in admit.stderr and "nothing else was written" in admit.stderr
+    assert "missing_predecessor" in admit.stderr
+    assert _events(world) == []  # the attempt, and no event

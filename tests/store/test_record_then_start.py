@@ -14,6 +14,16 @@ import pytest
 from .test_admit_start import _events, _ops, _witness
 from .test_real_github import CLI_CONFIG, cli, workspace
 
+CONFIG = CLI_CONFIG + """
+[lease]
+length = 60
+request_timeout = 5
+clock_skew = 1
+acquire_timeout = 30
+"""
+"""GitHub's defaults but a short lease: the re-run after a lost answer waits out the
+quiet period of that answer's window (docs/exclusion.md), seconds instead of a minute."""
+
 pytestmark = pytest.mark.network
 
 SUCCEEDED = ("record", "--pull-request", "1", "--phase", "admission", "--status",
@@ -23,7 +33,7 @@ SUCCEEDED = ("record", "--pull-request", "1", "--phase", "admission", "--status"
 def _started(serve: Any, tmp_path: Path) -> tuple[Any, Path]:
     """A fresh world whose attempt has admission started, and an empty request log."""
     world = serve()
-    ws = workspace(tmp_path, CLI_CONFIG)
+    ws = workspace(tmp_path, CONFIG)
     admit = cli(world, ws, "admit", "--pull-request", "1", "--start", "admission")
     assert admit.returncode == 0, admit.stderr
     world.emu.clear_request_log()
@@ -138,3 +148,62 @@ def test_a_then_start_the_plan_order_does_not_allow_is_refused_before_any_reques
     assert _ops(world) == []
     assert [(p, s) for p, s, _ in _events(world)] == [("admission", "started")]
 
+
+
+def test_an_earlier_record_of_next_on_a_failed_attempt_is_no_success(
+        serve: Any, tmp_path: Path) -> None:
+    """NEXT already failed (under another run's keys): the step is refused as a separate
+    ``started`` step is (``rewritten_terminal``, exit 1), never exit 0 for a terminal
+    attempt, and nothing is written."""
+    world, ws = _started(serve, tmp_path)
+    assert cli(world, ws, *SUCCEEDED).returncode == 0
+    for status, key in (("started", "other-run-started"), ("failed", "other-run-failed")):
+        extra = ("--reason", "tests failed") if status == "failed" else ()
+        done = cli(world, ws, "record", "--pull-request", "1", "--phase", "build",
+                   "--status", status, "--key", key, *extra)
+        assert done.returncode == 0, done.stderr
+    events = _events(world)
+    step = cli(world, ws, *SUCCEEDED, "--then-start", "build")
+    assert step.returncode == 1, step.stdout + step.stderr
+    assert "rewritten_terminal" in step.stderr
+    assert _events(world) == events
+
+
+def test_next_is_checked_against_the_attempts_own_plan_before_any_write(
+        serve: Any, tmp_path: Path) -> None:
+    """One request key for every channel: the attempt admitted in channel ``beta`` (plan
+    admission, review, publication); ``--then-start build`` passes the configuration's
+    default channel, and is refused on the attempt's plan before its success is
+    written (exit 2)."""
+    config = CONFIG.replace('[attempt]\ndefault_channel = "stable"\n',
+                            '[channels.beta]\nplan = ["admission", "review", "publication"]\n'
+                            '\n[attempt]\ndefault_channel = "stable"\n'
+                            'request_key = "pr-{pull_request}:{base_ref}"\n')
+    assert config != CONFIG
+    world = serve()
+    ws = workspace(tmp_path, config)
+    admit = cli(world, ws, "admit", "--pull-request", "1", "--channel", "beta", "--start",
+                "admission")
+    assert admit.returncode == 0, admit.stderr
+    step = cli(world, ws, *SUCCEEDED, "--then-start", "build")
+    assert step.returncode == 2, step.stdout + step.stderr
+    assert "the phase after 'admission' is 'review'" in step.stderr
+    assert "nothing was written" in step.stderr
+    assert [(p, s) for p, s, _ in _events(world)] == [("admission", "started")]
+    step = cli(world, ws, *SUCCEEDED, "--channel", "beta", "--then-start", "review")
+    assert step.returncode == 0, step.stderr
+    assert [(p, s) for p, s, _ in _events(world)] == [
+        ("admission", "started"), ("admission", "succeeded"), ("review", "started")]
+
+
+def test_a_start_that_fails_after_the_success_landed_says_the_success_stands(
+        serve: Any, tmp_path: Path) -> None:
+    """Every send of the ``started`` reply answered 502: the outcome is unknown (exit 4)
+    and the error says the success was recorded and stands."""
+    world, ws = _started(serve, tmp_path)
+    world.emu.add_fault({"kind": "fail", "operation": "addDiscussionComment", "nth": 2,
+                         "status": 502})
+    step = cli(world, ws, *SUCCEEDED, "--then-start", "build")
+    assert step.returncode == 4, step.stdout + step.stderr
+    assert "recorded admission succeeded" in step.stderr
+    assert "and that stands; but build started:" in step.stderr
