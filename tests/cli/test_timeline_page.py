@@ -66,10 +66,13 @@ class Dom(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def pages(tmp_path_factory: pytest.TempPathFactory, demo_run: Any) -> dict[str, Any]:
     require_chromium()
     work = tmp_path_factory.mktemp("timeline")
-    capture, page, stdout = shot.run_demo(work / "demo")
+    # the session's one demo run (tests/conftest.py), as `scripts/timeline-shot` runs it
+    assert demo_run.proc.returncode == 0, demo_run.proc.stdout[-2000:] + demo_run.proc.stderr
+    capture, page = demo_run.kept / "capture.json", demo_run.kept / "timeline.html"
+    stdout = demo_run.proc.stdout
     assert f"timeline page: {page.resolve()}" in stdout  # the demo prints where it is
     pages_ = json.loads(capture.read_text())
     edited, node = shot.tamper(pages_)

@@ -4,10 +4,10 @@ publication response reconciled, capture, and the reader bundle in its own proce
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,11 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 @pytest.mark.network
-def test_demo_passes_and_leaves_a_valid_journal(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GHATTEMPT_"))}
-    proc = subprocess.run([sys.executable, "-m", "ghattempt.cli", "demo", "--keep",
-                           str(tmp_path)], capture_output=True, text=True, timeout=280,
-                          env=env, cwd=ROOT)
+def test_demo_passes_and_leaves_a_valid_journal(demo_run: Any) -> None:
+    proc, tmp_path = demo_run.proc, demo_run.kept
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     last = proc.stdout.strip().splitlines()[-1]
     assert last.startswith("demo passed: status succeeded, recovery none, 2 attempts")
