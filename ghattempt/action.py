@@ -53,6 +53,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.errors import Fault, GhattemptError
+from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from ghattempt.core import Verdict
@@ -291,10 +292,10 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     args = argparse.Namespace(
         command=command,
         repository=env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", ""),
-        api_url=env.get("GITHUB_API_URL", "") or "https://api.github.com/",
+        api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
         server_url=env.get("GITHUB_SERVER_URL", "") or None,
         token_env=TOKEN_ENV,
-        timeout=30.0,
+        timeout=DEFAULT_TIMEOUT,
         discussion=None,
         pull_request=pull_request,
         base_ref=base or None,

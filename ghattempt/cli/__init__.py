@@ -480,14 +480,14 @@ def _need_extra(args: argparse.Namespace) -> None:
     Raises:
         CliError: (2) a module of the command's extra is not installed.
     """
-    import importlib.util
-
     command = args.command
     if command == "app":
         command = f"app {args.app_command}"
     need = _EXTRAS.get(command)
     if need is None:
         return
+    import importlib.util
+
     what, extra, modules = need
     for module in modules:
         if importlib.util.find_spec(module) is None:

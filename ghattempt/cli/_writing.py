@@ -31,7 +31,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -143,8 +143,7 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
                           f"{', '.join(channel.plan)}")
     then = getattr(args, "then_start", None)
     if args.command == "record" and then is not None:
-        plan = list(channel.plan)
-        follows = plan[plan.index(phase) + 1] if phase in plan[:-1] else None
+        follows = _phase_after(channel.plan, phase)
         if getattr(args, "status", None) != "succeeded" or then != follows:
             after = (f"the phase after {phase!r} in the plan of channel {channel.name!r} is "
                      f"{follows!r}" if follows else f"{str(phase)[:40]!r} has no next phase in "
@@ -389,9 +388,10 @@ def _start(ctx: _Ctx, s: Session, key: str, state: AttemptState, phase: str, eke
            message: str, wrote: bool) -> WriteOutcome:
     """``phase``'s ``started`` in the hold of the step that asked for it (``admit
     --start``, ``record --then-start``), under ``ekey``, the key a separate ``record
-    --phase PHASE --status started`` step would use, so either replays the other. An
-    attempt that already has a record of that phase under another key (an earlier
-    run's) gets none: running again never doubles it."""
+    --phase PHASE --status started`` step would use, so either replays the other. A
+    running (or succeeded) attempt whose ``phase`` is already started or succeeded under
+    another key (an earlier run's) gets none (:data:`_STARTED_BEFORE`,
+    :data:`_STILL_GOING`): running again never doubles it."""
     state = s.attempt(state.id)
     if phase in state.last and all(e.key != ekey for e in state.events) \
             and state.last[phase][0] in _STARTED_BEFORE \
@@ -487,6 +487,12 @@ def _record(ctx: _Ctx) -> WriteOutcome:
         return _start(ctx, s, key, tip, then, tkey, message, not result.replayed)
 
 
+def _phase_after(plan: Sequence[str], phase: str | None) -> str | None:
+    """The phase right after ``phase`` in ``plan``; None for the last one or a name that
+    is not a phase of it."""
+    return plan[plan.index(phase) + 1] if phase in plan[:-1] else None
+
+
 def _check_then_start(tip: AttemptState, phase: str, then: str) -> None:
     """``--then-start`` against the plan the attempt itself records (the configuration's
     channel was checked before any request; a request key shared by channels can name an
@@ -495,8 +501,8 @@ def _check_then_start(tip: AttemptState, phase: str, then: str) -> None:
     Raises:
         CliError: (2) ``then`` is not the phase after ``phase`` in the attempt's plan.
     """
-    plan = list(tip.attempt.plan)
-    follows = plan[plan.index(phase) + 1] if phase in plan[:-1] else None
+    plan = tip.attempt.plan
+    follows = _phase_after(plan, phase)
     if then != follows:
         after = (f"the phase after {phase!r} is {follows!r}" if follows
                  else f"{phase[:40]!r} has no next phase there")

@@ -49,7 +49,7 @@ from ._protocol import (
     SystemClock,
 )
 from ._reflease import RefLease, RefOwner
-from ._scope import DEFAULT_REF_PREFIX, LEASE_HEADLINE, Scope, read_lease
+from ._scope import DEFAULT_REF_PREFIX, LEASE_HEADLINE, Scope, parse_time, read_lease
 from ._settings import GITHUB_SERVER_BOUND, HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = [
@@ -82,5 +82,6 @@ __all__ = [
     "ScopeBusy",
     "Sleep",
     "SystemClock",
+    "parse_time",
     "read_lease",
 ]

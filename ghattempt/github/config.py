@@ -1,7 +1,8 @@
 """Provider configuration: where GitHub is, who we are, how long we wait.
 
-Every default lives here (githubkit's ``config.py`` shape); the three other layers take
-too (API URL, request timeout, write interval) are ``_defaults``'s. Secrets are held in small
+Every default of the provider lives here (githubkit's ``config.py`` shape), but for those
+the other layers share (the API URL, the timeouts, the write interval, the retry policy):
+those are ``_defaults``'s. Secrets are held in small
 frozen objects whose ``repr`` never shows them.
 """
 

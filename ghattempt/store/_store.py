@@ -41,7 +41,6 @@ newest record fail closed instead of reading as a shorter history.
 
 from __future__ import annotations
 
-import calendar
 import logging
 import math
 import time
@@ -75,7 +74,7 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope
+from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
     DiscussionSummary,
@@ -157,7 +156,7 @@ def _seconds(text: str | None) -> float | None:
     if not isinstance(text, str):
         return None
     try:
-        return float(calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ")))
+        return float(parse_time(text))
     except ValueError:
         return None
 
