@@ -11,6 +11,7 @@ would cause, so a writer refuses an illegal record before writing it.
 from __future__ import annotations
 
 import re
+from hashlib import sha256
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -43,10 +44,16 @@ _KEY_MAX = 128
 def key_from(text: str) -> str:
     """An idempotency key derived from free text: every run of characters outside the
     *key* alphabet (docs/journal-format.md section 3: ``[A-Za-z0-9._:/@+=-]``) becomes one
-    ``-``, and the result is cut to the pattern's 128 characters. The same text always
-    gives the same key, so a re-run of the same step reuses it. An empty ``text`` gives
-    ``""``, which is not a key."""
-    return _NOT_KEY.sub("-", text)[:_KEY_MAX]
+    ``-``. A result longer than the pattern's 128 characters keeps its first 111, then
+    ``-`` and the first 16 hex digits of the SHA-256 of the whole ``text`` (UTF-8), so two
+    long texts that differ only after the cut (a job id of 108 characters, then the phase)
+    still give two keys. The same text always gives the same key, so a re-run of the same
+    step reuses it. An empty ``text`` gives ``""``, which is not a key."""
+    key = _NOT_KEY.sub("-", text)
+    if len(key) <= _KEY_MAX:
+        return key
+    whole = sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{key[:_KEY_MAX - 17]}-{whole[:16]}"
 
 
 class RecordValueError(GhattemptError, ValueError):
@@ -294,3 +301,14 @@ def render_body(record: Record, summary: str | None = None) -> str:
     if find_block(body) != canonical_text(record.to_dict()):
         raise ValueError("the body does not read back as its record")
     return body
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    RecordValueError, build_attempt, build_event, build_generation, build_intent,
+    build_material, check_attempt, check_event, key_from, next_event, record_block,
+    render_body,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -195,6 +195,14 @@ def test_default_event_key_is_stable_and_a_key() -> None:
     assert len(default_event_key({**env, "GITHUB_JOB": "j" * 300}, "build", "started")) == 128
 
 
+def test_default_event_keys_of_a_long_job_id_stay_apart_per_phase_and_status() -> None:
+    """A job id of 108 characters: every key once cut to the same 128 characters."""
+    env = {"GITHUB_RUN_ID": "9" * 11, "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "j" * 108}
+    keys = {default_event_key(env, phase, status) for phase in ("build", "review")
+            for status in ("started", "succeeded")}
+    assert len(keys) == 4 and {len(k) for k in keys} == {128}
+
+
 def test_then_start_is_for_record_only(world: World, tmp_path: Path) -> None:
     step = run_action(world, tmp_path, "admit", then_start="build")
     assert step.rc == 2

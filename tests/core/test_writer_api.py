@@ -231,11 +231,29 @@ def test_render_body_is_markdown_plus_one_block() -> None:
 
 
 def test_key_from_maps_runs_outside_the_key_alphabet_to_one_dash_and_cuts_at_128() -> None:
+    import hashlib
+
     from ghattempt.core import key_from
     from ghattempt.core._records import is_key
 
     assert key_from("gha:7001:1:build job:build:started") == "gha:7001:1:build-job:build:started"
     assert key_from("a  b\u00e9\u00e9c/d@e+f=g") == "a-b-c/d@e+f=g"
+    assert key_from("x" * 128) == "x" * 128
     long = key_from("x" * 200)
-    assert long == "x" * 128 and is_key(long)
+    assert long == "x" * 111 + "-" + hashlib.sha256(b"x" * 200).hexdigest()[:16]
+    assert is_key(long) and len(long) == 128
     assert key_from("") == ""
+
+
+def test_key_from_keeps_long_texts_that_differ_after_the_cut_apart() -> None:
+    """A job id of about 108 characters: the keys of two phases once cut to the same 128
+    characters (``conflicting_duplicate`` on the second step)."""
+    from ghattempt.core import key_from
+
+    job = "release-" + "j" * 100
+    build = key_from(f"gha:7001:1:{job}:build:started")
+    review = key_from(f"gha:7001:1:{job}:review:started")
+    assert build != review and len(build) == len(review) == 128
+    assert build == key_from(f"gha:7001:1:{job}:build:started")
+    lone = key_from("a" * 120 + "\ud800" + "b" * 20)  # a lone surrogate, past the cut
+    assert lone.startswith("a" * 111 + "-") and len(lone) == 128
