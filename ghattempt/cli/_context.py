@@ -227,3 +227,8 @@ class Progress:
         if self._shown:
             sys.stderr.write(self._line() + " done\n")
             sys.stderr.flush()
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+load_settings.__module__ = "ghattempt.cli.shared"

@@ -206,3 +206,12 @@ def guarded(run: Callable[[], int], token_env: str | None = None) -> int:
             code, message = known
         print(f"ghattempt: error: {scrub(message, token_env)}", file=sys.stderr)
         return code
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    CliError, classify, install_notes, scrub,
+):
+    _exported.__module__ = "ghattempt.cli.shared"
+del _exported

@@ -87,3 +87,12 @@ def remember(path: Path | None, repository: str, verdict: Verdict) -> None:
         os.replace(tmp, path)
     except OSError:
         return
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    memo_path, recall, remember,
+):
+    _exported.__module__ = "ghattempt.cli.shared"
+del _exported

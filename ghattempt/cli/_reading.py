@@ -439,3 +439,12 @@ def status(args: Any) -> int:
     sys.stdout.write(text_report(verdict, url))
     sys.stdout.flush()
     return verdict.exit_code
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    current_reading, timeline_page, write_page,
+):
+    _exported.__module__ = "ghattempt.cli.shared"
+del _exported

@@ -290,3 +290,12 @@ def _attempts(journal: JournalState, server_url: str | None) -> list[str]:
                            f"{_md(e.reason or '-')} | {who(e.writer)} |")
         out.append("")
     return out
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    ignored_text, markdown_summary, next_phase,
+):
+    _exported.__module__ = "ghattempt.cli.shared"
+del _exported

@@ -57,3 +57,8 @@ def refuse_secrets(args: Any, names: dict[str, str],
                            f"{option} holds a token or key (or a value shaped like one); "
                               f"it would be {where} verbatim: pass another "
                               "value, and revoke the token if it was a real one")
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+refuse_secrets.__module__ = "ghattempt.cli.shared"

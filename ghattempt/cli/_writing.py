@@ -643,3 +643,12 @@ def expire(args: Any) -> int:
 def rollback(args: Any) -> int:
     """``ghattempt rollback``."""
     return _cli("rollback", args)
+
+
+# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    check_plan, perform, plan_json, plan_lines,
+):
+    _exported.__module__ = "ghattempt.cli.shared"
+del _exported

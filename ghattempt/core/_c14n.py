@@ -144,3 +144,12 @@ def read_canonical(line: str) -> Any:
     if problem is not None:
         raise ValueError(problem)
     return value
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    canonical, digest,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -88,3 +88,8 @@ def __getattr__(name: str) -> object:
 
         return Literal[FAILURE_CODES]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+JournalInvalid.__module__ = "ghattempt.core"

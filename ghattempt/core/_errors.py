@@ -74,3 +74,12 @@ class GhattemptError(Exception):
             lines.append(f"retry after: {self.retry_after:g} s")
         lines.append(f"what to do: {self.hint or self.fault.hint}")
         return "\n".join(lines)
+
+
+# Public as ghattempt.errors (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    Fault, GhattemptError,
+):
+    _exported.__module__ = "ghattempt.errors"
+del _exported

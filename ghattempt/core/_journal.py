@@ -676,3 +676,13 @@ def find_history(journal: JournalState, request_key: str) -> tuple[AttemptState,
     For audit and for comparing a presented authorization with every past attempt.
     """
     return tuple(s for s in journal.attempts if s.request_key == request_key)
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    AttemptState, JournalState, PhaseState, Verdict, find_blocking, find_history,
+    read_journal,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -214,3 +214,12 @@ def build_lease(*, intent: str, repository: str, holder: str, token: int, state:
         return parse_lease(lease.message())
     except JournalInvalid as exc:
         raise ValueError(exc.detail) from None
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    Lease, Witness, build_lease, lease_ref_name, parse_lease, scope_key,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

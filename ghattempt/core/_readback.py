@@ -113,3 +113,12 @@ def _event(state: JournalState, event: Event) -> ReadBack:
                         f"{attempt.head_digest}")
     return ReadBack(ABSENT, digest, None, f"event {digest} (key {event.key}) is not in the "
                     "journal and the head of its attempt is unchanged")
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    ReadBack, read_back,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -608,3 +608,13 @@ def parse_generation(obj: object) -> Generation:
         return generation_from(check_shape(obj, GENERATION, "generation"))
     except ShapeProblem as exc:
         raise _bad(str(exc)) from None
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    ActionsWriter, AppWriter, Attempt, CliWriter, Event, Generation, Intent,
+    Material, is_digest, is_key, is_oid, is_reason, markers, parse_body,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

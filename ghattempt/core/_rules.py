@@ -345,3 +345,12 @@ def __getattr__(name: str) -> object:
 
         return Literal[ATTEMPT_STATUSES]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    blocks_fresh_attempt, recovery_for,
+):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -185,3 +185,13 @@ class AcquireAmbiguous(BackendError, AmbiguousOutcome):
     def __init__(self, message: str) -> None:
         AmbiguousOutcome.__init__(self, message)
         self.retryable = True
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    BackendError, ExclusionError, LeaseCorrupt, LeaseSettingsError, OwnershipLost,
+    ScopeBusy,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

@@ -531,3 +531,11 @@ def describe(record: Lease) -> str:
     return (f"{record.holder} (token {record.token}, {record.state}, until "
             f"{record.expires_at})")
 
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    Done, Refuse, Sleep,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

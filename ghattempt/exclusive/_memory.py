@@ -174,3 +174,12 @@ class InMemoryExclusive:
             owner = self._owners.get(scope)
             if owner is not None:
                 owner._end("the scope was revoked")
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    InMemoryExclusive, InMemoryOwner,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

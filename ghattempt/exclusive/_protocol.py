@@ -213,3 +213,13 @@ class ExclusiveAdapter(Protocol):
     def run(self, scope: Scope, fn: Callable[[Owner], T]) -> T:
         """``with hold(scope) as owner: return fn(owner)``."""
         ...
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    ExclusiveAdapter, LocalClock, Owner, RefBackend, RefSnapshot, RefWrite,
+    SystemClock,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

@@ -535,3 +535,12 @@ class RefOwner:
                 return
             break
         _log.info("released writer scope %s (token %d)", self._scope.key, self._record.token)
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    RefLease, RefOwner,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

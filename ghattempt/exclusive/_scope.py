@@ -166,3 +166,12 @@ def carried(now: Witness, journal_now: int | None, head: Witness,
     if journal is not None and journal_now is not None and journal != journal_now:
         raise ValueError(f"the writer scope carries journal #{journal_now}, not #{journal}")
     return head, journal if journal is not None else journal_now
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    Scope, parse_time, read_lease,
+):
+    _exported.__module__ = "ghattempt.exclusive"
+del _exported

@@ -169,3 +169,8 @@ class LeaseSettings:
         if self.renew_window is not None:
             return float(self.renew_window)
         return (self.lease_seconds - self.minimum_lease) / 2
+
+
+# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+LeaseSettings.__module__ = "ghattempt.exclusive"

@@ -69,3 +69,8 @@ class RetryPolicy:
         if min(self.max_wait, self.backoff_base, self.backoff_cap, self.secondary_min_wait,
                self.lag_base, self.lag_cap) < 0:
             raise InputError("RetryPolicy durations must be >= 0 seconds")
+
+
+# Public as ghattempt.github (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+RetryPolicy.__module__ = "ghattempt.github"

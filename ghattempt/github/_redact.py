@@ -34,3 +34,8 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
     return _PATTERNS.sub(REDACTED, text)
+
+
+# Public as ghattempt.github (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+redact.__module__ = "ghattempt.github"

@@ -245,3 +245,15 @@ class ConflictingKey(RefusedByRules):
 
 class MaterialRefused(RefusedByRules):
     """A material would be rejected or conflicts, or its bytes do not verify."""
+
+
+# Public as ghattempt.store (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    AuthorizationReused, Blocked, ConflictingKey, GitHubAnomaly, IllegalTransition,
+    JournalInvalidError, JournalMissing, MaterialRefused, RefusedByRules,
+    RepositoryMismatch, StoreError, StoreInputError, TerminalAttempt, WitnessNotMet,
+    WrongWriter,
+):
+    _exported.__module__ = "ghattempt.store"
+del _exported

@@ -228,3 +228,8 @@ class GitHubRefBackend:
             return self._refused(exc, f"advancing lease ref {name}", name, expected_oid,
                                  message)
         return RefWrite(commit.oid, self._now())
+
+
+# Public as ghattempt.store (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+GitHubRefBackend.__module__ = "ghattempt.store"

@@ -327,3 +327,12 @@ def witness_in(pages: list[dict[str, Any]]) -> Witness | None:
         return parse_lease(message).head
     except (LookupError, TypeError, JournalInvalid):
         return None
+
+
+# Public as ghattempt.store (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    Captured, capture_until_witnessed, witness_in,
+):
+    _exported.__module__ = "ghattempt.store"
+del _exported

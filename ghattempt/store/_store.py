@@ -1484,3 +1484,13 @@ def default_journal_title(intent: Intent) -> str:
     ``Release journal: #7 into main [12 hex of the intent id]``."""
     return (f"Release journal: #{intent.pull_request} into {intent.base_ref} "
             f"[{intent.digest[7:19]}]")
+
+
+# Public as ghattempt.store (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    AppendResult, BusinessAttemptStore, Journal, Known, MaterialCheck, Planned,
+    Session, Successor, default_journal_title,
+):
+    _exported.__module__ = "ghattempt.store"
+del _exported
