@@ -288,7 +288,7 @@ class JournalSettings:
 
     Attributes:
         category: Discussion category, matched by slug or by name. The category must
-            exist and have Discussions enabled; a dedicated one (e.g. "Release journals")
+            exist and have Discussions enabled; a dedicated one (e.g. "Release journal")
             keeps journals apart from conversation.
         title: title of a new journal Discussion; placeholders ``{repository}``
             (owner/name), ``{repository_id}``, ``{pull_request}``, ``{base_ref}``.

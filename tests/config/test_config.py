@@ -86,7 +86,7 @@ def test_phase_order_is_the_spec_order():
 def test_example_file_sets_every_key_and_loads():
     cfg = load_config("examples/ghattempt.toml", root=ROOT)
     s = cfg.settings
-    assert s.journal.category == "release-journals"
+    assert s.journal.category == "release-journal"
     assert [c.name for c in s.channels] == ["stable", "preview"]
     assert s.channel_named("preview") == Channel("preview", ("admission", "build", "publication"))
     assert s.attempt.default_channel == "stable"
