@@ -17,6 +17,9 @@ the reference.
 ``GHATTEMPT_START``         admit: a plan phase whose ``started`` admit records too
 ``GHATTEMPT_THEN_START``    record, status succeeded: the plan's next phase, whose
                             ``started`` the step records too
+``GHATTEMPT_HEAD``          record/rollback: the pull request head commit the step's work
+                            was done on (default: the event's ``pull_request.head.sha``);
+                            refused when the current attempt is of another head
 ``GHATTEMPT_REASON``        why (required for waiting failed cancelled superseded ...)
 ``GHATTEMPT_KEY``           event idempotency key (default: run, attempt, job, phase,
                             status)
@@ -181,6 +184,40 @@ def _event(env: Mapping[str, str]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _head(env: Mapping[str, str], pr: Mapping[str, Any], command: str, phase: str,
+          status: str, pull_request: int, repository: str) -> str | None:
+    """The head commit a ``record`` or ``rollback`` step's work was done on (the CLI's
+    ``--head``): input ``head``, else the event's ``pull_request.head.sha`` when the
+    step is about the event's pull request (its number, in ``GITHUB_REPOSITORY``). Not
+    the event's for ``phase: attempt``, ``status: superseded``: that record is written
+    by the run of a newer head, about the attempt of an older one. None: no check.
+
+    Raises:
+        ActionError: ``head`` given to another command, or not a commit SHA (journal-v1
+            *oid*, section 3).
+    """
+    from ghattempt.core import is_oid
+
+    head: object = env.get("GHATTEMPT_HEAD", "").strip()
+    where = "input 'head'"
+    if head and command not in ("record", "rollback"):
+        raise ActionError("input 'head' is for commands 'record' and 'rollback' only")
+    if not head:
+        if command not in ("record", "rollback") or (phase, status) == ("attempt", "superseded") \
+                or pr.get("number") != pull_request \
+                or repository.lower() != env.get("GITHUB_REPOSITORY", "").lower():
+            return None
+        found = pr.get("head")
+        head = found.get("sha") if isinstance(found, dict) else None
+        if head is None:
+            return None
+        where = "the event's pull_request.head.sha (the default of input 'head')"
+    if not is_oid(head):
+        raise ActionError(f"{where} must be a commit SHA: 40 lowercase hex digits (64 in a "
+                          "SHA-256 repository)")
+    return str(head)
+
+
 def _count(text: str) -> int | None:
     """``text`` as an integer in [1, 2**53-1] written in ASCII decimal digits, else None
     (journal-v1 section 3, *count*; ``"\u00b2"`` passes ``str.isdigit`` but not ``int``).
@@ -224,8 +261,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     """The CLI's options for one Action step, from the step's environment.
 
     Checks everything that needs no request: the command, the pull request number (1 to
-    2**31-1, GraphQL's ``Int``), the keys (journal-v1 *key*), the summary mode, and that
-    no identifying input holds a token (``ghattempt.cli._secrets``).
+    2**31-1, GraphQL's ``Int``), the keys (journal-v1 *key*), the head commit (*oid*), the
+    summary mode, and that no identifying input holds a token (``ghattempt.cli._secrets``).
 
     Raises:
         ActionError: a missing or malformed input.
@@ -289,9 +326,10 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     materials = env.get("GHATTEMPT_MATERIALS", "").strip() or None
     workspace = env.get("GITHUB_WORKSPACE", "") or os.getcwd()
     config = env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml"
+    repository = env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", "")
     args = argparse.Namespace(
         command=command,
-        repository=env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", ""),
+        repository=repository,
         api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
         server_url=env.get("GITHUB_SERVER_URL", "") or None,
         token_env=TOKEN_ENV,
@@ -309,6 +347,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         start_key=default_event_key(env, start, "started") if start else None,
         then_start=then_start or None,
         then_start_key=default_event_key(env, then_start, "started") if then_start else None,
+        head=_head(env, pr, command, phase, status, pull_request, repository),
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,
         json=False, capture=None, summary=summary, planning=planning,

@@ -131,6 +131,22 @@ def _key(text: str) -> str:
     return text
 
 
+def _head(text: str) -> str:
+    """A commit SHA: a journal-v1 *oid* (section 3), 40 lowercase hex digits (64 in a
+    SHA-256 repository), the shape of a generation's ``source_commit``."""
+    from ghattempt.core import is_oid
+
+    if not is_oid(text):
+        raise argparse.ArgumentTypeError("must be a commit SHA: 40 lowercase hex digits (64 "
+                                         "in a SHA-256 repository)")
+    return text
+
+
+_HEAD_HELP = ("pull request head commit this step's work was done on: refused (exit 1, "
+              "nothing written) when the current attempt is of another head, e.g. after a "
+              "push superseded it (default: no check)")
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name, "")
     return value if value else default
@@ -273,6 +289,7 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
                    help="with --status succeeded: also record PHASE, the next phase of the "
                         "plan, started, in the same hold of the writer scope, with the key "
                         "'record --phase PHASE --status started' would use")
+    p.add_argument("--head", metavar="SHA", type=_head, help=_HEAD_HELP)
     p.add_argument("--json", action="store_true", help=_json_help(planning))
 
     for name, help_, desc in (
@@ -301,6 +318,7 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
             p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
             p.add_argument("--key", metavar="KEY", type=_key,
                            help="idempotency key of the event")
+            p.add_argument("--head", metavar="SHA", type=_head, help=_HEAD_HELP)
         if name == "successor":
             p.add_argument("--authorization", metavar="ID", help="authorization id presented")
         p.add_argument("--json", action="store_true", help=_json_help(planning))

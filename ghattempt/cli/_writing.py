@@ -22,6 +22,11 @@ here decides a rule; this module only gathers the inputs:
 - the channel's plan, the request key (rendered from the configuration unless given),
   ``expires_at`` = GitHub's clock + ``attempt.expires_after``;
 - the writer: ``{"kind":"actions",...}`` in Actions, ``{"kind":"cli","actor"}`` otherwise.
+
+``record`` and ``rollback`` write on the request key's chain tip; with ``--head SHA``
+(the Action's ``head``) they first check that the tip is of that head
+(:func:`_check_head`), so a step of a run for an older head never writes on the attempt
+of a newer one.
 """
 
 from __future__ import annotations
@@ -244,6 +249,30 @@ def _tip(session: Session, key: str) -> AttemptState:
     if tip is None:
         raise CliError(Fault.REFUSED, f"no attempt for request key {key} yet; admit one first")
     return tip
+
+
+def _check_head(tip: AttemptState, head: str | None) -> None:
+    """``--head SHA``: the pull request head commit the step's work was done on. The
+    attempt a ``record`` or ``rollback`` writes on (the request key's chain tip) must be
+    of that head: its generation's ``source_commit`` (ADR 0006: a generation is the exact
+    source commit, tree, configuration and base; a push makes a new one, and
+    ``supersede`` makes its attempt the tip). A step of a run for an older head (a re-run,
+    or a slow run finishing after the push) would otherwise write on the new head's
+    attempt, and a record in a journal is never removed. Checked in the writer scope,
+    before anything is written, for a plan too. ``head`` None: no check (the tip, as
+    always).
+
+    Raises:
+        CliError: (1) the tip attempt is of another head.
+    """
+    if head is None:
+        return
+    at = tip.attempt.generation.source_commit
+    if at != head:
+        raise CliError(Fault.REFUSED, f"attempt {tip.id} is of head {at[:12]}, not {head[:12]}, "
+                       "the head this step's work was done on: this step's run is for an "
+                       "older (or other) head of the pull request; nothing was recorded: "
+                       "re-run the workflow for the current head")
 
 
 def _find(ctx: _Ctx) -> Journal:
@@ -469,6 +498,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
     status: str = ctx.args.status
     with ctx.session(journal) as s:
         tip = _tip(s, key)
+        _check_head(tip, getattr(ctx.args, "head", None))
         then = getattr(ctx.args, "then_start", None)
         if then is not None:
             _check_then_start(tip, phase_arg, then)
@@ -531,6 +561,7 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
     status: str = ctx.args.status
     with ctx.session(journal) as s:
         tip = _tip(s, key)
+        _check_head(tip, getattr(ctx.args, "head", None))
         ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
         result = s.rollback(tip.id, key=ekey, status=status,
                             reason=_public(ctx.args, ctx.args.reason))

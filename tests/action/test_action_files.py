@@ -38,6 +38,7 @@ INPUTS = {
     "base-ref",
     "start",
     "then-start",
+    "head",
     "phase",
     "status",
     "reason",

@@ -21,6 +21,8 @@ import re
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,28 +217,33 @@ def complete_venv(runner: CompositeRunner, venv: Path) -> None:
     (venv / ".ghattempt-self").write_text(probe.outputs["self-hash"])
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    work = tmp_path_factory.mktemp("composite")
+def write_event(runner: CompositeRunner, head: str) -> None:
+    """The triggering event's payload (``GITHUB_EVENT_PATH``): a ``pull_request`` event
+    of pull request #1 at head commit ``head``."""
+    Path(runner.base_env["GITHUB_EVENT_PATH"]).write_text(
+        json.dumps(
+            {
+                "number": 1,
+                "pull_request": {
+                    "number": 1,
+                    "base": {"ref": "main"},
+                    "head": {"ref": "feature", "sha": head},
+                },
+            }
+        )
+    )
+
+
+@contextmanager
+def composite_world(work: Path) -> Iterator[tuple[CompositeRunner, Demo]]:
+    """The emulator with pull request #1 (its release configuration pushed), a workspace,
+    the event of its head, and a runner whose venv is complete."""
     with emulator(work) as api_url:
         demo = Demo(work, api_url=api_url, quiet=True)
         head = demo.push(".github/ghattempt.toml", CONFIG.encode(), "Add release config")
         workspace = work / "workspace"
         (workspace / ".github").mkdir(parents=True)
         (workspace / ".github" / "ghattempt.toml").write_text(CONFIG)
-        event = work / "event.json"
-        event.write_text(
-            json.dumps(
-                {
-                    "number": 1,
-                    "pull_request": {
-                        "number": 1,
-                        "base": {"ref": "main"},
-                        "head": {"ref": "feature", "sha": head},
-                    },
-                }
-            )
-        )
         runner_temp = work / "runner-temp"
         runner_temp.mkdir()
         env = {
@@ -260,12 +267,19 @@ def world(tmp_path_factory):
                 "GITHUB_JOB": "release",
                 "GITHUB_WORKFLOW": "release",
                 "GITHUB_EVENT_NAME": "pull_request",
-                "GITHUB_EVENT_PATH": str(event),
+                "GITHUB_EVENT_PATH": str(work / "event.json"),
                 "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
             }
         )
         runner = CompositeRunner(work, env, {"token": TOKEN, "repository": "octo-org/widgets"})
+        write_event(runner, head)
         complete_venv(runner, runner_temp / "ghattempt-venv")
+        yield runner, demo
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with composite_world(tmp_path_factory.mktemp("composite")) as (runner, _demo):
         yield runner
 
 
@@ -351,3 +365,73 @@ def test_hash_of_this_checkout_matches_the_marker_the_install_step_writes(world)
     lock = hashlib.sha256((ROOT / "action" / "requirements.txt").read_bytes()).hexdigest()
     venv = Path(world.base_env["RUNNER_TEMP"]) / "ghattempt-venv"
     assert (venv / ".ghattempt-lock").read_text() == lock
+
+
+# ------------------------------------------- a step of a run for an older head (head)
+
+
+def journal_records(runner: CompositeRunner) -> int:
+    """How many records the journal holds (every comment and reply holding one carries
+    the record marker; the discussion's body counts as one), from a capture."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ghattempt.cli", "capture", "--pull-request", "1"],
+        env=dict(runner.base_env, GITHUB_TOKEN=TOKEN),
+        cwd=runner.base_env["GITHUB_WORKSPACE"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.count(b"<!-- ghattempt:v1 -->")
+
+
+def refusal(result: Result) -> str:
+    run = result.step("Run ghattempt")
+    assert result.rc == 1, run.stdout + run.stderr
+    (error,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    return error
+
+
+def test_the_event_head_refuses_a_step_of_a_run_for_an_older_head(tmp_path):
+    with composite_world(tmp_path) as (runner, demo):
+        old = demo.head()
+        assert runner.run(command="admit").rc == 0
+        # the event's head is the attempt's: checked, and recorded
+        assert runner.run(command="record", phase="admission", status="started").rc == 0
+        new = demo.push("src/x.txt", b"x\n", "a push")
+        # the push's run (its event at head B) supersedes attempt 1, of head A: the event's
+        # head is not the default of a `superseded` record, which is about an older head
+        write_event(runner, new)
+        superseded = runner.run(
+            command="record", phase="attempt", status="superseded", reason="a push"
+        )
+        assert superseded.rc == 0, superseded.step("Run ghattempt").stdout
+        successor = runner.run(command="successor")
+        assert successor.rc == 0, successor.step("Run ghattempt").stdout
+        second = successor.outputs["attempt"]
+        records, before = journal_records(runner), runner.run(command="status").outputs
+
+        # a re-run of the first run's step: its event is at head A
+        write_event(runner, old)
+        stale = refusal(runner.run(command="record", phase="admission", status="started"))
+        assert f"attempt {second} is of head {new[:12]}, not {old[:12]}" in stale
+        assert "older (or other) head" in stale and "nothing was recorded" in stale
+        # with then-start: neither record
+        then = runner.run(
+            command="record", phase="admission", status="succeeded", **{"then-start": "build"}
+        )
+        assert f"not {old[:12]}" in refusal(then)
+        # an explicit input wins over the event: head A in a run whose event is at B
+        write_event(runner, new)
+        explicit = refusal(
+            runner.run(command="record", phase="admission", status="started", head=old)
+        )
+        assert f"attempt {second} is of head {new[:12]}, not {old[:12]}" in explicit
+        assert journal_records(runner) == records
+        assert runner.run(command="status").outputs == before
+
+        # and head B in a run whose event is at A records on attempt 2
+        write_event(runner, old)
+        current = runner.run(command="record", phase="admission", status="started", head=new)
+        assert current.rc == 0, current.step("Run ghattempt").stdout
+        assert (current.outputs["attempt"], current.outputs["status"]) == (second, "running")
+        assert journal_records(runner) == records + 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ghattempt.action import default_event_key
+from ghattempt.action import ActionError, action_inputs, default_event_key
 
 from .conftest import World, cli_env
 
@@ -226,3 +226,53 @@ def test_then_start_records_the_next_start_under_the_steps_derived_key(
         assert step.outputs["next-phase"] == "build"
     finally:
         w.close()
+
+
+A, B = "a" * 40, "b" * 40
+
+
+def _head_of(tmp: Path, event: dict[str, object] | None, **inputs: str) -> str | None:
+    """``args.head`` of one step: its inputs, and the event payload ``event`` (None: no
+    event file)."""
+    env = {"GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REPOSITORY": "o/r",
+           "GHATTEMPT_PULL_REQUEST": "1", "GHATTEMPT_PHASE": "build",
+           "GHATTEMPT_STATUS": "started"}
+    if event is not None:
+        (tmp / "event.json").write_text(json.dumps(event))
+        env["GITHUB_EVENT_PATH"] = str(tmp / "event.json")
+    env.update({"GHATTEMPT_" + name.upper(): value for name, value in inputs.items()})
+    return action_inputs(env).head  # type: ignore[no-any-return]
+
+
+def test_head_is_the_input_else_the_events_pull_request_head(tmp_path: Path) -> None:
+    event = {"pull_request": {"number": 1, "head": {"sha": A}}}
+    assert _head_of(tmp_path, event, command="record") == A
+    assert _head_of(tmp_path, event, command="rollback") == A
+    assert _head_of(tmp_path, event, command="plan", plan_command="record") == A
+    assert _head_of(tmp_path, event, command="record", head=B) == B  # the input wins
+    # no check without a head: no event file, an event without a pull request's head
+    # (workflow_dispatch), or a step about another pull request or repository
+    assert _head_of(tmp_path, None, command="record") is None
+    assert _head_of(tmp_path, {"inputs": {"pull-request": "1"}}, command="record") is None
+    assert _head_of(tmp_path, event, command="record", pull_request="2") is None
+    assert _head_of(tmp_path, event, command="record", repository="o/other") is None
+    # a superseded record is the newer head's run's, about the attempt of an older head
+    assert _head_of(tmp_path, event, command="record", phase="attempt",
+                    status="superseded", reason="a push") is None
+    assert _head_of(tmp_path, event, command="record", phase="attempt",
+                    status="superseded", reason="a push", head=B) == B
+    # the other commands take none
+    assert _head_of(tmp_path, event, command="admit") is None
+    with pytest.raises(ActionError, match="input 'head' is for commands 'record' and "
+                       "'rollback' only"):
+        _head_of(tmp_path, event, command="admit", head=A)
+
+
+@pytest.mark.parametrize("bad", ["abc123", A.upper(), A + "a", "HEAD", "g" * 40])
+def test_a_head_that_is_not_a_commit_sha_is_an_input_error(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ActionError, match=r"^input 'head' must be a commit SHA: 40 "):
+        _head_of(tmp_path, None, command="record", head=bad)
+    event = {"pull_request": {"number": 1, "head": {"sha": bad}}}
+    with pytest.raises(ActionError, match=r"^the event's pull_request.head.sha \(the "
+                       r"default of input 'head'\) must be a commit SHA"):
+        _head_of(tmp_path, event, command="record")

@@ -246,6 +246,7 @@ def test_an_unwritable_output_file_is_one_error_before_anything(tmp_path: Path,
     ({"KEY": "ghp_" + "a" * 36}, "input 'key' holds a token or key"),
     ({"KEY": TOKEN + "-1"}, "input 'key' holds a token or key"),
     ({"CHANNEL": "github_pat_" + "b" * 30}, "input 'channel' holds a token or key"),
+    ({"HEAD": "abc123"}, "input 'head' must be a commit SHA: 40 lowercase hex digits"),
 ])
 def test_bad_inputs_get_one_error_and_exit_2_before_any_request(
         tmp_path: Path, inputs: dict[str, str], said: str) -> None:

@@ -1,12 +1,15 @@
 """Recovery through the CLI: a successor after a failure, expiry of a pending attempt,
-and a rollback of a succeeded one (ADR-038, ADR 0006), against the emulator."""
+a rollback of a succeeded one, a supersede after a push, and a step of a run for the
+older head refused (``--head``) (ADR-038, ADR 0006), against the emulator."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from .conftest import World
+from ghattempt.cli import build_parser
+
+from .conftest import CONFIG, World, cli_env, run_cli
 
 
 def _verdict(proc) -> dict:  # type: ignore[no-untyped-def]
@@ -64,29 +67,35 @@ def test_failure_successor_expiry_and_rollback(tmp_path: Path) -> None:
         w.close()
 
 
+def _gql(w: World, query: str, **variables: object) -> dict:  # type: ignore[type-arg]
+    """A GraphQL request as the pull request's author."""
+    import httpx
+
+    r = httpx.post(w.api_url + "graphql", json={"query": query, "variables": variables},
+                   headers={"authorization": "bearer ghp_alice"}, timeout=30)
+    body = r.json()
+    assert "errors" not in body, body
+    return body["data"]  # type: ignore[no-any-return]
+
+
+def _head(w: World) -> str:
+    """The pull request's head commit (its head branch's)."""
+    head = _gql(w, 'query{repository(owner:"octo-org",name:"widgets"){'
+                   'ref(qualifiedName:"refs/heads/feature"){target{oid}}}}')
+    return str(head["repository"]["ref"]["target"]["oid"])
+
+
 def _push(w: World, path: str, content: bytes) -> str:
     """A push to the pull request's head branch, as its author."""
     import base64
 
-    import httpx
-
-    def gql(query: str, **variables: object) -> dict:  # type: ignore[type-arg]
-        r = httpx.post(w.api_url + "graphql", json={"query": query, "variables": variables},
-                       headers={"authorization": "bearer ghp_alice"}, timeout=30)
-        body = r.json()
-        assert "errors" not in body, body
-        return body["data"]  # type: ignore[no-any-return]
-
-    head = gql('query{repository(owner:"octo-org",name:"widgets"){'
-               'ref(qualifiedName:"refs/heads/feature"){target{oid}}}}')
-    oid = head["repository"]["ref"]["target"]["oid"]
-    done = gql("mutation($i: CreateCommitOnBranchInput!){createCommitOnBranch(input:$i)"
-               "{commit{oid}}}", i={
-                   "branch": {"repositoryNameWithOwner": "octo-org/widgets",
-                              "branchName": "feature"},
-                   "expectedHeadOid": oid, "message": {"headline": "a push"},
-                   "fileChanges": {"additions": [
-                       {"path": path, "contents": base64.b64encode(content).decode()}]}})
+    done = _gql(w, "mutation($i: CreateCommitOnBranchInput!){createCommitOnBranch(input:$i)"
+                   "{commit{oid}}}", i={
+                       "branch": {"repositoryNameWithOwner": "octo-org/widgets",
+                                  "branchName": "feature"},
+                       "expectedHeadOid": _head(w), "message": {"headline": "a push"},
+                       "fileChanges": {"additions": [
+                           {"path": path, "contents": base64.b64encode(content).decode()}]}})
     return str(done["createCommitOnBranch"]["commit"]["oid"])
 
 
@@ -110,3 +119,101 @@ def test_supersede_after_a_push(tmp_path: Path) -> None:
         assert f"new generation: head {head[:12]}" in table
     finally:
         w.close()
+
+
+# ------------------------------------------------- a step for an older head (--head)
+
+PR = ("--pull-request", "1")
+
+
+def _records(w: World) -> int:
+    """How many records the journal holds: every comment and reply holding one carries
+    the record marker (the discussion's body, the intent record, counts as one)."""
+    capture = w.cli("capture", *PR)
+    assert capture.returncode == 0, capture.stderr.decode()
+    return capture.stdout.count(b"<!-- ghattempt:v1 -->")
+
+
+def _superseded(w: World) -> tuple[str, str, dict]:  # type: ignore[type-arg]
+    """Attempt 1 admitted on head A (admission started), a push of head B, attempt 1
+    superseded by attempt 2 for B: (A, B, the verdict after the supersede)."""
+    old = _head(w)
+    _verdict(w.cli("admit", *PR, "--json"))
+    _verdict(w.cli("record", *PR, "--head", old, "--phase", "admission", "--status",
+                   "started", "--json"))
+    new = _push(w, "src/x.txt", b"x\n")
+    return old, new, _verdict(w.cli("supersede", *PR, "--json"))
+
+
+def _refused_for_head(proc, tip: str, old: str, new: str) -> None:  # type: ignore[no-untyped-def]
+    assert proc.returncode == 1, proc.stderr.decode()
+    (line,) = proc.stderr.decode().splitlines()
+    assert f"attempt {tip} is of head {new[:12]}, not {old[:12]}" in line
+    assert "this step's run is for an older (or other) head" in line
+    assert "nothing was recorded" in line
+    assert "re-run the workflow for the current head" in line
+
+
+def test_a_record_for_an_older_head_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        old, new, after = _superseded(w)
+        records = _records(w)
+        verdict = _verdict(w.cli("status", *PR, "--json"))
+        # a re-run of attempt 1's admission step (its run was for head A): the chain tip
+        # is attempt 2, of head B
+        stale = w.cli("record", *PR, "--head", old, "--phase", "admission", "--status",
+                      "started")
+        _refused_for_head(stale, after["attempt"], old, new)
+        # its plan says the same, and rollback has the same rule
+        _refused_for_head(w.cli("plan", "record", *PR, "--head", old, "--phase",
+                                "admission", "--status", "started"), after["attempt"], old,
+                          new)
+        _refused_for_head(w.cli("rollback", *PR, "--head", old, "--status", "started"),
+                          after["attempt"], old, new)
+        assert _records(w) == records
+        assert _verdict(w.cli("status", *PR, "--json")) == verdict
+        # the step of a run for head B records on attempt 2
+        current = _verdict(w.cli("record", *PR, "--head", new, "--phase", "admission",
+                                 "--status", "started", "--json"))
+        assert (current["attempt"], current["status"]) == (after["attempt"], "running")
+        assert _records(w) == records + 1
+    finally:
+        w.close()
+
+
+def test_a_then_start_for_an_older_head_writes_neither_record(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        old, new, after = _superseded(w)
+        _verdict(w.cli("record", *PR, "--head", new, "--phase", "admission", "--status",
+                       "started", "--json"))
+        records = _records(w)
+        verdict = _verdict(w.cli("status", *PR, "--json"))
+        stale = w.cli("record", *PR, "--head", old, "--phase", "admission", "--status",
+                      "succeeded", "--then-start", "build")
+        _refused_for_head(stale, after["attempt"], old, new)
+        assert _records(w) == records
+        assert _verdict(w.cli("status", *PR, "--json")) == verdict
+    finally:
+        w.close()
+
+
+def test_a_malformed_head_is_bad_input_before_any_request(tmp_path: Path) -> None:
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ghattempt.toml").write_text(CONFIG)
+    # nothing answers at this API URL: a command that sent a request would end in exit 4
+    env = cli_env(GITHUB_TOKEN="ghs_actions", GITHUB_API_URL="http://127.0.0.1:9/",
+                  GITHUB_REPOSITORY="octo-org/widgets", GITHUB_ACTOR="alice")
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    record = ("record", "--phase", "admission", "--status", "started")
+    for command, bad in ((record, sha[:12]), (record, sha + "0"), (record, sha.upper()),
+                         (record, "HEAD"), (("rollback", "--status", "started"), "g" * 40),
+                         (("plan", *record), "")):
+        proc = run_cli(*command, *PR, "--head", bad, env=env, cwd=tmp_path)
+        assert proc.returncode == 2, (command, bad, proc.stderr)
+        (line,) = proc.stderr.decode().splitlines()
+        assert line.startswith("ghattempt: error: argument --head: must be a commit SHA: 40 "
+                               "lowercase hex digits"), line
+    for good in (sha, "ab" * 32):  # a SHA-1 or a SHA-256 repository's commit
+        assert build_parser().parse_args([*record, *PR, "--head", good]).head == good
