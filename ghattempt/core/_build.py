@@ -11,8 +11,8 @@ would cause, so a writer refuses an illegal record before writing it.
 from __future__ import annotations
 
 import re
-from hashlib import sha256
 from collections.abc import Iterable, Sequence
+from hashlib import sha256
 from typing import Any, TypeVar
 
 from ._c14n import canonical_text, digest_text
