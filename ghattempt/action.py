@@ -17,6 +17,9 @@ the reference.
 ``GHATTEMPT_START``         admit: a plan phase whose ``started`` admit records too
 ``GHATTEMPT_THEN_START``    record, status succeeded: the plan's next phase, whose
                             ``started`` the step records too
+``GHATTEMPT_ATTEMPT``       record/rollback: the attempt id the step's work was for (the
+                            admit step's output ``attempt``); refused when the current
+                            attempt is another
 ``GHATTEMPT_HEAD``          record/rollback: the pull request head commit the step's work
                             was done on (default: the event's ``pull_request.head.sha``);
                             refused when the current attempt is of another head
@@ -267,7 +270,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     Raises:
         ActionError: a missing or malformed input.
     """
-    from ghattempt.core import is_key
+    from ghattempt.core import is_digest, is_key
 
     command = env.get("GHATTEMPT_COMMAND", "").strip()
     if command not in COMMANDS:
@@ -310,6 +313,12 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     then_start = env.get("GHATTEMPT_THEN_START", "").strip()
     if then_start and command != "record":
         raise ActionError("input 'then-start' is for command 'record' only")
+    attempt = env.get("GHATTEMPT_ATTEMPT", "").strip()
+    if attempt and command not in ("record", "rollback"):
+        raise ActionError("input 'attempt' is for commands 'record' and 'rollback' only")
+    if attempt and not is_digest(attempt):
+        raise ActionError("input 'attempt' must be an attempt id: sha256: and 64 lowercase "
+                          "hex digits (the output 'attempt' of the admit step)")
     summary = env.get("GHATTEMPT_SUMMARY", "").strip() or (
         "full" if command in ("admit", "status") or planning else "brief")
     if summary not in SUMMARY_MODES:
@@ -347,6 +356,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
         start_key=default_event_key(env, start, "started") if start else None,
         then_start=then_start or None,
         then_start_key=default_event_key(env, then_start, "started") if then_start else None,
+        attempt=attempt or None,
         head=_head(env, pr, command, phase, status, pull_request, repository),
         reason=env.get("GHATTEMPT_REASON", "") or None,
         key=key or None, materials=materials, authorization=None, actor=None,

@@ -147,6 +147,23 @@ _HEAD_HELP = ("pull request head commit this step's work was done on: refused (e
               "push superseded it (default: no check)")
 
 
+def _attempt_id(text: str) -> str:
+    """An attempt id: a journal-v1 *digest* (section 3), ``sha256:`` and 64 lowercase hex
+    digits, as ``admit`` prints it (the Action's output ``attempt``)."""
+    from ghattempt.core import is_digest
+
+    if not is_digest(text):
+        raise argparse.ArgumentTypeError("must be an attempt id: sha256: and 64 lowercase hex "
+                                         "digits, as admit prints it")
+    return text
+
+
+_ATTEMPT_HELP = ("id of the attempt this step's work was for (admit prints it): refused "
+                 "(exit 1, nothing written) when the request key's current attempt is "
+                 "another, e.g. its successor after it failed or was superseded (default: "
+                 "no check)")
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name, "")
     return value if value else default
@@ -289,6 +306,7 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
                    help="with --status succeeded: also record PHASE, the next phase of the "
                         "plan, started, in the same hold of the writer scope, with the key "
                         "'record --phase PHASE --status started' would use")
+    p.add_argument("--attempt", metavar="ID", type=_attempt_id, help=_ATTEMPT_HELP)
     p.add_argument("--head", metavar="SHA", type=_head, help=_HEAD_HELP)
     p.add_argument("--json", action="store_true", help=_json_help(planning))
 
@@ -318,6 +336,7 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
             p.add_argument("--status", required=True, choices=["started", "succeeded", "failed"])
             p.add_argument("--key", metavar="KEY", type=_key,
                            help="idempotency key of the event")
+            p.add_argument("--attempt", metavar="ID", type=_attempt_id, help=_ATTEMPT_HELP)
             p.add_argument("--head", metavar="SHA", type=_head, help=_HEAD_HELP)
         if name == "successor":
             p.add_argument("--authorization", metavar="ID", help="authorization id presented")

@@ -23,10 +23,10 @@ here decides a rule; this module only gathers the inputs:
   ``expires_at`` = GitHub's clock + ``attempt.expires_after``;
 - the writer: ``{"kind":"actions",...}`` in Actions, ``{"kind":"cli","actor"}`` otherwise.
 
-``record`` and ``rollback`` write on the request key's chain tip; with ``--head SHA``
-(the Action's ``head``) they first check that the tip is of that head
-(:func:`_check_head`), so a step of a run for an older head never writes on the attempt
-of a newer one.
+``record`` and ``rollback`` write on the request key's chain tip; with ``--attempt ID``
+or ``--head SHA`` (the Action's ``attempt`` and ``head``) they first check that the tip
+is that attempt, or of that head (:func:`_check_target`), so a step of a run for an
+earlier attempt never writes on a newer one.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import AttemptState, Generation, Material, Verdict, Writer
+    from ghattempt.core import AttemptState, Generation, JournalState, Material, Verdict, Writer
     from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Planned, Session
 
@@ -251,24 +251,32 @@ def _tip(session: Session, key: str) -> AttemptState:
     return tip
 
 
-def _check_head(tip: AttemptState, head: str | None) -> None:
-    """``--head SHA``: the pull request head commit the step's work was done on. The
-    attempt a ``record`` or ``rollback`` writes on (the request key's chain tip) must be
-    of that head: its generation's ``source_commit`` (ADR 0006: a generation is the exact
-    source commit, tree, configuration and base; a push makes a new one, and
-    ``supersede`` makes its attempt the tip). A step of a run for an older head (a re-run,
-    or a slow run finishing after the push) would otherwise write on the new head's
-    attempt, and a record in a journal is never removed. Checked in the writer scope,
-    before anything is written, for a plan too. ``head`` None: no check (the tip, as
-    always).
+def _check_target(state: JournalState, tip: AttemptState, args: Any) -> None:
+    """``--attempt ID`` and ``--head SHA``: what the step's work was for. ``record`` and
+    ``rollback`` write on the request key's chain tip; a step of a run for an earlier
+    attempt (a re-run, or a slow run finishing after a push superseded its attempt or
+    after a successor followed its failure) would otherwise write on the newer attempt,
+    and a record in a journal is never removed. So the tip must be the attempt
+    ``--attempt`` names, and of the head ``--head`` names: its generation's
+    ``source_commit`` (ADR 0006: a generation is the exact source commit, tree,
+    configuration and base; a push makes a new one, and ``supersede`` makes its attempt
+    the tip). Checked in the writer scope, before anything is written, for a plan too.
+    Neither given: no check (the tip, as always).
 
     Raises:
-        CliError: (1) the tip attempt is of another head.
+        CliError: (1) the tip is another attempt, or of another head.
     """
-    if head is None:
-        return
+    attempt: str | None = getattr(args, "attempt", None)
+    if attempt is not None and tip.id != attempt:
+        named = state.attempt(attempt)
+        was = f"it is {named.status}" if named is not None else "no attempt of this journal"
+        raise CliError(Fault.REFUSED, f"the current attempt of request key {tip.request_key} "
+                       f"is {tip.id}, not {attempt} ({was}), the attempt this step's work was "
+                       "for: nothing was recorded; re-run the workflow to work on the "
+                       "current attempt")
+    head: str | None = getattr(args, "head", None)
     at = tip.attempt.generation.source_commit
-    if at != head:
+    if head is not None and at != head:
         raise CliError(Fault.REFUSED, f"attempt {tip.id} is of head {at[:12]}, not {head[:12]}, "
                        "the head this step's work was done on: this step's run is for an "
                        "older (or other) head of the pull request; nothing was recorded: "
@@ -498,7 +506,7 @@ def _record(ctx: _Ctx) -> WriteOutcome:
     status: str = ctx.args.status
     with ctx.session(journal) as s:
         tip = _tip(s, key)
-        _check_head(tip, getattr(ctx.args, "head", None))
+        _check_target(s.state, tip, ctx.args)
         then = getattr(ctx.args, "then_start", None)
         if then is not None:
             _check_then_start(tip, phase_arg, then)
@@ -561,7 +569,7 @@ def _rollback(ctx: _Ctx) -> WriteOutcome:
     status: str = ctx.args.status
     with ctx.session(journal) as s:
         tip = _tip(s, key)
-        _check_head(tip, getattr(ctx.args, "head", None))
+        _check_target(s.state, tip, ctx.args)
         ekey = _event_key(ctx.args, ctx.store.writer, "rollback", status)
         result = s.rollback(tip.id, key=ekey, status=status,
                             reason=_public(ctx.args, ctx.args.reason))

@@ -38,6 +38,7 @@ INPUTS = {
     "base-ref",
     "start",
     "then-start",
+    "attempt",
     "head",
     "phase",
     "status",

@@ -276,3 +276,27 @@ def test_a_head_that_is_not_a_commit_sha_is_an_input_error(tmp_path: Path, bad: 
     with pytest.raises(ActionError, match=r"^the event's pull_request.head.sha \(the "
                        r"default of input 'head'\) must be a commit SHA"):
         _head_of(tmp_path, event, command="record")
+
+
+def test_attempt_is_an_attempt_id_for_record_and_rollback(tmp_path: Path) -> None:
+    attempt = "sha256:" + "ab" * 32
+
+    def of(**inputs: str) -> str | None:
+        env = {"GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REPOSITORY": "o/r",
+               "GHATTEMPT_PULL_REQUEST": "1", "GHATTEMPT_PHASE": "build",
+               "GHATTEMPT_STATUS": "started"}
+        env.update({"GHATTEMPT_" + name.upper(): value for name, value in inputs.items()})
+        return action_inputs(env).attempt  # type: ignore[no-any-return]
+
+    assert of(command="record", attempt=attempt) == attempt
+    assert of(command="rollback", attempt=attempt) == attempt
+    assert of(command="plan", plan_command="record", attempt=attempt) == attempt
+    assert of(command="record") is None and of(command="record", attempt=" ") is None
+    with pytest.raises(ActionError, match="input 'attempt' is for commands 'record' and "
+                       "'rollback' only"):
+        of(command="admit", attempt=attempt)
+    for bad in ("ab" * 32, attempt.upper(), attempt[:-1], "sha256:" + "g" * 64):
+        with pytest.raises(ActionError, match=r"^input 'attempt' must be an attempt id: "
+                           r"sha256: and 64 lowercase hex digits \(the output 'attempt' of "
+                           r"the admit step\)$"):
+            of(command="record", attempt=bad)

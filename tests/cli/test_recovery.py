@@ -199,6 +199,84 @@ def test_a_then_start_for_an_older_head_writes_neither_record(tmp_path: Path) ->
         w.close()
 
 
+def _refused_for_attempt(proc, tip: str, named: str, was: str) -> None:  # type: ignore[no-untyped-def]
+    assert proc.returncode == 1, proc.stderr.decode()
+    (line,) = proc.stderr.decode().splitlines()
+    assert (f"the current attempt of request key pr-1:main:stable is {tip}, not {named} "
+            f"({was}), the attempt this step's work was for: nothing was recorded; re-run "
+            "the workflow to work on the current attempt") in line, line
+
+
+def test_a_record_for_an_earlier_attempt_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        old, new, after = _superseded(w)
+        first, second = (a["attempt"] for a in after["attempts"])
+        records = _records(w)
+        verdict = _verdict(w.cli("status", *PR, "--json"))
+        stale = w.cli("record", *PR, "--attempt", first, "--phase", "admission", "--status",
+                      "succeeded", "--then-start", "build")
+        _refused_for_attempt(stale, second, first, "it is superseded")
+        _refused_for_attempt(w.cli("plan", "record", *PR, "--attempt", first, "--phase",
+                                   "admission", "--status", "started"),
+                             second, first, "it is superseded")
+        _refused_for_attempt(w.cli("rollback", *PR, "--attempt", first, "--status",
+                                   "started"), second, first, "it is superseded")
+        unknown = "sha256:" + "0" * 64
+        _refused_for_attempt(w.cli("record", *PR, "--attempt", unknown, "--phase",
+                                   "admission", "--status", "started"),
+                             second, unknown, "no attempt of this journal")
+        assert _records(w) == records
+        assert _verdict(w.cli("status", *PR, "--json")) == verdict
+        # both checks given, both hold: the step records on attempt 2
+        current = _verdict(w.cli("record", *PR, "--attempt", second, "--head", new, "--phase",
+                                 "admission", "--status", "started", "--json"))
+        assert (current["attempt"], current["status"]) == (second, "running")
+        assert _records(w) == records + 1
+    finally:
+        w.close()
+
+
+def test_attempt_tells_a_successor_of_the_same_head_apart(tmp_path: Path) -> None:
+    """After a failure, ``successor`` opens an attempt of the same generation: ``--head``
+    passes a late step of the failed attempt's run; ``--attempt`` refuses it."""
+    w = World(tmp_path)
+    try:
+        head = _head(w)
+        first = _verdict(w.cli("admit", *PR, "--json"))["attempt"]
+        _verdict(w.cli("record", *PR, "--phase", "admission", "--status", "started",
+                       "--json"))
+        _verdict(w.cli("record", *PR, "--phase", "admission", "--status", "failed",
+                       "--reason", "checks failed", "--json"))
+        second = _verdict(w.cli("successor", *PR, "--json"))["attempt"]
+        assert second != first
+        records = _records(w)
+        late = w.cli("record", *PR, "--attempt", first, "--head", head, "--phase",
+                     "admission", "--status", "started")
+        _refused_for_attempt(late, second, first, "it is failed")
+        assert _records(w) == records
+    finally:
+        w.close()
+
+
+def test_a_malformed_attempt_is_bad_input_before_any_request(tmp_path: Path) -> None:
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ghattempt.toml").write_text(CONFIG)
+    env = cli_env(GITHUB_TOKEN="ghs_actions", GITHUB_API_URL="http://127.0.0.1:9/",
+                  GITHUB_REPOSITORY="octo-org/widgets", GITHUB_ACTOR="alice")
+    record = ("record", "--phase", "admission", "--status", "started")
+    good = "sha256:" + "ab" * 32
+    for command, bad in ((record, "ab" * 32), (record, good.upper()), (record, good[:-1]),
+                         (("rollback", "--status", "started"), "sha1:" + "a" * 40),
+                         (("plan", *record), "")):
+        proc = run_cli(*command, *PR, "--attempt", bad, env=env, cwd=tmp_path)
+        assert proc.returncode == 2, (command, bad, proc.stderr)
+        (line,) = proc.stderr.decode().splitlines()
+        assert line.startswith("ghattempt: error: argument --attempt: must be an attempt id: "
+                               "sha256: and 64 lowercase hex digits"), line
+    assert build_parser().parse_args([*record, *PR, "--attempt", good]).attempt == good
+
+
 def test_a_malformed_head_is_bad_input_before_any_request(tmp_path: Path) -> None:
     (tmp_path / ".github").mkdir()
     (tmp_path / ".github" / "ghattempt.toml").write_text(CONFIG)
