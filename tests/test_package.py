@@ -38,7 +38,8 @@ def test_exported_names_name_a_public_module_that_exports_them():
     assert {k: v for k, v in shown.items() if _private(v)} == {}
     assert shown["ghattempt.store.BusinessAttemptStore"] == "ghattempt.store"
     assert shown["ghattempt.core.Attempt"] == "ghattempt.core"
-    assert shown["ghattempt.errors.GhattemptError"] == "ghattempt.errors"
+    # the reader bundle holds ghattempt.core, not ghattempt.errors
+    assert shown["ghattempt.errors.GhattemptError"] == "ghattempt.core"
     assert shown["ghattempt.exclusive.RefLease"] == "ghattempt.exclusive"
     assert shown["ghattempt.cli.shared.CliError"] == "ghattempt.cli.shared"
 
@@ -61,9 +62,29 @@ def test_every_name_is_found_where_its_module_says():
 
 def test_repr_and_pickle_use_the_public_name():
     assert repr(store.BusinessAttemptStore) == "<class 'ghattempt.store.BusinessAttemptStore'>"
-    assert repr(errors.GhattemptError) == "<class 'ghattempt.errors.GhattemptError'>"
+    assert repr(errors.GhattemptError) == "<class 'ghattempt.core.GhattemptError'>"
     assert core.digest.__module__ == "ghattempt.core"
     # pickle finds a class by its module and name
     assert pickle.loads(pickle.dumps(store.RefusedByRules)) is store.RefusedByRules
     assert pickle.loads(pickle.dumps(core.read_journal)) is core.read_journal
     assert pickle.loads(pickle.dumps(exclusive.LeaseSettings())) == exclusive.LeaseSettings()
+
+
+def test_in_the_reader_bundle_every_core_name_is_found_where_its_module_says():
+    """The bundle holds ghattempt.core and nothing else of the package: a name the core
+    exports must not say a module outside it (pickle, tracebacks)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bundle = Path(__file__).resolve().parent.parent / "readers" / "business-attempt.pyz"
+    code = ("import sys, pickle, importlib; sys.path.insert(0, sys.argv[1]); "
+            "import inspect, ghattempt.core as c; "
+            "names = [getattr(c, n) for n in c.__all__] + [c.Fault, c.GhattemptError]; "
+            "bad = [v.__qualname__ for v in names if "
+            "(inspect.isclass(v) or inspect.isfunction(v)) and "
+            "getattr(importlib.import_module(v.__module__), v.__qualname__, None) is not v]; "
+            "pickle.dumps(c.Fault.BAD_INPUT); print(bad)")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(bundle)],
+                          capture_output=True, text=True, timeout=60, cwd="/")
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr

@@ -122,8 +122,13 @@ def parse_argv(argv: list[str]) -> Options:
         if flag not in FLAGS:
             # Name the token only when it looks like a flag name: a stray token may be a
             # secret pasted in the wrong place, and the verdict is printed.
-            shown = repr(flag) if re.fullmatch(r"--[a-z][a-z-]{0,30}", flag) else "a token"
-            raise _bad(f"unknown flag {shown} (flags are --writer --repository-id "
+            name = flag.split("=", 1)[0]
+            if "=" in flag and name in FLAGS:
+                raise _bad(f"write {name} VALUE, not {name}=VALUE (the value is its own "
+                           "argument)")
+            shown = (repr(flag) if re.fullmatch(r"--[a-z][a-z-]{0,30}", flag)
+                     else "an argument that is not a flag name (not shown: it may be a secret)")
+            raise _bad(f"unknown flag: {shown} (flags are --writer --repository-id "
                        "--writer-id --request-key --server-url --max-records --max-attempts "
                        "--require-witness)")
         if flag in values:

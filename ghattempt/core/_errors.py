@@ -76,10 +76,11 @@ class GhattemptError(Exception):
         return "\n".join(lines)
 
 
-# Public as ghattempt.errors (README.md, "Layout"): tracebacks and
-# reprs show the module a user imports these from, as httpx's names do.
+# Public as ghattempt.core (README.md, "Layout"), which the reader bundle holds (the
+# documented home, ghattempt.errors, is not in the bundle): tracebacks and reprs show a
+# module a user imports these from, as httpx's names do.
 for _exported in (
     Fault, GhattemptError,
 ):
-    _exported.__module__ = "ghattempt.errors"
+    _exported.__module__ = "ghattempt.core"
 del _exported

@@ -68,6 +68,16 @@ def test_bad_arguments(argv: list[str]) -> None:
                                                                "fail-closed")
 
 
+def test_a_flag_with_an_equals_sign_is_named_and_a_stray_argument_is_not() -> None:
+    _, out = invoke(["--writer=github-actions", "--repository-id", "R"], capture())
+    assert isinstance(out, dict)
+    assert "write --writer VALUE, not --writer=VALUE" in out["detail"]
+    _, out = invoke(BASE + ["ghp_" + "a" * 36], capture())
+    assert isinstance(out, dict)
+    assert "an argument that is not a flag name (not shown: it may be a secret)" in out["detail"]
+    assert "ghp_" not in json.dumps(out)
+
+
 @pytest.mark.parametrize("argv", [
     BASE + ["--writer-id", "41898282", "--max-records", "0010", "--max-attempts", "9" * 40],
     BASE + ["--server-url", "http://127.0.0.1:8080/"],
