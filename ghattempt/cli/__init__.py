@@ -533,7 +533,9 @@ def _need_extra(args: argparse.Namespace) -> None:
 
             raise CliError(Fault.BAD_INPUT,
                            f"`ghattempt {what}` needs the {extra} extra (module {module} is "
-                           f"not installed): pip install 'ghattempt[{extra}]'")
+                           "not installed): in the checkout you installed ghattempt from, "
+                           f"run pip install '.[{extra}]' (the README's \"Installing the "
+                           "package\")")
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -269,6 +269,11 @@ def _check_target(state: JournalState, tip: AttemptState, args: Any) -> None:
     attempt: str | None = getattr(args, "attempt", None)
     if attempt is not None and tip.id != attempt:
         named = state.attempt(attempt)
+        if named is not None and named.request_key != tip.request_key:
+            raise CliError(Fault.REFUSED, f"attempt {attempt} is of request key "
+                           f"{named.request_key}, not {tip.request_key}, the key this step "
+                           "writes under: nothing was recorded; pass that key's channel (or "
+                           "--request-key), or the attempt id of this key")
         was = f"it is {named.status}" if named is not None else "no attempt of this journal"
         raise CliError(Fault.REFUSED, f"the current attempt of request key {tip.request_key} "
                        f"is {tip.id}, not {attempt} ({was}), the attempt this step's work was "
@@ -280,7 +285,8 @@ def _check_target(state: JournalState, tip: AttemptState, args: Any) -> None:
         raise CliError(Fault.REFUSED, f"attempt {tip.id} is of head {at[:12]}, not {head[:12]}, "
                        "the head this step's work was done on: this step's run is for an "
                        "older (or other) head of the pull request; nothing was recorded: "
-                       "re-run the workflow for the current head")
+                       "re-run the workflow for the current head (if this is the current "
+                       "head, the attempt is the stale one: supersede it first)")
 
 
 def _find(ctx: _Ctx) -> Journal:

@@ -169,5 +169,6 @@ def test_a_command_without_its_extra_names_the_extra_to_install(
                         lambda name, *a: None if name == module else real(name, *a))
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"pip install 'ghattempt[{extra}]'" in err and module in err
+    assert f"in the checkout you installed ghattempt from, run pip install '.[{extra}]'" in err
+    assert module in err and "ghattempt[" not in err  # not on PyPI: no package name to fetch
     assert "internal error" not in err

@@ -151,7 +151,8 @@ def _refused_for_head(proc, tip: str, old: str, new: str) -> None:  # type: igno
     assert f"attempt {tip} is of head {new[:12]}, not {old[:12]}" in line
     assert "this step's run is for an older (or other) head" in line
     assert "nothing was recorded" in line
-    assert "re-run the workflow for the current head" in line
+    assert ("re-run the workflow for the current head (if this is the current head, the "
+            "attempt is the stale one: supersede it first)") in line
 
 
 def test_a_record_for_an_older_head_is_refused_and_writes_nothing(tmp_path: Path) -> None:
@@ -255,6 +256,28 @@ def test_attempt_tells_a_successor_of_the_same_head_apart(tmp_path: Path) -> Non
                      "admission", "--status", "started")
         _refused_for_attempt(late, second, first, "it is failed")
         assert _records(w) == records
+    finally:
+        w.close()
+
+
+def test_an_attempt_of_another_request_key_is_named_with_its_key(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    try:
+        _verdict(w.cli("admit", *PR, "--json"))
+        other = _verdict(w.cli("admit", *PR, "--request-key", "other:key", "--json"))
+        records = _records(w)
+        wrong = w.cli("record", *PR, "--attempt", other["attempt"], "--phase", "admission",
+                      "--status", "started")
+        assert wrong.returncode == 1, wrong.stderr.decode()
+        (line,) = wrong.stderr.decode().splitlines()
+        assert (f"attempt {other['attempt']} is of request key other:key, not "
+                "pr-1:main:stable, the key this step writes under: nothing was recorded")\
+            in line, line
+        assert _records(w) == records
+        right = _verdict(w.cli("record", *PR, "--request-key", "other:key", "--attempt",
+                               other["attempt"], "--phase", "admission", "--status",
+                               "started", "--json"))
+        assert right["attempt"] == other["attempt"] and _records(w) == records + 1
     finally:
         w.close()
 
