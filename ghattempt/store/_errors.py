@@ -180,9 +180,13 @@ class JournalMissing(JournalInvalidError):
         JournalInvalidError.__init__(self, "journal_missing", detail)
 
     def __str__(self) -> str:
+        fix = ("a person must restore the Discussion or move it back" if self.why == "gone"
+               else "if the configuration names the wrong category (a command run outside "
+               "the checkout reads no .github/ghattempt.toml: pass --config, or set "
+               "[journal] category), correct that; else a person moved the Discussion: "
+               "move it back")
         return (f"the journal is missing (journal_missing): {self.detail}. Nothing was "
-                "written, and no new journal is opened (its history would be lost); a "
-                "person must restore the Discussion or move it back.")
+                f"written, and no new journal is opened (its history would be lost); {fix}.")
 
 
 class RefusedByRules(StoreError):

@@ -222,6 +222,10 @@ def test_a_lost_journal_is_never_replaced_by_a_fresh_one(serve: Any, action: str
     assert info.value.number == journal.number
     assert info.value.why == ("moved" if action == "move" else "gone")
     assert len(world.discussions()) == before, "a second journal was opened"
+    # a moved journal may as well be a configuration naming the wrong category
+    assert ("if the configuration names the wrong category" in str(info.value)) == (
+        action == "move")
+    assert ("restore the Discussion or move it back" in str(info.value)) == (action != "move")
 
 
 # ---------------------------------------------------------------------- renamed repo
