@@ -401,6 +401,13 @@ def _admit(ctx: _Ctx) -> WriteOutcome:
                 and blocking.attempt.authorization == ctx.args.authorization:
             return _started(ctx, s, key, blocking, f"attempt {blocking.id} for {key} is "
                             f"already admitted ({blocking.status})", False)
+        start = getattr(ctx.args, "start", None)
+        if start is not None and start != channel.plan[0]:
+            # a fresh attempt has no phase done: only its plan's first can start
+            raise CliError(Fault.BAD_INPUT, f"--start {start}: a new attempt of channel "
+                           f"{channel.name} begins with {channel.plan[0]} (its plan: "
+                           f"{' '.join(channel.plan)}); start {channel.plan[0]}, or name the "
+                           f"channel whose plan begins with {start}; no attempt was admitted")
         state = s.admit(request_key=key, generation=generation, plan=channel.plan,
                         channel=channel.name, expires_at=_expires_at(ctx),
                         authorization=ctx.args.authorization)

@@ -278,3 +278,18 @@ def test_the_consumer_example_passes_the_linters(tmp_path: Path) -> None:
     done = subprocess.run([str(ROOT / "scripts" / "lint-actions"), str(tmp_path)],
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readme_config_for_the_consumer_example_loads_with_its_plan(tmp_path: Path) -> None:
+    """The README shows the .github/ghattempt.toml the consumer example needs: it loads,
+    and its one channel is the plan the example's steps run (TWO_PHASES above)."""
+    from ghattempt.config import load_config
+
+    section = (ROOT / "README.md").read_text().split("## The Action in a release workflow", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ghattempt.toml").write_text(block)
+    settings = load_config(".github/ghattempt.toml", root=tmp_path).settings
+    assert [(c.name, c.plan) for c in settings.channels] == [
+        ("release", ("build", "publication"))]
+    assert settings.journal.category == "release-journal"

@@ -118,13 +118,22 @@ def test_a_start_phase_outside_the_plan_is_refused_before_any_request(
     assert _ops(world) == []
 
 
-def test_a_start_the_rules_refuse_says_the_admission_stands(
-        serve: Any, tmp_path: Path) -> None:
-    """``--start build`` on a new attempt (admission not done): the admission is written
-    and stays; the refusal says so and that nothing else was written (exit 1)."""
+def test_a_start_no_new_attempt_can_take_admits_nothing(serve: Any, tmp_path: Path) -> None:
+    """``--start build`` where a new attempt's plan begins with admission: the replay
+    rules would refuse build's ``started`` (``missing_predecessor``), so the admission is
+    refused before its attempt is written (exit 2); it was written and stayed, pending."""
     world, _ws, admit = _admitted(serve, tmp_path, "build")
-    assert admit.returncode == 1, admit.stderr
-    assert "admitted attempt sha256:" in admit.stderr
-    assert "that stands" in admit.stderr and "nothing else was written" in admit.stderr
-    assert "missing_predecessor" in admit.stderr
-    assert _events(world) == []  # the attempt, and no event
+    assert admit.returncode == 2, admit.stderr
+    assert ("--start build: a new attempt of channel stable begins with admission (its "
+            "plan: admission build") in admit.stderr
+    assert "no attempt was admitted" in admit.stderr
+    assert _attempts(world) == 0
+
+
+def _attempts(world: Any) -> int:
+    store = world.store()
+    journal = store.locate(1, "main")
+    if journal is None:
+        return 0
+    state = store.read(store.capture_witnessed(journal)).journal
+    return 0 if state is None else len(state.attempts)
