@@ -6,7 +6,8 @@ the command runs through the same functions as the ``ghattempt`` CLI. docs/actio
 the reference.
 
 ==========================  ========================================================
-``GHATTEMPT_COMMAND``       admit, record, status, successor, expire, rollback, plan
+``GHATTEMPT_COMMAND``       admit, record, status, successor, supersede, expire, rollback,
+                            plan
 ``GHATTEMPT_PLAN_COMMAND``  plan: the command to check and describe (default admit)
 ``GHATTEMPT_TOKEN``         the token (masked before anything is printed)
 ``GHATTEMPT_REPOSITORY``    owner/name (default ``GITHUB_REPOSITORY``)
@@ -67,8 +68,9 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
            "in_action_words", "outputs_of"]
 
-COMMANDS = ("admit", "record", "status", "successor", "expire", "rollback", "plan")
-PLANNABLE = ("admit", "record", "successor", "expire", "rollback")
+COMMANDS = ("admit", "record", "status", "successor", "supersede", "expire", "rollback",
+            "plan")
+PLANNABLE = ("admit", "record", "successor", "supersede", "expire", "rollback")
 """What ``command: plan`` can plan (input ``plan-command``): every writing command."""
 OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases",
            "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",

@@ -53,7 +53,8 @@ INPUTS = {
 OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases",
            "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
            "plan-json"}
-COMMANDS = {"admit", "record", "status", "successor", "expire", "rollback", "plan"}
+COMMANDS = {"admit", "record", "status", "successor", "supersede", "expire", "rollback",
+            "plan"}
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 
 

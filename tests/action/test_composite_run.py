@@ -461,3 +461,23 @@ def test_the_attempt_input_refuses_a_step_for_an_earlier_attempt(tmp_path):
                              attempt=second)
         assert current.rc == 0, current.step("Run ghattempt").stdout
         assert journal_records(runner) == records + 1
+
+
+def test_supersede_after_a_push_and_its_rerun_writes_nothing(tmp_path):
+    """The Action's ``supersede``: a push's run supersedes the old head's attempt; a
+    re-run of that run finds the attempt already of the current generation and writes
+    nothing (a ``record`` of ``superseded`` would supersede the new head's own)."""
+    with composite_world(tmp_path) as (runner, demo):
+        first = runner.run(command="admit").outputs["attempt"]
+        new = demo.push("src/x.txt", b"x\n", "a push")
+        write_event(runner, new)
+        done = runner.run(command="supersede")
+        assert done.rc == 0, done.step("Run ghattempt").stdout
+        second = done.outputs["attempt"]
+        assert second != first and done.outputs["status"] == "pending"
+        records, before = journal_records(runner), runner.run(command="status").outputs
+        again = refusal(runner.run(command="supersede"))
+        assert f"attempt {second} is already of the current generation" in again
+        assert "nothing to supersede" in again
+        assert journal_records(runner) == records
+        assert runner.run(command="status").outputs == before
