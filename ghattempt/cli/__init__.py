@@ -103,6 +103,20 @@ def _number(text: str) -> int:
     return int(text)
 
 
+def _token_env(text: str) -> str:
+    """``--token-env NAME``: the name of an environment variable, never a token (also what
+    ``--token VALUE`` becomes: argparse completes it to ``--token-env``)."""
+    from ghattempt.github import redact
+
+    if redact(text) != text:
+        raise argparse.ArgumentTypeError(
+            "takes the name of the environment variable holding the token, and this value "
+            "is shaped like a token: tokens are never taken on the command line (they "
+            "would show in the process list and shell history); export it as GITHUB_TOKEN, "
+            "and revoke it if it was a real one")
+    return text
+
+
 def _count(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) < 1:
         raise argparse.ArgumentTypeError("must be a whole number >= 1")
@@ -179,7 +193,7 @@ def _add_connection(p: argparse.ArgumentParser) -> None:
                    default=_env("GITHUB_API_URL", DEFAULT_API_URL),
                    help="REST API base: https://api.github.com/ or https://HOST/api/v3/ "
                         "(env GITHUB_API_URL)")
-    g.add_argument("--token-env", metavar="NAME", default="GITHUB_TOKEN",
+    g.add_argument("--token-env", metavar="NAME", default="GITHUB_TOKEN", type=_token_env,
                    help="environment variable holding the token (default GITHUB_TOKEN); "
                         "tokens are never taken on the command line")
     g.add_argument("--timeout", metavar="SECONDS", type=_seconds, default=DEFAULT_TIMEOUT,

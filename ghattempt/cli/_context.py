@@ -117,7 +117,9 @@ def connect(args: Any, *, mutation_interval: float | None = None) -> GitHubProvi
     if not token:
         raise CliError(Fault.BAD_INPUT,
                        f"no token: environment variable {name} is empty; export the "
-                          "token there (or name another variable with --token-env)")
+                          "token there (or name another variable with --token-env, which "
+                          "takes a variable's name: tokens are never taken on the command "
+                          "line)")
     from ghattempt.github import (
         DEFAULT_API_URL,
         DEFAULT_CONNECT_TIMEOUT,

@@ -74,6 +74,24 @@ def test_missing_token_is_one_line_exit_2() -> None:
     assert err.startswith("ghattempt: error: no token: environment variable GITHUB_TOKEN")
 
 
+def test_a_token_passed_as_an_option_is_refused_and_never_echoed() -> None:
+    """``--token VALUE`` is argparse's abbreviation of ``--token-env``: a token-shaped
+    value there is refused by name, and the message says where a token goes."""
+    token = "ghp_" + "Abc123" * 6
+    for flag in ("--token", "--token-env"):
+        proc = run_cli("status", "--repository", "octo/app", "--discussion", "1", flag, token)
+        assert proc.returncode == 2
+        err = proc.stderr.decode()
+        assert err.count("\n") == 1 and token not in err
+        assert "argument --token-env: takes the name of the environment variable holding " \
+               "the token, and this value is shaped like a token" in err
+        assert "export it as GITHUB_TOKEN" in err
+    proc = run_cli("status", "--repository", "octo/app", "--discussion", "1", "--token",
+                   "MY_TOKEN")
+    assert b"which takes a variable's name: tokens are never taken on the command line" \
+        in proc.stderr
+
+
 def test_missing_repository_is_exit_2() -> None:
     proc = run_cli("capture", "--discussion", "1", env=cli_env(GITHUB_TOKEN="ghp_x" * 4))
     assert proc.returncode == 2
