@@ -149,7 +149,12 @@ def check_plan(args: Any, cfg: LoadedConfig) -> None:
     then = getattr(args, "then_start", None)
     if args.command == "record" and then is not None:
         follows = _phase_after(channel.plan, phase)
-        if getattr(args, "status", None) != "succeeded" or then != follows:
+        status = getattr(args, "status", None)
+        if status != "succeeded" and then == follows:
+            raise CliError(Fault.BAD_INPUT, f"--then-start {then[:40]!r} needs --status "
+                           f"succeeded, not {str(status)[:40]!r}: the next phase starts once "
+                           "this one has succeeded")
+        if then != follows:
             after = (f"the phase after {phase!r} in the plan of channel {channel.name!r} is "
                      f"{follows!r}" if follows else f"{str(phase)[:40]!r} has no next phase in "
                      f"the plan of channel {channel.name!r}")

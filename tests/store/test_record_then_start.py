@@ -133,7 +133,7 @@ def test_a_lost_answer_on_the_started_reply_is_read_back(serve: Any, tmp_path: P
     (("--phase", "admission", "--status", "succeeded", "--then-start", "publication"),
      "the phase after 'admission' in the plan of channel 'stable' is 'build'"),
     (("--phase", "admission", "--status", "started", "--then-start", "build"),
-     "needs --status succeeded"),
+     "needs --status succeeded, not 'started': the next phase starts once this one"),
     (("--phase", "publication", "--status", "succeeded", "--then-start", "admission"),
      "'publication' has no next phase"),
     (("--phase", "attempt", "--status", "cancelled", "--reason", "x", "--then-start",
