@@ -70,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
             "credentials, keep it on loopback",
             file=sys.stderr,
         )
-    server = EmulatorServer(emulator, args.host, args.port)
+    try:
+        server = EmulatorServer(emulator, args.host, args.port)
+    except OSError as exc:
+        print(f"emulator: cannot listen on {args.host} port {args.port}: {exc.strerror}; pass "
+              "another --port (0 picks a free one)", file=sys.stderr)
+        return 2
     print(f"listening on {server.url}", flush=True)
     try:
         server.serve_forever()

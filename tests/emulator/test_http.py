@@ -442,3 +442,18 @@ def test_in_thread_server_and_github_dot_com_layout(tmp_path: Path) -> None:
             timeout=10,
         )
         assert r.status_code == 401 and r.json()["message"] == "Bad credentials"
+
+
+def test_serve_on_a_port_in_use_says_to_pick_another(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from ghattempt.emulator.__main__ import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"emulator: cannot listen on 127.0.0.1 port {port}: " in err
+    assert "pass another --port (0 picks a free one)" in err
