@@ -141,6 +141,8 @@ def runs(step: dict[str, Any], outputs: dict[str, dict[str, str]]) -> bool:
 def inputs_of(step: dict[str, Any], pull_request: int,
               outputs: dict[str, dict[str, str]]) -> dict[str, str]:
     values = {"inputs.pull-request": str(pull_request), "inputs.channel": "release"}
+    values.update({f"steps.{step_id}.outputs.{name}": value  # attempt: the admit step's
+                   for step_id, given in outputs.items() for name, value in given.items()})
     out = {}
     for name, value in (step.get("with") or {}).items():
         text = str(value)
