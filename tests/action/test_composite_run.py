@@ -437,32 +437,6 @@ def test_the_event_head_refuses_a_step_of_a_run_for_an_older_head(tmp_path):
         assert journal_records(runner) == records + 1
 
 
-def test_the_attempt_input_refuses_a_step_for_an_earlier_attempt(tmp_path):
-    """``attempt: ${{ steps.admit.outputs.attempt }}`` (the example workflows): a late step
-    of a run whose attempt failed, after a successor took over, writes nothing; a
-    workflow_dispatch run has no event head to check."""
-    with composite_world(tmp_path) as (runner, demo):
-        first = runner.run(command="admit").outputs["attempt"]
-        assert runner.run(command="record", phase="admission", status="started",
-                          attempt=first).rc == 0
-        assert runner.run(command="record", phase="admission", status="failed",
-                          reason="checks failed", attempt=first).rc == 0
-        successor = runner.run(command="successor")
-        assert successor.rc == 0, successor.step("Run ghattempt").stdout
-        second = successor.outputs["attempt"]
-        records, before = journal_records(runner), runner.run(command="status").outputs
-        late = refusal(runner.run(command="record", phase="admission", status="started",
-                                  attempt=first))
-        assert f"is {second}, not {first} (it is failed)" in late
-        assert "nothing was recorded" in late
-        assert journal_records(runner) == records
-        assert runner.run(command="status").outputs == before
-        current = runner.run(command="record", phase="admission", status="started",
-                             attempt=second)
-        assert current.rc == 0, current.step("Run ghattempt").stdout
-        assert journal_records(runner) == records + 1
-
-
 def test_supersede_after_a_push_and_its_rerun_writes_nothing(tmp_path):
     """The Action's ``supersede``: a push's run supersedes the old head's attempt; a
     re-run of that run finds the attempt already of the current generation and writes
