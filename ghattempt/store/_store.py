@@ -86,6 +86,7 @@ from ..github import (
     WriterStart,
 )
 from ..github.identity import login_problem, writer_mismatch
+from ..protocol import Answered, Limited, Lost, Read, Result, Send, Sleep, drive, wait
 from ._errors import (
     AuthorizationReused,
     Blocked,
@@ -108,16 +109,7 @@ from ._protocol import (
     Append,
     Appended,
     Captured,
-    Done,
-    Limited,
-    Lost,
-    Read,
-    Refuse,
-    Send,
-    Sent,
-    Sleep,
     capture_until_witnessed,
-    wait,
     witness_in,
 )
 
@@ -1184,38 +1176,31 @@ class Session:
         machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
                          cap=policy.lag_cap)
         lost_at: float | None = None
-        while True:
-            action = machine.next()
-            if isinstance(action, Send):
-                store._step("sending")
-                try:
-                    with owner.mutation():
-                        comment = provider.add_comment(self._journal.discussion_id, body,
-                                                       reply_to_id=reply_to)
-                except RateLimited as exc:
-                    # GitHub refused it without executing it (a definite refusal)
-                    store._step("rate-limited")
-                    machine.feed(Limited(exc))
-                except AmbiguousOutcome:
-                    store._step("ambiguous")
-                    lost_at = lost_at if lost_at is not None else provider.config.clock()
-                    machine.feed(Lost())
-                else:
-                    store._step("sent")
-                    machine.feed(Sent(comment))
-            elif isinstance(action, Read):
+
+        def perform(step: Send | Read) -> Result:
+            nonlocal lost_at
+            if isinstance(step, Read):
                 pages, state = store.settled(self._journal)
                 store._step("read-back")
                 self._pages, self._state = pages, state
-                machine.feed(Captured(store.read(pages), pages))
-            elif isinstance(action, Sleep):
-                store._sleep(action)
-            elif isinstance(action, Done):
-                done: Appended = action.value
-                break
-            else:
-                assert isinstance(action, Refuse)
-                raise action.error
+                return Answered(Captured(store.read(pages), pages))
+            store._step("sending")
+            try:
+                with owner.mutation():
+                    comment = provider.add_comment(self._journal.discussion_id, body,
+                                                   reply_to_id=reply_to)
+            except RateLimited as exc:
+                # GitHub refused it without executing it (a definite refusal)
+                store._step("rate-limited")
+                return Limited(exc, float(exc.retry_after))
+            except AmbiguousOutcome:
+                store._step("ambiguous")
+                lost_at = lost_at if lost_at is not None else provider.config.clock()
+                return Lost()
+            store._step("sent")
+            return Answered(comment)
+
+        done: Appended = drive(machine, perform, store._sleep)
         if done.comment is None:
             assert done.state is not None
             waited = provider.config.clock() - (lost_at or provider.config.clock())
