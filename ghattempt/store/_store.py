@@ -74,7 +74,7 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope, parse_time
+from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
     DiscussionSummary,
@@ -384,8 +384,8 @@ class BusinessAttemptStore:
             f"{writer_login!r} is not a login", "pass the writer's GraphQL login")
         if problem is not None:
             raise StoreInputError(f"writer_login: {problem[0]}; {problem[1]}")
-        if isinstance(exclusive, RefLease):
-            limit = exclusive.settings.request_timeout
+        if exclusive is not None:
+            limit = exclusive.request_timeout
             if provider.config.timeout > limit:
                 raise StoreInputError(
                     f"the provider timeout ({provider.config.timeout:g} s) exceeds the lease's "
@@ -579,9 +579,8 @@ class BusinessAttemptStore:
             raise StoreInputError(f"intent: {exc}") from None
 
     def _lease_name(self, intent: Intent) -> str:
-        if isinstance(self._exclusive, RefLease):
-            return Scope(self._repository_id, intent.digest).ref_name(
-                self._exclusive.settings.ref_prefix)
+        if self._exclusive is not None:
+            return self._exclusive.ref_name(Scope(self._repository_id, intent.digest))
         return lease_ref_name(intent.digest, self._repository_id)
 
     def _read_lease(self, intent: Intent) -> tuple[RefSnapshot, int | None]:
@@ -894,9 +893,7 @@ class BusinessAttemptStore:
         scope = Scope(self._repository_id, intent.digest)
         adapter = self._exclusive
         assert adapter is not None  # check_writer refused a store that only reads
-        hold = (adapter.hold(scope, observed=observed) if isinstance(adapter, RefLease)
-                else adapter.hold(scope))
-        with hold as owner:
+        with adapter.hold(scope, observed=observed) as owner:
             self._step("acquired")
             owner.assert_owner(mutating=False)
             number = owner.journal if owner.journal is not None else (
@@ -934,7 +931,7 @@ class BusinessAttemptStore:
         observed = primed.journal.observed
         if observed is None or observed.message is None:
             return None
-        if getattr(owner, "taken_from", None) != observed.oid:
+        if owner.taken_from != observed.oid:
             return None
         try:
             lease = parse_lease(observed.message)
@@ -951,9 +948,7 @@ class BusinessAttemptStore:
         the lease ref, nobody ever held the scope, so nobody made its journal since the
         scan that led here: that scan's answer (none) stands."""
         found = None
-        created = isinstance(self._exclusive, RefLease) and getattr(
-            owner, "taken_from", "") is None
-        if not created:
+        if not owner.created:
             found = self._scan(intent.pull_request, intent.base_ref)
         if found is not None:
             if found.intent != intent:
@@ -1030,11 +1025,8 @@ class BusinessAttemptStore:
         intent = found.intent if found.journal is None else found.journal.intent
         scope = Scope(self._repository_id, intent.digest)
         observed = found.observed if found.journal is None else found.journal.observed
-        if isinstance(self._exclusive, RefLease):
-            lease = self._exclusive.preview(scope, observed=observed)
-        else:
-            lease = f"hold writer scope {scope.key}"
-        planned = [Planned("lease", lease)]
+        assert self._exclusive is not None  # check_writer refused a store that only reads
+        planned = [Planned("lease", self._exclusive.preview(scope, observed=observed))]
         journal = found.journal
         if journal is None:
             if not create:

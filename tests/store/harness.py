@@ -108,10 +108,10 @@ def generation(n: int = 1, base: int = 1) -> Generation:
                       base_commit=f"{base + 3000:040x}")
 
 
-class NoExclusion:
+class NoExclusion(InMemoryExclusive):
     """An adapter that excludes nothing: for the test that shows forks are detected."""
 
-    def hold(self, scope: Scope) -> Any:
+    def hold(self, scope: Scope, **kwargs: Any) -> Any:
         # A fresh in-memory adapter per hold: every caller "owns" the scope at once.
         return InMemoryExclusive().hold(scope)
 
