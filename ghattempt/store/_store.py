@@ -1582,14 +1582,9 @@ class Sender:
                      f"send{'s' if done.sends != 1 else ''})")
             current, state = done.pages, done.state
         else:
-            comment, reader = done.comment, rec.reader
-            if reply_to is None:
-                add_root(current, comment.id, body, comment.created_at, reader.login,
-                         reader.writer_id)
-            else:
-                add_reply(current, reply_to, comment.id, body, comment.created_at,
-                          reader.login, reader.writer_id)
-            state = reader.state(current)
+            comment = done.comment
+            state = _added(current, reply_to, comment.id, body, comment.created_at,
+                           rec.reader)
         seen(current, state)
         self._carry(record, state)
         return Written(done.comment, done.sends, current, state)
@@ -1654,16 +1649,23 @@ class Planner:
               seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
         """Record ``record`` and add it to ``pages``; nothing is sent."""
         rec = self._recording
-        node = f"planned-{len(self._planned)}"
-        reader = rec.reader
-        if reply_to is None:
-            add_root(pages, node, body, rec.now(), reader.login, reader.writer_id)
-        else:
-            add_reply(pages, reply_to, node, body, rec.now(), reader.login, reader.writer_id)
-        state = reader.state(pages)
+        state = _added(pages, reply_to, f"planned-{len(self._planned)}", body, rec.now(),
+                       rec.reader)
         kind = "event" if isinstance(record, Event) else "attempt"
         self._planned.append(Planned(kind, planned_line(record), record, body))
         return Written(None, 0, pages, state)
+
+
+def _added(pages: list[dict[str, Any]], reply_to: str | None, comment_id: str, body: str,
+           created_at: str, reader: JournalReader) -> JournalState:
+    """Add the comment ``comment_id`` (a reply to ``reply_to``, else a root) by the writer
+    to ``pages`` and read them again: the journal with it."""
+    if reply_to is None:
+        add_root(pages, comment_id, body, created_at, reader.login, reader.writer_id)
+    else:
+        add_reply(pages, reply_to, comment_id, body, created_at, reader.login,
+                  reader.writer_id)
+    return reader.state(pages)
 
 
 _Enter = Callable[[Scope, "RefSnapshot | None", Recording], AbstractContextManager[Writes]]
