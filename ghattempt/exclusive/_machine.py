@@ -236,7 +236,6 @@ class Acquire(TableMachine[Acquiring]):
 
     def _judge(self, answer: Answered) -> tuple[Seen, object]:
         snap: RefSnapshot = answer.value
-        self._read_time = snap.server_time
         if snap.oid is None:
             return Seen.NO_REF, _Reading(snap, answer.sent, None)
         try:
@@ -274,8 +273,10 @@ class Acquire(TableMachine[Acquiring]):
         return max(value, min(self._s.backoff_initial, self._s.backoff_max))
 
     def _saw(self, reading: _Reading) -> None:
-        """Keep the record read; forget writes that expected another head (heads never
-        return to an old commit: they can never land now)."""
+        """Keep the record read and GitHub's time of the read; forget writes that
+        expected another head (heads never return to an old commit: they can never land
+        now)."""
+        self._read_time = reading.snapshot.server_time
         self._current = reading.current
         self._pending = [p for p in self._pending if p[0] == reading.snapshot.oid]
 
