@@ -11,6 +11,8 @@ writer reads from ``.github/ghattempt.toml`` reaches the store one way (docs/sto
                   writer_login=None, writer_id=None, notice=None,
                   server_url=None) -> BusinessAttemptStore
     generation(config, *, source_commit, tree, base_ref, base_commit) -> Generation
+    journal_options(config, *, repository, repository_id, writer_login=None,
+                    writer_id=None, server_url=None) -> JournalOptions
 
 ``config`` is a :class:`~ghattempt.config.LoadedConfig`: ``[journal]`` gives the
 category and the title of a new journal, ``[writer]`` whose records count, ``[lease]``
@@ -31,9 +33,9 @@ from ghattempt.core import Generation, Writer, build_generation
 from ghattempt.exclusive import ExclusiveAdapter, RefLease
 from ghattempt.github import GitHubProvider, Repository
 from ghattempt.readers import reader_digest
-from ghattempt.store import BusinessAttemptStore, GitHubRefBackend
+from ghattempt.store import BusinessAttemptStore, GitHubRefBackend, JournalOptions
 
-__all__ = ["generation", "holder_label", "reading_store", "writing_store"]
+__all__ = ["generation", "holder_label", "journal_options", "reading_store", "writing_store"]
 
 _LABEL = re.compile(r"[^A-Za-z0-9._/-]+")
 
@@ -57,6 +59,25 @@ def holder_label(writer: Writer) -> str:
 def _split(repository: str) -> tuple[str, str]:
     owner, _, name = repository.partition("/")
     return owner, name
+
+
+def journal_options(config: LoadedConfig | None, *, repository: str, repository_id: str,
+                    writer_login: str | None = None, writer_id: int | None = None,
+                    server_url: str | None = None) -> JournalOptions:
+    """Which journals a store finds and how it reads them, from the configuration:
+    ``[journal]``'s category and title, and ``[writer]``'s login and ``databaseId``
+    unless ``writer_login`` is given (then with ``writer_id``).
+
+    Raises:
+        StoreInputError: a malformed repository or writer login.
+    """
+    settings = config.settings if config is not None else Settings()
+    return JournalOptions(
+        repository=repository, repository_id=repository_id,
+        category=settings.journal.category,
+        writer_login=settings.writer.login if writer_login is None else writer_login,
+        writer_id=settings.writer.database_id if writer_login is None else writer_id,
+        server_url=server_url, title=None if config is None else config.journal_title_of)
 
 
 def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer, *,
@@ -96,12 +117,11 @@ def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer
     lease = RefLease(GitHubRefBackend(provider, owner, name, repository_id),
                      dataclasses.replace(settings.lease, holder_label=holder_label(writer)),
                      notice=notice)
-    store = BusinessAttemptStore(
-        provider, exclusive=lease if adapt is None else adapt(lease), repository=repository,
-        repository_id=repository_id, category=settings.journal.category,
-        writer_login=settings.writer.login, writer_id=settings.writer.database_id,
-        writer=writer, reader=_reader_digest(), server_url=server_url, notice=notice,
-        journal_title=config.journal_title_of)
+    journals = journal_options(config, repository=repository, repository_id=repository_id,
+                               server_url=server_url)
+    store = BusinessAttemptStore(provider, journals,
+                                 exclusive=lease if adapt is None else adapt(lease),
+                                 writer=writer, reader=_reader_digest(), notice=notice)
     store.initialise(known)
     store.check_writer()  # a configured writer that is not this token: before any write
     return store
@@ -112,8 +132,7 @@ def reading_store(provider: GitHubProvider, config: LoadedConfig | None, *, repo
                   writer_login: str | None = None, writer_id: int | None = None,
                   notice: Callable[[str], None] | None = None, server_url: str | None = None
                   ) -> BusinessAttemptStore:
-    """A store that only reads (``BusinessAttemptStore.reading``: no lease, no writer),
-    initialised.
+    """A store that only reads (no lease, no writer, no reader digest), initialised.
 
     Args:
         config: the loaded configuration, or None for its defaults.
@@ -125,14 +144,10 @@ def reading_store(provider: GitHubProvider, config: LoadedConfig | None, *, repo
         StoreInputError, RepositoryMismatch, GitHubAnomaly, GitHubError: as
             :func:`writing_store`.
     """
-    settings = config.settings if config is not None else Settings()
-    store = BusinessAttemptStore.reading(
-        provider, repository=repository, repository_id=repository_id,
-        category=settings.journal.category,
-        writer_login=settings.writer.login if writer_login is None else writer_login,
-        writer_id=settings.writer.database_id if writer_login is None else writer_id,
-        server_url=server_url, notice=notice,
-        journal_title=None if config is None else config.journal_title_of)
+    journals = journal_options(config, repository=repository, repository_id=repository_id,
+                               writer_login=writer_login, writer_id=writer_id,
+                               server_url=server_url)
+    store = BusinessAttemptStore(provider, journals, notice=notice)
     store.initialise(known)
     return store
 

@@ -21,9 +21,9 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from ghattempt.exclusive import ExclusiveAdapter, Owner, Scope
+from ghattempt.exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope
 
 __all__ = ["BurstHolds"]
 
@@ -62,8 +62,19 @@ class _Kept:
         self._burst = burst
         self._inner = inner
 
+    @property
+    def request_timeout(self) -> float:
+        return self._inner.request_timeout
+
+    def ref_name(self, scope: Scope) -> str:
+        return self._inner.ref_name(scope)
+
+    def preview(self, scope: Scope, *, observed: RefSnapshot | None = None) -> str:
+        return self._inner.preview(scope, observed=observed)
+
     @contextlib.contextmanager
-    def hold(self, scope: Scope, **kwargs: Any) -> Iterator[Owner]:
+    def hold(self, scope: Scope, *, observed: RefSnapshot | None = None) -> Iterator[Owner]:
+        # ``observed`` is not passed on: the first acquisition of a burst reads the ref
         entry = self._burst.kept.get(scope)
         if entry is None:
             block = self._inner.hold(scope)

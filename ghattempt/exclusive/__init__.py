@@ -37,7 +37,6 @@ from ._errors import (
     RefConflict,
     ScopeBusy,
 )
-from ._machine import NOTICE_AFTER, Done, Refuse, Sleep
 from ._memory import InMemoryExclusive, InMemoryOwner
 from ._protocol import (
     ExclusiveAdapter,
@@ -57,10 +56,8 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "HTTP_DATE_RESOLUTION",
     "LEASE_HEADLINE",
-    "NOTICE_AFTER",
     "AmbiguousOutcome",
     "BackendError",
-    "Done",
     "ExclusionError",
     "ExclusiveAdapter",
     "InMemoryExclusive",
@@ -77,10 +74,8 @@ __all__ = [
     "RefOwner",
     "RefSnapshot",
     "RefWrite",
-    "Refuse",
     "Scope",
     "ScopeBusy",
-    "Sleep",
     "SystemClock",
     "parse_time",
     "read_lease",

@@ -1,37 +1,51 @@
 """The lease protocols as pure state machines: no I/O, no clock, no sleep.
 
-A machine is asked what to do next and told what happened, as h11 drives a connection::
+Written in the shared vocabulary of :mod:`ghattempt.protocol`: a machine is asked for
+a step and fed what each request gave, and :func:`~ghattempt.protocol.drive` runs it
+(``RefLease`` performs the requests on its backend)::
 
     machine = Acquire(scope, name, settings, holder=..., start=clock.monotonic(), rng=rng)
-    while True:
-        action = machine.next(clock.monotonic())
-        if isinstance(action, Read):   machine.feed(<read the ref>)
-        elif isinstance(action, Send): machine.feed(<create or advance the ref>)
-        elif isinstance(action, Sleep): clock.sleep(action.seconds)
-        elif isinstance(action, Done):  return action.value
-        else:                           raise action.error        # Refuse
+    acquired = drive(machine, perform, sleep, clock.monotonic)
 
-Actions (what the machine asks): :class:`Read` the lease ref, :class:`Send` a lease
-record (create the ref when ``expected`` is None, else compare-and-set from
-``expected``), :class:`Sleep`, :class:`Done`, :class:`Refuse`. Results (what the loop
-feeds back): :class:`Snapshot` or :class:`Failed` after a read; :class:`Wrote`,
-:class:`Conflict`, :class:`Lost` (sent, outcome unknown) or :class:`Failed` after a
-send. Local times (``now``, ``sent``) are readings of the caller's monotonic clock;
-GitHub's time comes only from the ``server_time`` of the answers (docs/exclusion.md).
+Steps: :class:`~ghattempt.protocol.Read` the lease ref (``request``: its name),
+:class:`~ghattempt.protocol.Send` a :class:`LeaseWrite` (create the ref when
+``expected`` is None, else compare-and-set from ``expected``), ``Sleep``, ``Done``,
+``Refuse``. Results: ``Answered`` (a :class:`~ghattempt.exclusive.RefSnapshot` after a
+read, a :class:`~ghattempt.exclusive.RefWrite` after a send, with the local time it was
+sent), ``Conflict``, ``Lost`` (sent, outcome unknown) or ``Failed`` (a
+``BackendError``). Local times (``now``, ``sent``) are readings of the caller's monotonic
+clock; GitHub's time comes only from the ``server_time`` of the answers
+(docs/exclusion.md).
 
 Three protocols: :class:`Acquire` (take the scope), :class:`Renew` (extend it, carrying
-the witness), :class:`Release` (hand it over, carrying the witness). Each rule they follow
-is a row of the tables in ``tests/exclusive/test_machine.py``.
+the witness), :class:`Release` (hand it over, carrying the witness). Their rules are the
+rows of their tables (``RULES``: ``(state, what a result showed) -> (effect, next
+state)``); ``tests/exclusive/test_machine.py`` feeds each row by hand.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import random
 from dataclasses import dataclass
-from typing import Any
 
 from ghattempt.errors import Fault, GhattemptError
+from ghattempt.protocol import (
+    NOTICE_AFTER,
+    Answered,
+    Conflict,
+    Done,
+    Failed,
+    Lost,
+    Read,
+    Refuse,
+    Result,
+    Send,
+    Sleep,
+    Step,
+    TableMachine,
+)
 
 from ..core import Lease, Witness
 from ._errors import AcquireAmbiguous, AmbiguousOutcome, BackendError, LeaseCorrupt, ScopeBusy
@@ -40,33 +54,21 @@ from ._scope import Scope, expiry_of, read_lease, renewed
 from ._settings import HTTP_DATE_RESOLUTION, LeaseSettings
 
 __all__ = [
-    "ADOPTED",
-    "NOTICE_AFTER",
-    "UNCHANGED",
     "Acquire",
     "Acquired",
-    "Conflict",
-    "Done",
-    "Failed",
-    "Lost",
+    "Head",
+    "LeaseWrite",
     "Outcome",
-    "Read",
-    "Refuse",
+    "Reconciled",
     "Release",
     "Renew",
-    "Send",
-    "Sleep",
-    "Snapshot",
-    "Wrote",
+    "Written",
     "describe",
     "expiry",
     "reconcile",
     "release_record",
     "settles",
 ]
-
-NOTICE_AFTER = 2.0
-"""A wait expected to last longer than this (seconds) is announced (``Sleep.notice``)."""
 
 SETTLED_FAULTS = frozenset({Fault.BAD_INPUT, Fault.REFUSED, Fault.GITHUB_UNAVAILABLE,
                             Fault.GITHUB_REFUSED})
@@ -83,21 +85,11 @@ def settles(error: BaseException) -> bool:
     return isinstance(error, GhattemptError) and error.fault in SETTLED_FAULTS
 
 
-# -- actions -------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
-class Read:
-    """Read the lease ref ``name``; feed :class:`Snapshot` or :class:`Failed`."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Write ``record`` to ``name``: create the ref when ``expected`` is None, else move it
-    from ``expected`` (compare-and-set). Feed :class:`Wrote`, :class:`Conflict`,
-    :class:`Lost` or :class:`Failed`."""
+class LeaseWrite:
+    """What a lease :class:`~ghattempt.protocol.Send` writes: ``record`` to the ref
+    ``name``, creating it when ``expected`` is None, else moving it from ``expected``
+    (compare-and-set)."""
 
     name: str
     expected: str | None
@@ -107,73 +99,6 @@ class Send:
     def message(self) -> str:
         """The commit message carrying ``record``."""
         return self.record.message()
-
-
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    """Wait ``seconds``, then ask again. ``notice`` is one line to tell the user when
-    this starts a wait expected to last more than :data:`NOTICE_AFTER` seconds."""
-
-    seconds: float
-    notice: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Done:
-    """The protocol ended; ``value`` is its result."""
-
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Refuse:
-    """The protocol ended with ``error`` (raise it)."""
-
-    error: Exception
-
-
-Action = Read | Send | Sleep | Done | Refuse
-
-
-# -- results -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """A read answered ``snapshot``; the request was sent at local time ``sent``."""
-
-    snapshot: RefSnapshot
-    sent: float
-
-
-@dataclass(frozen=True, slots=True)
-class Wrote:
-    """A send landed: ``write`` answered; sent at local time ``sent``."""
-
-    write: RefWrite
-    sent: float
-
-
-@dataclass(frozen=True, slots=True)
-class Conflict:
-    """A send's compare-and-set failed: nothing was written."""
-
-
-@dataclass(frozen=True, slots=True)
-class Lost:
-    """A send got no answer that says whether it landed (``error``)."""
-
-    error: AmbiguousOutcome
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    """A request failed and wrote nothing (``error.retryable`` says whether to retry)."""
-
-    error: BackendError
-
-
-Result = Snapshot | Wrote | Conflict | Lost | Failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,24 +128,62 @@ def expiry(settings: LeaseSettings, server_time: int, sent: float, now: float) -
 # -- acquire -------------------------------------------------------------------------
 
 
-class Acquire:
-    """Take a writer scope (docs/exclusion.md, "Acquiring").
+class Acquiring(enum.Enum):
+    """The states of :class:`Acquire`."""
 
-    Rules, in the order they are tried on each read of the ref:
+    READ = "read the ref"
+    SEND = "send the record chosen"
+    WAIT = "wait for the holder, or after conflicts in a row; then read"
+    BACK_OFF = "wait after a failed request; then read"
+    DONE = "acquired"
+    REFUSED = "refused"
 
-    1. the ref is missing: create it with token 1, no journal and no witness;
-    2. the ref does not point to a lease record of this scope: refuse (``LeaseCorrupt``);
-    3. the ref holds a record this acquisition sent and lost the answer of: acquired;
-    4. the lease is held, or released but quiet, and not expired by the ``Date`` of the
-       read: wait (jittered backoff, at most until one second after the expiry), read again;
-    5. otherwise: compare-and-set from the head read, with the next fencing token and the
-       record's ``journal`` and witness ``head`` carried forward. After a lost answer the
-       same bytes are sent again for the same head, so at most one copy can land.
 
-    A conflict is read again at once the first time, after a backoff when it repeats.
-    Reads and writes that fail retryably are retried after a backoff. When the
-    ``acquire_timeout`` runs out: ``AmbiguousOutcome`` if a write of ours may have landed,
-    else ``ScopeBusy`` naming the holder (or the backend's error).
+class Seen(enum.Enum):
+    """What a result (or the clock) showed :class:`Acquire`."""
+
+    NO_REF = "the lease ref is missing"
+    NOT_A_LEASE = "the ref holds no lease record of this scope"
+    OURS = "the ref holds a record this acquisition sent and lost the answer of"
+    LIVE = "held, or released and quiet, and not expired by the read's Date"
+    EXPIRED = "expired by the read's Date"
+    WROTE = "the write landed"
+    CONFLICT = "the compare-and-set failed (the first conflict or lost answer in a row)"
+    CONFLICT_AGAIN = "the compare-and-set failed again"
+    LOST = "the write's answer was lost (the first conflict or lost answer in a row)"
+    LOST_AGAIN = "the write's answer was lost again"
+    RETRYABLE = "the request failed, wrote nothing, and may be tried again"
+    FATAL = "the request failed, wrote nothing, and will fail again"
+    TIME_LEFT = "a wait starts before the acquire timeout runs out"
+    DEADLINE = "the acquire timeout ran out"
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A read of the ref and the lease record it holds (None: no ref)."""
+
+    snapshot: RefSnapshot
+    sent: float
+    current: Lease | None
+
+
+class Acquire(TableMachine[Acquiring]):
+    """Take a writer scope (docs/exclusion.md, "Acquiring"); the rules are ``RULES``.
+
+    A read of the ref shows one of: no ref (create it with token 1, no journal and no
+    witness); no lease of this scope (refuse: ``LeaseCorrupt``); a record this
+    acquisition sent and lost the answer of (acquired); a lease held, or released but
+    quiet, and not expired by the ``Date`` of the read (wait: jittered backoff, at most
+    until one second after the expiry, then read again); an expired one (compare-and-set
+    from the head read, with the next fencing token and the record's ``journal`` and
+    witness ``head`` carried forward). After a lost answer the same bytes are sent again
+    for the same head, so at most one copy can land; a write expecting a head the ref no
+    longer has can never land and is forgotten.
+
+    A conflict or a lost answer is read again at once the first time in a row, after a
+    backoff when it repeats. Reads and writes that fail retryably are retried after a
+    backoff. When the ``acquire_timeout`` runs out: ``AmbiguousOutcome`` if a write of
+    ours may have landed, else ``ScopeBusy`` naming the holder (or the backend's error).
 
     Args:
         scope: the writer scope; ``name``: its lease ref.
@@ -232,33 +195,166 @@ class Acquire:
     """
 
     def __init__(self, scope: Scope, name: str, settings: LeaseSettings, *, holder: str,
-                 start: float, rng: random.Random, observed: Snapshot | None = None) -> None:
+                 start: float, rng: random.Random, observed: Answered | None = None) -> None:
+        super().__init__(Acquiring.READ)
         self._scope = scope
         self._name = name
         self._s = settings
         self._holder = holder
         self._start = start
-        self._deadline = start + settings.acquire_timeout
         self._rng = rng
         self._backoff = settings.backoff_initial
-        self._read: Snapshot | None = observed
-        self._pending: list[tuple[str | None, Lease]] = []
+        self._pending: list[tuple[str | None, Lease]] = []  # (expected head, record) lost
         self._sending: Send | None = None
-        self._wait: float | None = None  # a sleep to take before the next read
-        self._failing = False  # the pending wait follows a backend failure
+        self._wait = 0.0  # the wait a WAIT or BACK_OFF state takes
         self._last_error: BackendError | AmbiguousOutcome | None = None
-        self._streak = 0
-        self._current: Lease | None = None
+        self._streak = 0  # conflicts and lost answers in a row
+        self._current: Lease | None = None  # the record of the last read
         self._announced: tuple[str, int, str] | None = None
         self._read_time = 0  # GitHub's time of the last read (its Date)
-        self._end: Done | Refuse | None = None
+        if observed is not None:
+            self.feed(observed)
+
+    # -- what a result shows ---------------------------------------------------------
+
+    def classify(self, result: Result) -> tuple[Seen, object]:
+        if isinstance(result, Failed):
+            return (Seen.RETRYABLE if getattr(result.error, "retryable", False)
+                    else Seen.FATAL), result.error
+        if self.state is Acquiring.READ:
+            if not isinstance(result, Answered):  # pragma: no cover - a loop's defect
+                raise TypeError(f"a read gives Answered or Failed, not {result!r}")
+            return self._judge(result)
+        if isinstance(result, Answered):
+            return Seen.WROTE, result
+        if isinstance(result, Conflict):
+            return (Seen.CONFLICT if self._streak == 0 else Seen.CONFLICT_AGAIN), result
+        if isinstance(result, Lost):
+            return (Seen.LOST if self._streak == 0 else Seen.LOST_AGAIN), result
+        raise TypeError(  # pragma: no cover - a defect of the driving loop
+            f"a send gives Answered, Conflict, Lost or Failed, not {result!r}")
+
+    def _judge(self, answer: Answered) -> tuple[Seen, object]:
+        snap: RefSnapshot = answer.value
+        if snap.oid is None:
+            return Seen.NO_REF, _Reading(snap, answer.sent, None)
+        try:
+            current = read_lease(snap.message, ref=self._name, scope=self._scope)
+        except LeaseCorrupt as exc:
+            return Seen.NOT_A_LEASE, exc
+        landed = [e for e, record in self._pending if record == current]
+        if landed:
+            return Seen.OURS, Acquired(current, snap.oid, snap.server_time, answer.sent,
+                                       reconciled=True, taken_from=landed[0])
+        if snap.server_time < expiry_of(current):
+            return Seen.LIVE, _Reading(snap, answer.sent, current)
+        return Seen.EXPIRED, _Reading(snap, answer.sent, current)
+
+    def arrives(self, now: float) -> Seen | None:
+        if self.state in (Acquiring.WAIT, Acquiring.BACK_OFF):
+            return Seen.TIME_LEFT if self._deadline - now > 0 else Seen.DEADLINE
+        return None
+
+    def ask(self, now: float) -> Step:
+        if self.state is Acquiring.SEND:
+            assert self._sending is not None
+            return self._sending
+        return Read(self._name)
+
+    @property
+    def _deadline(self) -> float:
+        return self._start + self._s.acquire_timeout
+
+    # -- effects -------------------------------------------------------------------------
 
     def _jittered(self) -> float:
         value = self._backoff * (0.5 + 0.5 * self._rng.random())
         self._backoff = min(self._backoff * self._s.backoff_factor, self._s.backoff_max)
         return max(value, min(self._s.backoff_initial, self._s.backoff_max))
 
-    def _give_up(self, now: float) -> Exception:
+    def _saw(self, reading: _Reading) -> None:
+        """Keep the record read and GitHub's time of the read; forget writes that
+        expected another head (heads never return to an old commit: they can never land
+        now)."""
+        self._read_time = reading.snapshot.server_time
+        self._current = reading.current
+        self._pending = [p for p in self._pending if p[0] == reading.snapshot.oid]
+
+    def _claim(self, reading: _Reading, now: float) -> None:
+        """Send a record from the head read: the same bytes again after a lost answer for
+        this head, else the next token carrying the record's journal and witness."""
+        self._saw(reading)
+        snap, current = reading.snapshot, reading.current
+        reuse = next((r for e, r in self._pending if e == snap.oid), None)
+        if reuse is not None:
+            record = reuse  # the same bytes again: at most one copy can land
+        else:
+            record = self._scope.lease(
+                holder=self._holder, token=1 if current is None else current.token + 1,
+                state="held", expires_at=expiry(self._s, snap.server_time, reading.sent, now),
+                journal=None if current is None else current.journal,
+                head=Witness(0, None) if current is None else current.head)
+        self._sending = Send(LeaseWrite(self._name, snap.oid, record))
+
+    def _wait_for_holder(self, reading: _Reading, now: float) -> None:
+        self._saw(reading)
+        self._streak = 0
+        assert reading.current is not None
+        until = expiry_of(reading.current) - reading.snapshot.server_time \
+            + HTTP_DATE_RESOLUTION
+        self._wait = min(self._jittered(), until)
+
+    def _acquired(self, answer: Answered, now: float) -> Done:
+        assert self._sending is not None
+        put: LeaseWrite = self._sending.request
+        write: RefWrite = answer.value
+        return Done(Acquired(put.record, write.oid, write.server_time, answer.sent,
+                             taken_from=put.expected))
+
+    def _ended(self, value: object, now: float) -> Done:
+        return Done(value)
+
+    def _refuse(self, error: Exception, now: float) -> Refuse:
+        return Refuse(error)
+
+    def _failed(self, error: BackendError, now: float) -> None:
+        self._last_error = error
+        self._wait = self._jittered()
+
+    def _conflicted(self, result: Conflict, now: float) -> None:
+        self._last_error = None
+        self._streak += 1
+
+    def _conflicted_again(self, result: Conflict, now: float) -> None:
+        self._conflicted(result, now)
+        self._wait = self._jittered()
+
+    def _lost(self, result: Lost, now: float) -> None:
+        assert self._sending is not None and isinstance(result.error, AmbiguousOutcome)
+        put: LeaseWrite = self._sending.request
+        self._last_error = result.error
+        if not any(r == put.record for _, r in self._pending):
+            self._pending.append((put.expected, put.record))
+        self._streak += 1
+
+    def _lost_again(self, result: Lost, now: float) -> None:
+        self._lost(result, now)
+        self._wait = self._jittered()
+
+    def _sleep(self, _: None, now: float) -> Sleep:
+        left = self._deadline - now
+        return Sleep(min(self._wait, left), self._notice(left))
+
+    def _sleep_quietly(self, _: None, now: float) -> Sleep:
+        return Sleep(min(self._wait, self._deadline - now))
+
+    def _give_up(self, _: None, now: float) -> Refuse:
+        return Refuse(self._gave_up(now, failing=False))
+
+    def _give_up_failing(self, _: None, now: float) -> Refuse:
+        return Refuse(self._gave_up(now, failing=True))
+
+    def _gave_up(self, now: float, *, failing: bool) -> Exception:
         waited = now - self._start
         if self._pending:
             latest = self._pending[-1][1]
@@ -266,7 +362,7 @@ class Acquire:
                 f"could not learn whether acquiring writer scope {self._scope.key} landed "
                 f"within {waited:.1f} s; if it did, the lease expires by itself at "
                 f"{latest.expires_at} (GitHub's clock)")
-        if self._failing and self._last_error is not None:
+        if failing and self._last_error is not None:
             return self._last_error
         current = self._current
         if current is not None:
@@ -280,36 +376,14 @@ class Acquire:
             "showed no lease ref but creating it kept conflicting (a lagging read "
             "replica?); retry later", retryable=True)
 
-    def _schedule(self, seconds: float, *, failing: bool = False) -> None:
-        self._wait, self._failing = seconds, failing
-        self._read = None
-
-    def next(self, now: float) -> Action:
-        """The next action, at local time ``now``."""
-        if self._end is not None:
-            return self._end
-        if self._sending is not None:
-            return self._sending
-        if self._wait is not None:
-            left = self._deadline - now
-            if left <= 0:
-                self._end = Refuse(self._give_up(now))
-                return self._end
-            seconds, self._wait = min(self._wait, left), None
-            return Sleep(seconds, self._notice(now, left))
-        if self._read is None:
-            return Read(self._name)
-        return self._decide(self._read, now)
-
-    def _notice(self, now: float, left: float) -> str | None:
+    def _notice(self, left: float) -> str | None:
         """One line when a wait for another holder starts that may last > 2 s."""
         current = self._current
-        if current is None or self._failing:
+        if current is None:
             return None
         until = expiry_of(current)
         key = (current.holder, current.token, current.state)
-        server_now = self._read_time
-        expected = min(until - server_now + HTTP_DATE_RESOLUTION, left)
+        expected = min(until - self._read_time + HTTP_DATE_RESOLUTION, left)
         if key == self._announced or expected <= NOTICE_AFTER:
             return None
         self._announced = key
@@ -318,128 +392,97 @@ class Acquire:
                 f"{current.holder} (fencing token {current.token}) {what} until "
                 f"{current.expires_at} by GitHub's clock")
 
-    def _decide(self, read: Snapshot, now: float) -> Action:
-        snap = read.snapshot
-        self._read_time = snap.server_time
-        current: Lease | None = None
-        if snap.oid is not None:
-            try:
-                current = read_lease(snap.message, ref=self._name, scope=self._scope)
-            except LeaseCorrupt as exc:
-                self._end = Refuse(exc)
-                return self._end
-            landed = [e for e, record in self._pending if record == current]
-            if landed:
-                self._end = Done(Acquired(current, snap.oid, snap.server_time, read.sent,
-                                          reconciled=True, taken_from=landed[0]))
-                return self._end
-        self._current = current
-        # A write that expected another head can never land now (heads never return to
-        # an old commit): forget it.
-        self._pending = [p for p in self._pending if p[0] == snap.oid]
-        if current is not None and snap.server_time < expiry_of(current):
-            self._streak = 0
-            until = expiry_of(current) - snap.server_time + HTTP_DATE_RESOLUTION
-            self._schedule(min(self._jittered(), until))
-            return self.next(now)
-        reuse = next((r for e, r in self._pending if e == snap.oid), None)
-        if reuse is not None:
-            record = reuse  # the same bytes again: at most one copy can land
-        else:
-            record = self._scope.lease(
-                holder=self._holder, token=1 if current is None else current.token + 1,
-                state="held", expires_at=expiry(self._s, snap.server_time, read.sent, now),
-                journal=None if current is None else current.journal,
-                head=Witness(0, None) if current is None else current.head)
-        self._sending = Send(self._name, snap.oid, record)
-        return self._sending
-
-    def feed(self, result: Result) -> None:
-        """Tell the machine what the last :class:`Read` or :class:`Send` gave."""
-        sending, self._sending = self._sending, None
-        if sending is None:
-            if isinstance(result, Snapshot):
-                self._read = result
-            elif isinstance(result, Failed):
-                if not result.error.retryable:
-                    self._end = Refuse(result.error)
-                    return
-                self._last_error = result.error
-                self._schedule(self._jittered(), failing=True)
-            else:  # pragma: no cover - a defect of the driving loop
-                raise TypeError(f"a read gives Snapshot or Failed, not {result!r}")
-            return
-        if isinstance(result, Wrote):
-            self._end = Done(Acquired(sending.record, result.write.oid,
-                                      result.write.server_time, result.sent,
-                                      taken_from=sending.expected))
-            return
-        if isinstance(result, Conflict | Lost):
-            if isinstance(result, Lost):
-                self._last_error = result.error
-                if not any(r == sending.record for _, r in self._pending):
-                    self._pending.append((sending.expected, sending.record))
-            else:
-                self._last_error = None
-            self._streak += 1
-            if self._streak > 1:
-                self._schedule(self._jittered())
-            else:
-                self._read = None
-            return
-        if isinstance(result, Failed):
-            if not result.error.retryable:
-                self._end = Refuse(result.error)
-                return
-            self._last_error = result.error
-            self._schedule(self._jittered(), failing=True)
-            return
-        raise TypeError(  # pragma: no cover - a defect of the driving loop
-            f"a send gives Wrote, Conflict, Lost or Failed, not {result!r}")
+    RULES = {
+        # A read of the ref. No ref: create it (token 1, no journal, no witness);
+        # expired: the next token, the record's journal and witness carried forward.
+        (Acquiring.READ, Seen.NO_REF): (_claim, Acquiring.SEND),
+        (Acquiring.READ, Seen.NOT_A_LEASE): (_refuse, Acquiring.REFUSED),
+        (Acquiring.READ, Seen.OURS): (_ended, Acquiring.DONE),
+        (Acquiring.READ, Seen.LIVE): (_wait_for_holder, Acquiring.WAIT),
+        (Acquiring.READ, Seen.EXPIRED): (_claim, Acquiring.SEND),
+        (Acquiring.READ, Seen.RETRYABLE): (_failed, Acquiring.BACK_OFF),
+        (Acquiring.READ, Seen.FATAL): (_refuse, Acquiring.REFUSED),
+        # The answer to a send. The first conflict or lost answer in a row reads again
+        # at once, a repeated one after a backoff; a lost write is remembered (its bytes
+        # go again for the same head, and a read finding it on the ref is an acquisition).
+        (Acquiring.SEND, Seen.WROTE): (_acquired, Acquiring.DONE),
+        (Acquiring.SEND, Seen.CONFLICT): (_conflicted, Acquiring.READ),
+        (Acquiring.SEND, Seen.CONFLICT_AGAIN): (_conflicted_again, Acquiring.WAIT),
+        (Acquiring.SEND, Seen.LOST): (_lost, Acquiring.READ),
+        (Acquiring.SEND, Seen.LOST_AGAIN): (_lost_again, Acquiring.WAIT),
+        (Acquiring.SEND, Seen.RETRYABLE): (_failed, Acquiring.BACK_OFF),
+        (Acquiring.SEND, Seen.FATAL): (_refuse, Acquiring.REFUSED),
+        # A wait, before the acquire timeout runs out or at it. A wait for a holder is
+        # told (once per holder, when longer than NOTICE_AFTER); a back-off is not.
+        (Acquiring.WAIT, Seen.TIME_LEFT): (_sleep, Acquiring.READ),
+        (Acquiring.WAIT, Seen.DEADLINE): (_give_up, Acquiring.REFUSED),
+        (Acquiring.BACK_OFF, Seen.TIME_LEFT): (_sleep_quietly, Acquiring.READ),
+        (Acquiring.BACK_OFF, Seen.DEADLINE): (_give_up_failing, Acquiring.REFUSED),
+    }
 
 
 # -- renew and release ----------------------------------------------------------------
 
 
-ADOPTED = "adopted"
-UNCHANGED = "unchanged"
+class Head(enum.Enum):
+    """What a read of the ref after a conflict or a lost answer of the holder shows."""
 
-
-def reconcile(snapshot: RefSnapshot, *, name: str, scope: Scope, oid: str,
-              pending: list[Lease]) -> tuple[str, Lease | None]:
-    """What a read of the ref after a conflict or a lost answer of the holder means.
-
-    Returns:
-        ``("unchanged", None)``: the head is still the holder's (or a lagging read); a
-        pending write may still land. ``("adopted", record)``: a pending write of the
-        holder is the head. ``(reason, None)``: another writer owns the ref now; the
-        reason says what was seen.
-    """
-    if snapshot.oid == oid:
-        return UNCHANGED, None
-    if snapshot.oid is None:
-        return "the lease ref was deleted", None
-    try:
-        current = read_lease(snapshot.message, ref=name, scope=scope)
-    except LeaseCorrupt as exc:
-        return f"the lease ref was overwritten ({exc.detail})", None
-    if current in pending:
-        return ADOPTED, current
-    return f"the lease ref moved to holder {current.holder!r} (token {current.token})", None
+    UNCHANGED = "unchanged"  # still the holder's head (or a lagging read)
+    ADOPTED = "adopted"  # a pending write of the holder is the head
+    MOVED = "moved"  # another writer owns the ref now
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a :class:`Renew` or :class:`Release` ended.
+class Reconciled:
+    """:func:`reconcile`'s answer: ``head``, the ``record`` adopted (``ADOPTED``), and for
+    ``MOVED`` the ``reason`` (what was seen)."""
 
-    ``kind``: ``"wrote"`` (``record`` is on the ref at ``oid``, proven by an answer at
-    ``server_time`` to a request sent at ``sent``), ``"adopted"`` (a pending write was
-    found on the ref by a read at ``server_time`` sent at ``sent``), ``"kept"`` (nothing
-    changed that can be proven; keep what was held), ``"lost"`` (another writer owns the
-    ref; ``reason`` says why), ``"failed"`` (the backend failed; ``reason``).
+    head: Head
+    record: Lease | None = None
+    reason: str = ""
+
+
+def reconcile(snapshot: RefSnapshot, *, name: str, scope: Scope, oid: str,
+              pending: list[Lease]) -> Reconciled:
+    """What a read of the ref after a conflict or a lost answer of the holder means.
+
+    Returns:
+        ``UNCHANGED``: the head is still the holder's (or a lagging read); a pending
+        write may still land. ``ADOPTED`` with the record: a pending write of the holder
+        is the head. ``MOVED`` with the reason: another writer owns the ref now.
     """
+    if snapshot.oid == oid:
+        return Reconciled(Head.UNCHANGED)
+    if snapshot.oid is None:
+        return Reconciled(Head.MOVED, reason="the lease ref was deleted")
+    try:
+        current = read_lease(snapshot.message, ref=name, scope=scope)
+    except LeaseCorrupt as exc:
+        return Reconciled(Head.MOVED, reason=f"the lease ref was overwritten ({exc.detail})")
+    if current in pending:
+        return Reconciled(Head.ADOPTED, current)
+    return Reconciled(Head.MOVED, reason=f"the lease ref moved to holder {current.holder!r} "
+                                          f"(token {current.token})")
 
-    kind: str
+
+class Outcome(enum.Enum):
+    """How a :class:`Renew` or :class:`Release` ended."""
+
+    WROTE = "wrote"  # the record is on the ref, proven by the answer
+    ADOPTED = "adopted"  # a pending write of the holder was found on the ref by a read
+    KEPT = "kept"  # nothing changed that can be proven: keep what was held
+    LOST = "lost"  # another writer owns the ref
+    FAILED = "failed"  # the backend failed; nothing was written
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a :class:`Renew` or :class:`Release` ends with: its ``outcome``; for
+    ``WROTE`` and ``ADOPTED`` the ``record`` on the ref at ``oid``, proven by an answer
+    at ``server_time`` to a request sent at ``sent``; for ``LOST`` and ``FAILED`` (and a
+    ``KEPT`` whose read-back failed) the ``reason``."""
+
+    outcome: Outcome
     record: Lease | None = None
     oid: str | None = None
     server_time: int | None = None
@@ -447,74 +490,119 @@ class Outcome:
     reason: str = ""
 
 
-class _Write:
+class Writing(enum.Enum):
+    """The states of :class:`Renew` and :class:`Release`."""
+
+    SEND = "send the record"
+    READ = "read the ref back"
+    DONE = "done"
+
+
+class Shown(enum.Enum):
+    """What a result showed :class:`Renew` or :class:`Release`."""
+
+    WROTE = "the compare-and-set landed"
+    CONFLICT = "the compare-and-set failed"
+    LOST = "the answer was lost"
+    FAILED = "the send failed; nothing was written"
+    UNCHANGED = "the read-back shows the holder's head"
+    ADOPTED = "the read-back shows a pending write of the holder"
+    MOVED = "the read-back shows another writer's ref"
+    UNREAD = "the read-back failed"
+
+
+class _Write(TableMachine[Writing]):
     """One compare-and-set of the holder's record, reconciled by a read after a conflict
     or a lost answer (the shared part of :class:`Renew` and :class:`Release`)."""
 
     def __init__(self, scope: Scope, name: str, oid: str, record: Lease,
                  pending: list[Lease]) -> None:
+        super().__init__(Writing.SEND)
         self._scope = scope
         self._name = name
         self._oid = oid
         self._record = record
         self._pending = pending
-        self._step = "send"
-        self._end: Done | None = None
 
-    def next(self, now: float) -> Action:
-        """The next action (``now`` is unused: these protocols never wait)."""
-        if self._end is not None:
-            return self._end
-        if self._step == "send":
-            return Send(self._name, self._oid, self._record)
+    def classify(self, result: Result) -> tuple[Shown, object]:
+        if self.state is Writing.SEND:
+            if isinstance(result, Answered):
+                return Shown.WROTE, result
+            if isinstance(result, Conflict):
+                return Shown.CONFLICT, result
+            if isinstance(result, Lost):
+                return Shown.LOST, result
+            if isinstance(result, Failed):
+                return Shown.FAILED, result
+            raise TypeError(  # pragma: no cover - a defect of the driving loop
+                f"a send gives Answered, Conflict, Lost or Failed, not {result!r}")
+        if isinstance(result, Failed):
+            return Shown.UNREAD, result
+        assert isinstance(result, Answered)
+        seen = reconcile(result.value, name=self._name, scope=self._scope, oid=self._oid,
+                         pending=self._pending)
+        return Shown[seen.head.name], (result, seen)
+
+    def ask(self, now: float) -> Step:
+        """The next step (``now`` is unused: these protocols never wait)."""
+        if self.state is Writing.SEND:
+            return Send(LeaseWrite(self._name, self._oid, self._record))
         return Read(self._name)
 
-    def _finish(self, outcome: Outcome) -> None:
-        self._end = Done(outcome)
+    def _wrote(self, answer: Answered, now: float) -> Done:
+        write: RefWrite = answer.value
+        return Done(Written(Outcome.WROTE, self._record, write.oid, write.server_time,
+                            answer.sent))
 
-    def feed(self, result: Result) -> None:
-        """Tell the machine what the last :class:`Send` or :class:`Read` gave."""
-        if self._step == "send":
-            if isinstance(result, Wrote):
-                self._finish(Outcome("wrote", self._record, result.write.oid,
-                                     result.write.server_time, result.sent))
-            elif isinstance(result, Conflict):
-                self._step = "read"
-            elif isinstance(result, Lost):
-                self._pending.append(self._record)
-                self._step = "read"
-            elif isinstance(result, Failed):
-                self._finish(Outcome("failed", reason=str(result.error)))
-            return
-        if isinstance(result, Failed):
-            self._finish(Outcome("kept", reason="the read-back failed"))
-            return
-        assert isinstance(result, Snapshot)
-        kind, record = reconcile(result.snapshot, name=self._name, scope=self._scope,
-                                 oid=self._oid, pending=self._pending)
-        if kind == ADOPTED:
-            self._finish(Outcome(ADOPTED, record, result.snapshot.oid,
-                                 result.snapshot.server_time, result.sent))
-        elif kind == UNCHANGED:
-            self._finish(Outcome("kept"))
-        else:
-            self._finish(Outcome("lost", reason=kind))
+    def _remember(self, result: Lost, now: float) -> None:
+        self._pending.append(self._record)
+
+    def _failed(self, result: Failed, now: float) -> Done:
+        return Done(Written(Outcome.FAILED, reason=str(result.error)))
+
+    def _kept(self, _: object, now: float) -> Done:
+        return Done(Written(Outcome.KEPT))
+
+    def _unread(self, _: Failed, now: float) -> Done:
+        return Done(Written(Outcome.KEPT, reason="the read-back failed"))
+
+    def _adopted(self, read: tuple[Answered, Reconciled], now: float) -> Done:
+        answer, seen = read
+        snap: RefSnapshot = answer.value
+        return Done(Written(Outcome.ADOPTED, seen.record, snap.oid, snap.server_time,
+                            answer.sent))
+
+    def _moved(self, read: tuple[Answered, Reconciled], now: float) -> Done:
+        return Done(Written(Outcome.LOST, reason=read[1].reason))
+
+    RULES = {
+        (Writing.SEND, Shown.WROTE): (_wrote, Writing.DONE),
+        (Writing.SEND, Shown.CONFLICT): (None, Writing.READ),
+        (Writing.SEND, Shown.LOST): (_remember, Writing.READ),
+        (Writing.SEND, Shown.FAILED): (_failed, Writing.DONE),
+        # Still the holder's head (or a lagging read): a pending write may still land;
+        # a failed read-back keeps the lease provable by time alone.
+        (Writing.READ, Shown.UNCHANGED): (_kept, Writing.DONE),
+        (Writing.READ, Shown.ADOPTED): (_adopted, Writing.DONE),
+        (Writing.READ, Shown.MOVED): (_moved, Writing.DONE),
+        (Writing.READ, Shown.UNREAD): (_unread, Writing.DONE),
+    }
 
 
 class Renew(_Write):
     """Extend the lease (docs/exclusion.md, "Renewing"): one compare-and-set from the
     holder's own head carrying ``record`` (the new expiry and the witness to carry).
 
-    Ends with an :class:`Outcome`: ``wrote``; ``adopted`` (an earlier renewal whose
-    answer was lost had landed); ``kept`` (the head is still ours, or the read failed:
-    keep the lease provable by time alone); ``lost`` (another holder took over: the
-    scope is lost for good); ``failed`` (nothing written; keep the current lease).
+    Ends with :class:`Written`: ``WROTE``; ``ADOPTED`` (an earlier renewal whose answer
+    was lost had landed); ``KEPT`` (the head is still ours, or the read failed: keep the
+    lease provable by time alone); ``LOST`` (another holder took over: the scope is lost
+    for good); ``FAILED`` (nothing written; keep the current lease).
     """
 
 
 class Release(_Write):
     """Hand the scope over (docs/exclusion.md, "Releasing"): write ``record`` with
-    ``state: released``, the witness and the quiet-until expiry. ``adopted`` means an
+    ``state: released``, the witness and the quiet-until expiry. ``ADOPTED`` means an
     earlier renewal had landed: release again from that head (a new machine)."""
 
 
@@ -530,12 +618,3 @@ def describe(record: Lease) -> str:
     """``holder (token N, state, until T)`` for messages."""
     return (f"{record.holder} (token {record.token}, {record.state}, until "
             f"{record.expires_at})")
-
-
-# Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and
-# reprs show the module a user imports these from, as httpx's names do.
-for _exported in (
-    Done, Refuse, Sleep,
-):
-    _exported.__module__ = "ghattempt.exclusive"
-del _exported

@@ -18,7 +18,8 @@ from typing import TypeVar
 
 from ..core import NO_WITNESS, Witness
 from ._errors import ExclusionError, OwnershipLost, ScopeBusy
-from ._scope import Scope, carried
+from ._protocol import RefSnapshot
+from ._scope import DEFAULT_REF_PREFIX, Scope, carried
 
 __all__ = ["InMemoryExclusive", "InMemoryOwner"]
 
@@ -29,10 +30,9 @@ class InMemoryOwner:
     """Owner handle of :class:`InMemoryExclusive` (no expiry: ``remaining()`` is inf; no
     lease record: the carried witness and journal number live as long as the hold)."""
 
-    __slots__ = ("_head", "_holder", "_journal", "_lost_reason", "_scope", "_thread", "_token")
+    __slots__ = ("_head", "_holder", "_journal", "_lost_reason", "_scope", "_token")
 
     def __init__(self, scope: Scope, holder: str, token: int) -> None:
-        self._thread = threading.get_ident()
         self._scope = scope
         self._holder = holder
         self._token = token
@@ -53,6 +53,17 @@ class InMemoryOwner:
     def carry(self, head: Witness, journal: int | None = None) -> None:
         """Keep ``head`` and ``journal`` for this hold (there is no lease record)."""
         self._head, self._journal = carried(self._head, self._journal, head, journal)
+
+    @property
+    def taken_from(self) -> None:
+        """None: there is no lease ref."""
+        return None
+
+    @property
+    def created(self) -> bool:
+        """False: this adapter cannot tell whether anybody held the scope before (other
+        adapters, other processes)."""
+        return False
 
     @property
     def scope(self) -> Scope:
@@ -89,7 +100,9 @@ class InMemoryOwner:
         self.assert_owner(mutating=True)
         yield
 
-    def _end(self, reason: str) -> None:
+    def end(self, reason: str) -> None:
+        """End this hold: every later :meth:`assert_owner` raises, naming ``reason``
+        (the adapter calls it at release and at :meth:`InMemoryExclusive.revoke`)."""
         if self._lost_reason is None:
             self._lost_reason = reason
 
@@ -114,6 +127,7 @@ class InMemoryExclusive:
         self._locks: dict[Scope, threading.Lock] = {}
         self._tokens: dict[Scope, int] = {}
         self._owners: dict[Scope, InMemoryOwner] = {}
+        self._threads: dict[Scope, int] = {}  # the thread of each current owner
         self._serial = itertools.count(1)
 
     def _lock_for(self, scope: Scope) -> threading.Lock:
@@ -123,13 +137,28 @@ class InMemoryExclusive:
                 lock = self._locks[scope] = threading.Lock()
             return lock
 
+    @property
+    def request_timeout(self) -> float:
+        """``inf``: nothing expires, so no request is too long."""
+        return math.inf
+
+    def ref_name(self, scope: Scope) -> str:
+        """The scope's lease ref at the default prefix (nothing is written there; a
+        capture reads it beside the journal)."""
+        return scope.ref_name(DEFAULT_REF_PREFIX)
+
+    def preview(self, scope: Scope, *, observed: RefSnapshot | None = None) -> str:
+        """``hold writer scope <key>``: a hold writes nothing here."""
+        return f"hold writer scope {scope.key}"
+
     @contextmanager
-    def hold(self, scope: Scope) -> Iterator[InMemoryOwner]:
-        """Hold ``scope``'s lock for the block (see :meth:`ExclusiveAdapter.hold`)."""
+    def hold(self, scope: Scope, *,
+             observed: RefSnapshot | None = None) -> Iterator[InMemoryOwner]:
+        """Hold ``scope``'s lock for the block (see :meth:`ExclusiveAdapter.hold`;
+        ``observed`` is ignored: there is no ref)."""
         lock = self._lock_for(scope)
         with self._guard:
-            current = self._owners.get(scope)
-            if current is not None and current._thread == threading.get_ident():
+            if self._threads.get(scope) == threading.get_ident():
                 raise ExclusionError(
                     f"writer scope {scope.key} is already held by this thread; a nested "
                     "hold would wait for itself. Pass the owner down instead."
@@ -153,13 +182,15 @@ class InMemoryExclusive:
                     scope, f"in-memory/{threading.get_ident()}/{next(self._serial)}", token
                 )
                 self._owners[scope] = owner
+                self._threads[scope] = threading.get_ident()
             try:
                 yield owner
             finally:
                 with self._guard:
-                    owner._end("the scope was released")
+                    owner.end("the scope was released")
                     if self._owners.get(scope) is owner:
                         del self._owners[scope]
+                        del self._threads[scope]
         finally:
             lock.release()
 
@@ -173,7 +204,7 @@ class InMemoryExclusive:
         with self._guard:
             owner = self._owners.get(scope)
             if owner is not None:
-                owner._end("the scope was revoked")
+                owner.end("the scope was revoked")
 
 
 # Public as ghattempt.exclusive (README.md, "Layout"): tracebacks and

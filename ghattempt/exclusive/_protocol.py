@@ -197,13 +197,30 @@ class Owner(Protocol):
         """
         ...
 
+    @property
+    def taken_from(self) -> str | None:
+        """The lease head this acquisition moved from (None: it created the lease, or
+        the adapter has no lease ref). Equal to a head read before the hold, it proves
+        nobody held the scope in between."""
+        ...
+
+    @property
+    def created(self) -> bool:
+        """True when this acquisition created the scope's lease: nobody ever held the
+        scope before it. False when it took one over, or the adapter cannot tell."""
+        ...
+
 
 class ExclusiveAdapter(Protocol):
-    """What the store needs: hold a scope for the duration of a block or a call."""
+    """What the store needs: hold a scope for the duration of a block or a call, the
+    scope's lease ref, what a hold would write, and how long a request may take."""
 
-    def hold(self, scope: Scope) -> AbstractContextManager[Owner]:
+    def hold(self, scope: Scope, *,
+             observed: RefSnapshot | None = None) -> AbstractContextManager[Owner]:
         """Acquire ``scope`` (waiting up to the adapter's acquire timeout) and release it
-        when the block exits.
+        when the block exits. ``observed``: a read of the scope's lease ref the caller
+        made, which the adapter may take as its first read (adapters without a ref
+        ignore it).
 
         Raises:
             ScopeBusy: another writer held it for the whole acquire timeout.
@@ -212,6 +229,26 @@ class ExclusiveAdapter(Protocol):
 
     def run(self, scope: Scope, fn: Callable[[Owner], T]) -> T:
         """``with hold(scope) as owner: return fn(owner)``."""
+        ...
+
+    def ref_name(self, scope: Scope) -> str:
+        """The fully qualified lease ref of ``scope``: the one a capture reads beside
+        the journal (journal-v1 section 5), and the one that names the journal."""
+        ...
+
+    def preview(self, scope: Scope, *, observed: RefSnapshot | None = None) -> str:
+        """What holding ``scope`` would write, in one line, writing nothing (``plan``).
+
+        Raises:
+            BackendError: the writes would be refused, or reading failed.
+        """
+        ...
+
+    @property
+    def request_timeout(self) -> float:
+        """The longest a request made while holding may take for the adapter's guarantee
+        to hold (seconds; ``math.inf``: no bound). A writer's client timeout must not
+        exceed it."""
         ...
 
 

@@ -9,9 +9,9 @@ holder, fencing token, expiry (GitHub's clock), state, the journal's Discussion 
 and the witness ``head``. Every change of the record is a compare-and-set on the ref, so
 two writers can never both move it from the same head.
 
-Protocols. Acquiring, renewing and releasing are the pure machines of ``_machine``
-(``next() -> Read | Send | Sleep | Done | Refuse``, fed with results); this module is
-the thin loop that performs their requests and the holder's clock arithmetic.
+Protocols. Acquiring, renewing and releasing are the pure table machines of
+``_machine``, driven by the one loop of :mod:`ghattempt.protocol`; this module performs
+their requests on the backend and does the holder's clock arithmetic.
 
 Witness. The holder carries the journal's number and the witness of its confirmed
 journal writes (:meth:`RefOwner.carry`); its next lease write (a renewal or the
@@ -55,7 +55,21 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from ghattempt.protocol import (
+    Answered,
+    Conflict,
+    Failed,
+    Lost,
+    Machine,
+    Read,
+    Result,
+    Send,
+    Sleep,
+    drive,
+)
 
 from ..core import Lease, Witness
 from ._errors import (
@@ -66,22 +80,12 @@ from ._errors import (
     RefConflict,
 )
 from ._machine import (
-    ADOPTED,
     Acquire,
     Acquired,
-    Conflict,
-    Done,
-    Failed,
-    Lost,
     Outcome,
-    Read,
-    Refuse,
     Release,
     Renew,
-    Send,
-    Sleep,
-    Snapshot,
-    Wrote,
+    Written,
     expiry,
     release_record,
     settles,
@@ -99,44 +103,52 @@ _log = logging.getLogger("ghattempt.exclusive")
 Notice = Callable[[str], None]
 
 
-def drive(machine: Any, backend: RefBackend, clock: LocalClock, notice: Notice | None) -> Any:
-    """Run a lease machine to its end: perform each :class:`Read` and :class:`Send` on
-    ``backend``, each :class:`Sleep` on ``clock`` (telling ``notice`` what a long wait is
-    for); return :class:`Done`'s value or raise :class:`Refuse`'s error."""
-    while True:
-        action = machine.next(clock.monotonic())
-        if isinstance(action, Read):
-            sent = clock.monotonic()
+@dataclass(frozen=True, slots=True)
+class _Wiring:
+    """What a :class:`RefLease` and its owners share: the ref backend, the settings, the
+    local clock and the notice hook, and the one way they run a lease machine."""
+
+    backend: RefBackend
+    settings: LeaseSettings
+    clock: LocalClock
+    notice: Notice | None
+
+    def tell(self, line: str) -> None:
+        """One line for the user (the ``notice`` hook), when there is one."""
+        if self.notice is not None:
+            self.notice(line)
+
+    def run(self, machine: Machine) -> Any:
+        """Drive a lease machine to its end (:func:`~ghattempt.protocol.drive`): its
+        reads and sends on the backend, its sleeps on the clock (telling ``notice`` what
+        a long wait is for)."""
+        return drive(machine, self._perform, self._sleep, self.clock.monotonic)
+
+    def _perform(self, step: Send | Read) -> Result:
+        sent = self.clock.monotonic()
+        if isinstance(step, Read):
             try:
-                snapshot = backend.read_ref(action.name)
+                return Answered(self.backend.read_ref(step.request), sent)
             except BackendError as exc:
-                machine.feed(Failed(exc))
+                return Failed(exc)
+        put = step.request
+        try:
+            if put.expected is None:
+                write = self.backend.create_ref(put.name, put.message)
             else:
-                machine.feed(Snapshot(snapshot, sent))
-        elif isinstance(action, Send):
-            sent = clock.monotonic()
-            try:
-                if action.expected is None:
-                    write = backend.create_ref(action.name, action.message)
-                else:
-                    write = backend.advance_ref(action.name, action.expected, action.message)
-            except RefConflict:
-                machine.feed(Conflict())
-            except AmbiguousOutcome as exc:
-                machine.feed(Lost(exc))
-            except BackendError as exc:
-                machine.feed(Failed(exc))
-            else:
-                machine.feed(Wrote(write, sent))
-        elif isinstance(action, Sleep):
-            if action.notice is not None and notice is not None:
-                notice(action.notice)
-            clock.sleep(action.seconds)
-        elif isinstance(action, Done):
-            return action.value
-        else:
-            assert isinstance(action, Refuse)
-            raise action.error
+                write = self.backend.advance_ref(put.name, put.expected, put.message)
+        except RefConflict:
+            return Conflict()
+        except AmbiguousOutcome as exc:
+            return Lost(exc)
+        except BackendError as exc:
+            return Failed(exc)
+        return Answered(write, sent)
+
+    def _sleep(self, step: Sleep) -> None:
+        if step.notice is not None:
+            self.tell(step.notice)
+        self.clock.sleep(step.seconds)
 
 
 class RefLease:
@@ -170,28 +182,32 @@ class RefLease:
         rng: random.Random | None = None,
         notice: Notice | None = None,
     ) -> None:
-        self._backend = backend
-        self._settings = settings if settings is not None else LeaseSettings()
-        self._clock: LocalClock = clock if clock is not None else SystemClock()
+        self._wiring = _Wiring(backend, settings if settings is not None else LeaseSettings(),
+                               clock if clock is not None else SystemClock(), notice)
         # Jitter only spreads polls; it protects nothing, so a seeded PRNG is fine.
         self._rng = rng if rng is not None else random.Random()  # noqa: S311
-        self._notice = notice
         self._held_lock = threading.Lock()
         self._held: set[tuple[int, Scope]] = set()
 
     @property
     def settings(self) -> LeaseSettings:
         """The validated settings in use."""
-        return self._settings
+        return self._wiring.settings
 
     @property
     def backend(self) -> RefBackend:
         """The ref backend in use."""
-        return self._backend
+        return self._wiring.backend
 
-    def _tell(self, line: str) -> None:
-        if self._notice is not None:
-            self._notice(line)
+    @property
+    def request_timeout(self) -> float:
+        """The settings' ``request_timeout``: the lease margin covers requests this long,
+        and no longer (seconds)."""
+        return self._wiring.settings.request_timeout
+
+    def ref_name(self, scope: Scope) -> str:
+        """The lease ref of ``scope`` (under the settings' ``ref_prefix``)."""
+        return scope.ref_name(self._wiring.settings.ref_prefix)
 
     @contextmanager
     def hold(self, scope: Scope, *, observed: RefSnapshot | None = None) -> Iterator[RefOwner]:
@@ -217,7 +233,7 @@ class RefLease:
             try:
                 yield owner
             finally:
-                owner._release()
+                owner.release()
         finally:
             with self._held_lock:
                 self._held.discard(key)
@@ -242,10 +258,10 @@ class RefLease:
                 the same refusal the hold would meet), or reading the ref failed.
             LeaseCorrupt: the ref holds something that is not a lease of this scope.
         """
-        name = scope.ref_name(self._settings.ref_prefix)
+        name = self.ref_name(scope)
         snap = observed if observed is not None and observed.name == name \
-            else self._backend.read_ref(name)
-        check = getattr(self._backend, "check_writable", None)
+            else self.backend.read_ref(name)
+        check = getattr(self.backend, "check_writable", None)
         if check is not None:
             check(name, exists=snap.oid is not None)
         if snap.oid is None:
@@ -257,30 +273,29 @@ class RefLease:
             what = "keeps it quiet" if current.state == "released" else "holds it"
             busy = (f"; {current.holder} (fencing token {current.token}) {what} until "
                     f"{current.expires_at}: a real run waits for that, up to "
-                    f"{self._settings.acquire_timeout:g} s")
+                    f"{self.settings.acquire_timeout:g} s")
         return (f"move lease ref {name} from {snap.oid[:12]} (fencing token "
                 f"{current.token}, {current.state}) to a new lease record of writer scope "
                 f"{scope.key}, and once more to release it{busy}")
 
     def _acquire(self, scope: Scope, observed: RefSnapshot | None) -> RefOwner:
-        s = self._settings
-        name = scope.ref_name(s.ref_prefix)
-        start = self._clock.monotonic()
+        wiring = self._wiring
+        s = wiring.settings
+        name = self.ref_name(scope)
+        start = wiring.clock.monotonic()
         first = None
         if observed is not None and observed.name == name:
-            first = Snapshot(observed, start)
+            first = Answered(observed, start)
         machine = Acquire(scope, name, s, holder=f"{s.holder_label}/{secrets.token_hex(8)}",
                           start=start, rng=self._rng, observed=first)
-        got: Acquired = drive(machine, self._backend, self._clock, self._notice)
+        got: Acquired = wiring.run(machine)
         record = got.record
         if got.reconciled:
-            self._tell(f"the answer to acquiring writer scope {scope.key} was lost; reading "
-                       f"the lease ref back showed it landed (fencing token {record.token})")
+            wiring.tell(f"the answer to acquiring writer scope {scope.key} was lost; reading "
+                        f"the lease ref back showed it landed (fencing token {record.token})")
         _log.info("acquired writer scope %s (token %d, expires %s)", scope.key, record.token,
                   record.expires_at)
-        owner = RefOwner(self, scope, name, record, got.oid, got.server_time, got.sent)
-        owner._taken_from = got.taken_from
-        return owner
+        return RefOwner(wiring, scope, name, got)
 
 
 class RefOwner:
@@ -294,7 +309,6 @@ class RefOwner:
         "_anchor_time",
         "_head",
         "_journal",
-        "_lease",
         "_lost_reason",
         "_moved",
         "_name",
@@ -306,26 +320,26 @@ class RefOwner:
         "_taken",
         "_taken_from",
         "_unsettled",
+        "_wiring",
     )
 
-    def __init__(self, lease: RefLease, scope: Scope, name: str, record: Lease, oid: str,
-                 anchor_time: int, anchor_sent: float) -> None:
-        self._lease = lease
+    def __init__(self, wiring: _Wiring, scope: Scope, name: str, acquired: Acquired) -> None:
+        self._wiring = wiring
         self._scope = scope
         self._name = name
-        self._record = record
-        self._taken = record  # the record as acquired: the witness the holder builds on
-        self._oid = oid
-        self._anchor_time = anchor_time
-        self._anchor_sent = anchor_sent
+        self._record = acquired.record
+        self._taken = acquired.record  # the record as acquired: the witness built on
+        self._taken_from = acquired.taken_from
+        self._oid = acquired.oid
+        self._anchor_time = acquired.server_time
+        self._anchor_sent = acquired.sent
         self._pending: list[Lease] = []
         self._status = "held"  # held | lost | released
         self._lost_reason = ""
         self._moved = False  # another holder's commit was seen on the ref
         self._unsettled: float | None = None  # latest gate whose window may be open
-        self._head: Witness = record.head
-        self._journal: int | None = record.journal
-        self._taken_from: str | None = None
+        self._head: Witness = acquired.record.head
+        self._journal: int | None = acquired.record.journal
 
     # -- read-only facts -------------------------------------------------------------
 
@@ -372,6 +386,12 @@ class RefOwner:
         return self._taken_from
 
     @property
+    def created(self) -> bool:
+        """True when the acquisition created the lease ref: nobody held the scope
+        before."""
+        return self._taken_from is None
+
+    @property
     def journal(self) -> int | None:
         """The journal's Discussion number the next lease write carries."""
         return self._journal
@@ -397,7 +417,7 @@ class RefOwner:
 
     def remaining(self) -> float:
         """``expires_at - upper(now)``: seconds of lease surely left (may be negative)."""
-        return self.expires_at - self._upper_now(self._lease._clock.monotonic())
+        return self.expires_at - self._upper_now(self._wiring.clock.monotonic())
 
     # -- the gate ----------------------------------------------------------------------
 
@@ -441,8 +461,8 @@ class RefOwner:
         """The gate: renew if due, raise if the margin is gone; returns the local time."""
         if self._status != "held":
             raise self._lost_error()
-        s = self._lease._settings
-        clock = self._lease._clock
+        s = self._wiring.settings
+        clock = self._wiring.clock
         if self.remaining() <= s.margin + s.effective_renew_window:
             self._renew()
             if self._status != "held":
@@ -460,13 +480,13 @@ class RefOwner:
 
     # -- renewing ------------------------------------------------------------------------
 
-    def _adopt(self, outcome: Outcome) -> None:
-        assert outcome.record is not None and outcome.oid is not None
-        assert outcome.server_time is not None and outcome.sent is not None
-        self._oid = outcome.oid
-        self._record = outcome.record
-        self._anchor_time = outcome.server_time
-        self._anchor_sent = outcome.sent
+    def _adopt(self, written: Written) -> None:
+        assert written.record is not None and written.oid is not None
+        assert written.server_time is not None and written.sent is not None
+        self._oid = written.oid
+        self._record = written.record
+        self._anchor_time = written.server_time
+        self._anchor_sent = written.sent
         self._pending.clear()
 
     def _lose(self, reason: str, *, moved: bool) -> None:
@@ -475,35 +495,36 @@ class RefOwner:
         self._moved = self._moved or moved
         _log.warning("lost writer scope %s: %s", self._scope.key, reason)
 
-    def _drive(self, machine: Renew | Release) -> Outcome:
-        lease = self._lease
-        outcome: Outcome = drive(machine, lease._backend, lease._clock, lease._notice)
-        return outcome
+    def _drive(self, machine: Renew | Release) -> Written:
+        written: Written = self._wiring.run(machine)
+        return written
 
     def _renew(self) -> None:
-        lease = self._lease
-        new_expiry = expiry(lease._settings, self._anchor_time, self._anchor_sent,
-                            lease._clock.monotonic())
+        wiring = self._wiring
+        new_expiry = expiry(wiring.settings, self._anchor_time, self._anchor_sent,
+                            wiring.clock.monotonic())
         if new_expiry <= self.expires_at:
             return
         record = renewed(self._record, expires_at=new_expiry, head=self._head,
                          journal=self._journal)
-        outcome = self._drive(Renew(self._scope, self._name, self._oid, record, self._pending))
-        if outcome.kind in ("wrote", ADOPTED):
-            if outcome.kind == ADOPTED:
-                lease._tell(f"the answer to renewing writer scope {self._scope.key} was "
+        written = self._drive(Renew(self._scope, self._name, self._oid, record, self._pending))
+        if written.outcome in (Outcome.WROTE, Outcome.ADOPTED):
+            if written.outcome is Outcome.ADOPTED:
+                wiring.tell(f"the answer to renewing writer scope {self._scope.key} was "
                             "lost; reading the lease ref back showed it landed")
-            self._adopt(outcome)
-        elif outcome.kind == "lost":
-            self._lose(outcome.reason, moved=True)
-        elif outcome.kind == "failed":
+            self._adopt(written)
+        elif written.outcome is Outcome.LOST:
+            self._lose(written.reason, moved=True)
+        elif written.outcome is Outcome.FAILED:
             _log.info("renewing writer scope %s failed (%s); keeping the current lease",
-                      self._scope.key, outcome.reason)
+                      self._scope.key, written.reason)
 
     # -- releasing -----------------------------------------------------------------------
 
-    def _release(self) -> None:
-        """Write ``state: released`` (best effort); called once when the hold ends."""
+    def release(self) -> None:
+        """Write ``state: released`` (best effort), carrying the witness: the adapter
+        calls it when the hold ends. Later calls do nothing; once called, every
+        :meth:`assert_owner` raises."""
         if self._status == "released":
             return
         if self._status == "held":
@@ -511,7 +532,7 @@ class RefOwner:
         self._status = "released"
         if self._moved:
             return  # another holder owns the ref now: nothing of ours to release
-        s = self._lease._settings
+        s = self._wiring.settings
         for _ in range(2):
             quiet = self._anchor_time  # a lower bound of GitHub's time now: hand over at once
             if self._unsettled is not None:
@@ -519,19 +540,19 @@ class RefOwner:
                 quiet = max(quiet, math.ceil(self._upper_now(self._unsettled) + s.margin))
             record = release_record(self._record, quiet_until=quiet, head=self._head,
                                     journal=self._journal)
-            outcome = self._drive(Release(self._scope, self._name, self._oid, record,
+            written = self._drive(Release(self._scope, self._name, self._oid, record,
                                           self._pending))
-            if outcome.kind == ADOPTED:
-                self._adopt(outcome)
+            if written.outcome is Outcome.ADOPTED:
+                self._adopt(written)
                 if self._record.state == "released":
                     break  # the release whose answer was lost had landed
                 continue  # a renewal whose answer was lost had landed: release from it
-            if outcome.kind == "failed":
+            if written.outcome is Outcome.FAILED:
                 _log.warning(
                     "releasing writer scope %s failed (%s); the lease expires by itself at %s",
-                    self._scope.key, outcome.reason, self._record.expires_at)
+                    self._scope.key, written.reason, self._record.expires_at)
                 return
-            if outcome.kind != "wrote":
+            if written.outcome is not Outcome.WROTE:
                 return
             break
         _log.info("released writer scope %s (token %d)", self._scope.key, self._record.token)

@@ -1,12 +1,12 @@
 """The business attempt store: journals in GitHub Discussions, written under an exclusive
 writer scope by the writer protocol. See docs/store.md.
 
-Example::
+Example (``ghattempt.compose`` builds both from the configuration)::
 
     lease = RefLease(GitHubRefBackend(provider, "octo", "app", repo_id), LeaseSettings())
-    store = BusinessAttemptStore(provider, exclusive=lease, repository="octo/app",
-                                 repository_id=repo_id, category="release-journal",
-                                 writer_login="github-actions", writer=writer,
+    journals = JournalOptions(repository="octo/app", repository_id=repo_id,
+                              category="release-journal", writer_login="github-actions")
+    store = BusinessAttemptStore(provider, journals, exclusive=lease, writer=writer,
                                  reader=reader_digest())
     store.initialise()                           # who the token is; the category
     with store.open(7, "main") as s:             # find or create the journal, hold it
@@ -48,6 +48,8 @@ if _typing.TYPE_CHECKING:
         AppendResult,
         BusinessAttemptStore,
         Journal,
+        JournalOptions,
+        JournalReader,
         Known,
         MaterialCheck,
         Planned,
@@ -64,9 +66,10 @@ _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"),
               **dict.fromkeys(("MAX_SENDS", "Captured", "capture_until_witnessed",
                                "witness_in"), "._protocol"),
               "GitHubRefBackend": "._github",
-              **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal", "Known",
-                               "MaterialCheck", "Planned", "SCAN_MARGIN", "Session",
-                               "Successor", "default_journal_title"), "._store")}
+              **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal",
+                               "JournalOptions", "JournalReader", "Known", "MaterialCheck",
+                               "Planned", "SCAN_MARGIN", "Session", "Successor",
+                               "default_journal_title"), "._store")}
 """Exported name -> the module defining it (imported on first use, PEP 562: a reader
 that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
 
@@ -103,6 +106,8 @@ __all__ = [
     "Journal",
     "JournalInvalidError",
     "JournalMissing",
+    "JournalOptions",
+    "JournalReader",
     "Known",
     "MaterialCheck",
     "MaterialRefused",

@@ -1,26 +1,41 @@
 """The store's protocols as pure state machines: the append of one record, and the
 capture that must hold every record the lease's witness names.
 
-A machine is asked what to do next and told what happened (as the lease machines of
-``ghattempt.exclusive._machine``); the store's loops perform the requests::
+Written in the shared vocabulary of :mod:`ghattempt.protocol` (as the lease's machines
+are): a machine is asked for a step and fed what each request gave, and
+:func:`~ghattempt.protocol.drive` runs it; the store performs the requests::
 
-    machine = Append(record, max_sends=3)
-    while True:
-        action = machine.next()
-        if isinstance(action, Send):    machine.feed(<addDiscussionComment, the same bytes>)
-        elif isinstance(action, Read):  machine.feed(<capture and replay the journal>)
-        elif isinstance(action, Sleep): sleep(action.seconds)
-        elif isinstance(action, Done):  return action.value
-        else:                           raise action.error          # Refuse
+    done = drive(Append(record, max_sends=3), perform, sleep)
+    # perform(Send(record)) -> Answered(comment) | Lost() | Limited(error, retry_after)
+    # perform(Read())       -> Answered(Captured(...))   (capture and replay the journal)
 
-No I/O, no clock. Each rule is a row of the tables in ``tests/store/test_protocol.py``.
+No I/O, no clock. Each machine's rules are its ``RULES`` (``(state, what a result
+showed) -> (effect, next state)``); ``tests/store/test_protocol.py`` feeds each row by
+hand.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ghattempt.protocol import (
+    Answered,
+    Done,
+    Limited,
+    Lost,
+    Read,
+    Refuse,
+    Result,
+    Send,
+    Sleep,
+    Step,
+    TableMachine,
+    drive,
+    wait,
+)
 
 from ..core import (
     Attempt,
@@ -32,7 +47,6 @@ from ..core import (
     parse_lease,
     read_back,
 )
-from ..exclusive import NOTICE_AFTER, Done, Refuse, Sleep
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -50,16 +64,7 @@ __all__ = [
     "Capture",
     "Captured",
     "capture_until_witnessed",
-    "wait",
     "witness_in",
-    "Done",
-    "Limited",
-    "Lost",
-    "Read",
-    "Refuse",
-    "Send",
-    "Sent",
-    "Sleep",
 ]
 
 MAX_SENDS = 3
@@ -72,55 +77,11 @@ MAX_RATE_WAIT = 120.0
 """The longest ``retry-after`` (seconds) a write waits out; a longer one is raised."""
 
 
-# -- actions ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Send the record's bytes (``addDiscussionComment``; the same bytes every time).
-    Feed :class:`Sent`, :class:`Lost` or :class:`Limited`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Read:
-    """Capture the journal and replay it. Feed :class:`Captured`."""
-
-
-def wait(seconds: float, why: str) -> Sleep:
-    """A :class:`Sleep` of ``seconds`` (:class:`Sleep`, :class:`Done` and
-    :class:`Refuse` are the lease machines' own). One that lasts more than
-    :data:`~ghattempt.exclusive._machine.NOTICE_AFTER` seconds is told: what, how long."""
-    return Sleep(seconds, f"waiting {seconds:.0f} s: {why}" if seconds > NOTICE_AFTER
-                 else None)
-
-
-# -- results ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Sent:
-    """GitHub answered the send: ``comment`` is what it created."""
-
-    comment: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Lost:
-    """The send got no answer that says whether it landed."""
-
-
-@dataclass(frozen=True, slots=True)
-class Limited:
-    """GitHub refused the send for a rate limit, without executing it (``error``, with
-    ``retry_after`` seconds)."""
-
-    error: Any
-
-
 @dataclass(frozen=True, slots=True)
 class Captured:
     """A capture was read: ``verdict`` is the core reader's, ``pages`` what was read,
-    ``witness`` the lease's witness the pages carry (None: no lease member)."""
+    ``witness`` the lease's witness the pages carry (None: no lease member). What a
+    :class:`~ghattempt.protocol.Read` of the store's machines is answered with."""
 
     verdict: Verdict
     pages: Any = None
@@ -143,30 +104,56 @@ class Appended:
     reconciled: bool = False
 
 
-class Append:
-    """Write one record by the writer protocol (docs/store.md, the writer protocol).
+class Appending(enum.Enum):
+    """The states of :class:`Append`."""
 
-    Rules:
+    SEND = "send the record's bytes"
+    READ = "read the journal back"
+    DONE = "appended"
+    REFUSED = "refused"
 
-    1. send the bytes; an answer ends it;
-    2. a rate-limited send (not executed) waits ``retry-after`` and sends the same bytes
-       again, at most :data:`MAX_RATE_WAITS` times and only for waits of at most
-       :data:`MAX_RATE_WAIT` seconds; else the rate limit is raised;
-    3. a lost answer reads the journal back; the core's ``read_back`` decides:
-       ``landed`` ends it (reconciled); ``absent`` reads back again, ``reads`` read-backs
-       in all, after waits of ``base`` doubling up to ``cap`` seconds (a comment GitHub
-       committed stays invisible while its replicas lag), and only when every one says
-       absent sends the same bytes again (at most :data:`MAX_SENDS` sends, then
-       ``GitHubAnomaly``); ``conflict`` is ``ConflictingKey``; ``moved`` is refused
-       (``head_moved``, or ``fork`` for a root); ``vanished`` fails closed
-       (``identity_drift``);
-    4. a read-back of an invalid journal fails closed (``JournalInvalidError``).
+
+class Heard(enum.Enum):
+    """What a result showed :class:`Append` (after a read-back: the core's
+    ``read_back``)."""
+
+    ANSWERED = "GitHub answered the send"
+    LIMITED = "a rate limit refused the send (not executed); it may be waited out"
+    OVER_LIMIT = "a rate limit refused the send, too long or too often to wait out"
+    LOST = "the send's answer was lost"
+    LANDED = "the read-back holds the record"
+    ABSENT_YET = "the read-back lacks the record; more read-backs are due (replicas lag)"
+    ABSENT = "every read-back lacked the record; sends are left"
+    ABSENT_AFTER_ALL = "every read-back lacked the record after the last send allowed"
+    CONFLICT = "the key holds another record"
+    HEAD_MOVED = "the attempt's head moved"
+    FORK = "another attempt of the request key has the same predecessor"
+    VANISHED = "the read-back lacks the attempt the event belongs to"
+    INVALID = "the journal read back is invalid"
+
+
+class Append(TableMachine[Appending]):
+    """Write one record by the writer protocol (docs/store.md, the writer protocol);
+    the rules are ``RULES``.
+
+    An answer ends it. A rate-limited send (not executed) waits ``retry-after`` and
+    sends the same bytes again, at most :data:`MAX_RATE_WAITS` times and only for waits
+    of at most :data:`MAX_RATE_WAIT` seconds; else the rate limit is raised. A lost answer
+    reads the journal back, and the core's ``read_back`` decides: ``landed`` ends it
+    (reconciled); ``absent`` reads back again, ``reads`` read-backs in all, after waits
+    of ``base`` doubling up to ``cap`` seconds (a comment GitHub committed stays
+    invisible while its replicas lag), and only when every one says absent the same
+    bytes go again (at most :data:`MAX_SENDS` sends, then ``GitHubAnomaly``);
+    ``conflict`` is ``ConflictingKey``; ``moved`` is refused (``head_moved``, or
+    ``fork`` for a root); ``vanished`` fails closed (``identity_drift``). A read-back
+    of an invalid journal fails closed (``JournalInvalidError``).
 
     The caller proves it holds the writer scope before every send (``owner.mutation()``).
     """
 
     def __init__(self, record: Attempt | Event, *, max_sends: int = MAX_SENDS,
                  reads: int = 1, base: float = 0.0, cap: float = 0.0) -> None:
+        super().__init__(Appending.SEND)
         self._record = record
         self._max = max_sends
         self._sends = 0
@@ -175,85 +162,147 @@ class Append:
         self._base = base
         self._cap = cap
         self._absent = 0  # read-backs in a row that found the record absent
-        self._after_sleep: Send | Read = Send()
-        self._next: Send | Read | Sleep | Done | Refuse = Send()
 
     @property
     def sends(self) -> int:
         """How often the bytes were sent so far."""
         return self._sends
 
-    def next(self) -> Send | Read | Sleep | Done | Refuse:
-        """The next action."""
-        action = self._next
-        if isinstance(action, Send):
+    def ask(self, now: float) -> Step:
+        if self.state is Appending.SEND:
             self._sends += 1
             self._absent = 0
-        elif isinstance(action, Sleep):
-            self._next = self._after_sleep
-        return action
+            return Send(self._record)
+        return Read()
 
-    def feed(self, result: Sent | Lost | Limited | Captured) -> None:
-        """Tell the machine what the last :class:`Send` or :class:`Read` gave."""
-        if isinstance(result, Sent):
-            self._next = Done(Appended(result.comment, self._sends))
-        elif isinstance(result, Limited):
-            self._sends -= 1  # not executed: it does not count as a send
-            self._waits += 1
-            seconds = float(result.error.retry_after)
-            if self._waits > MAX_RATE_WAITS or seconds > MAX_RATE_WAIT:
-                self._next = Refuse(result.error)
-            else:
-                self._after_sleep = Send()
-                self._next = wait(seconds, f"GitHub's rate limit refused the write "
-                                           f"(retry-after {seconds:g} s)")
-        elif isinstance(result, Lost):
-            self._next = Read()
-        else:
-            self._next = self._judge(result)
+    def classify(self, result: Result) -> tuple[Heard, object]:
+        if self.state is Appending.READ:
+            assert isinstance(result, Answered) and isinstance(result.value, Captured)
+            return self._judge(result.value)
+        if isinstance(result, Answered):
+            return Heard.ANSWERED, result.value
+        if isinstance(result, Limited):
+            over = (self._waits + 1 > MAX_RATE_WAITS
+                    or float(result.retry_after) > MAX_RATE_WAIT)
+            return (Heard.OVER_LIMIT if over else Heard.LIMITED), result
+        if isinstance(result, Lost):
+            return Heard.LOST, result
+        raise TypeError(  # pragma: no cover - a defect of the driving loop
+            f"a send gives Answered, Lost or Limited, not {result!r}")
 
-    def _judge(self, captured: Captured) -> Done | Send | Read | Sleep | Refuse:
+    def _judge(self, captured: Captured) -> tuple[Heard, object]:
         state = captured.verdict.journal
         if state is None:
-            return Refuse(JournalInvalidError(captured.verdict.reason or "invalid",
-                                              captured.verdict.detail))
+            return Heard.INVALID, captured.verdict
         back = read_back(state, self._record)
         if back.outcome == "landed":
-            return Done(Appended(None, self._sends, state, captured.pages, reconciled=True))
+            return Heard.LANDED, captured
         if back.outcome == "absent":
-            self._absent += 1
-            if self._absent < self._reads:
-                self._after_sleep = Read()
-                return wait(min(self._cap, self._base * 2 ** (self._absent - 1)),
-                            "the write's answer was lost and the journal does not show it "
-                            "yet (replicas lag); reading back again")
-            if self._sends >= self._max:
-                return Refuse(GitHubAnomaly(
-                    f"the outcome of a write stayed unknown after {self._max} sends of the "
-                    "same bytes; the writer scope was kept throughout. Capture the journal "
-                    "again before anything else"))
-            return Send()
-        record = self._record
+            if self._absent + 1 < self._reads:
+                return Heard.ABSENT_YET, back
+            return (Heard.ABSENT_AFTER_ALL if self._sends >= self._max else Heard.ABSENT), back
         if back.outcome == "conflict":
-            assert isinstance(record, Event) and back.found is not None
-            return Refuse(ConflictingKey(record.key, back.found))
+            return Heard.CONFLICT, back
         if back.outcome == "moved":
-            if isinstance(record, Event):
-                return Refuse(RefusedByRules(
-                    "head_moved", f"the head of attempt {record.attempt} moved while the "
-                    f"write's outcome was unknown ({back.detail}); not re-sending"))
-            return Refuse(RefusedByRules(
-                "fork", f"another attempt for {record.request_key} appeared while the "
-                f"write's outcome was unknown ({back.detail})"))
+            return (Heard.HEAD_MOVED if isinstance(self._record, Event) else Heard.FORK), back
+        return Heard.VANISHED, back
+
+    # -- effects -------------------------------------------------------------------------
+
+    def _appended(self, comment: Any, now: float) -> Done:
+        return Done(Appended(comment, self._sends))
+
+    def _rate_wait(self, limited: Limited, now: float) -> Sleep:
+        self._sends -= 1  # not executed: it does not count as a send
+        self._waits += 1
+        seconds = float(limited.retry_after)
+        return wait(seconds, f"GitHub's rate limit refused the write (retry-after "
+                             f"{seconds:g} s)")
+
+    def _rate_limited(self, limited: Limited, now: float) -> Refuse:
+        return Refuse(limited.error)
+
+    def _landed(self, captured: Captured, now: float) -> Done:
+        return Done(Appended(None, self._sends, captured.verdict.journal, captured.pages,
+                             reconciled=True))
+
+    def _read_again(self, back: Any, now: float) -> Sleep:
+        self._absent += 1
+        return wait(min(self._cap, self._base * 2 ** (self._absent - 1)),
+                    "the write's answer was lost and the journal does not show it yet "
+                    "(replicas lag); reading back again")
+
+    def _unknown(self, back: Any, now: float) -> Refuse:
+        return Refuse(GitHubAnomaly(
+            f"the outcome of a write stayed unknown after {self._max} sends of the same "
+            "bytes; the writer scope was kept throughout. Capture the journal again before "
+            "anything else"))
+
+    def _conflicting(self, back: Any, now: float) -> Refuse:
+        assert isinstance(self._record, Event) and back.found is not None
+        return Refuse(ConflictingKey(self._record.key, back.found))
+
+    def _head_moved(self, back: Any, now: float) -> Refuse:
+        assert isinstance(self._record, Event)
+        return Refuse(RefusedByRules(
+            "head_moved", f"the head of attempt {self._record.attempt} moved while the "
+            f"write's outcome was unknown ({back.detail}); not re-sending"))
+
+    def _forked(self, back: Any, now: float) -> Refuse:
+        assert isinstance(self._record, Attempt)
+        return Refuse(RefusedByRules(
+            "fork", f"another attempt for {self._record.request_key} appeared while the "
+            f"write's outcome was unknown ({back.detail})"))
+
+    def _vanished(self, back: Any, now: float) -> Refuse:
         return Refuse(JournalInvalidError("identity_drift", back.detail))
+
+    def _invalid(self, verdict: Verdict, now: float) -> Refuse:
+        return Refuse(JournalInvalidError(verdict.reason or "invalid", verdict.detail))
+
+    RULES = {
+        # the answer to a send
+        (Appending.SEND, Heard.ANSWERED): (_appended, Appending.DONE),
+        (Appending.SEND, Heard.LIMITED): (_rate_wait, Appending.SEND),  # the same bytes
+        (Appending.SEND, Heard.OVER_LIMIT): (_rate_limited, Appending.REFUSED),
+        (Appending.SEND, Heard.LOST): (None, Appending.READ),
+        # a read-back, judged by the core's read_back
+        (Appending.READ, Heard.LANDED): (_landed, Appending.DONE),
+        (Appending.READ, Heard.ABSENT_YET): (_read_again, Appending.READ),
+        (Appending.READ, Heard.ABSENT): (None, Appending.SEND),  # the same bytes again
+        (Appending.READ, Heard.ABSENT_AFTER_ALL): (_unknown, Appending.REFUSED),
+        (Appending.READ, Heard.CONFLICT): (_conflicting, Appending.REFUSED),
+        (Appending.READ, Heard.HEAD_MOVED): (_head_moved, Appending.REFUSED),
+        (Appending.READ, Heard.FORK): (_forked, Appending.REFUSED),
+        (Appending.READ, Heard.VANISHED): (_vanished, Appending.REFUSED),
+        (Appending.READ, Heard.INVALID): (_invalid, Appending.REFUSED),
+    }
 
 
 # -- capture that meets the witness ---------------------------------------------------------
 
 
-class Capture:
+class Capturing(enum.Enum):
+    """The states of :class:`Capture`."""
+
+    READ = "capture the journal"
+    DONE = "captured"
+    REFUSED = "refused"
+
+
+class Holds(enum.Enum):
+    """What a capture showed :class:`Capture`."""
+
+    WITNESSED = "a valid journal, holding every record the witness names"
+    SHORT = "fewer records than the witness names (rolled_back); reads are left"
+    STILL_SHORT = "fewer records than the witness names, at the last read"
+    INVALID = "an invalid journal, for another reason"
+
+
+class Capture(TableMachine[Capturing]):
     """Capture the journal until it holds every record the lease's witness names
-    (journal-v1 section 4: a writer builds on a capture only then).
+    (journal-v1 section 4: a writer builds on a capture only then); the rules are
+    ``RULES``.
 
     Refs are read current while comments can lag for seconds (git storage and the
     database are separate), so a capture that reads ``rolled_back`` is read again,
@@ -264,59 +313,70 @@ class Capture:
     """
 
     def __init__(self, *, attempts: int, base: float, cap: float) -> None:
+        super().__init__(Capturing.READ)
         self._attempts = max(1, attempts)
         self._base = base
         self._cap = cap
         self._reads = 0
-        self._next: Read | Sleep | Done | Refuse = Read()
 
-    def next(self) -> Read | Sleep | Done | Refuse:
-        """The next action."""
-        action = self._next
-        if isinstance(action, Read):
-            self._reads += 1
-        elif isinstance(action, Sleep):
-            self._next = Read()
-        return action
+    def ask(self, now: float) -> Step:
+        self._reads += 1
+        return Read()
 
-    def feed(self, result: Captured) -> None:
-        """Tell the machine what the last :class:`Read` gave."""
-        verdict = result.verdict
+    def classify(self, result: Result) -> tuple[Holds, object]:
+        assert isinstance(result, Answered) and isinstance(result.value, Captured)
+        captured: Captured = result.value
+        verdict = captured.verdict
         if verdict.journal is not None:
-            self._next = Done(result)
-        elif verdict.reason != "rolled_back":
-            self._next = Refuse(JournalInvalidError(verdict.reason or "invalid",
-                                                    verdict.detail))
-        elif self._reads >= self._attempts:
-            self._next = Refuse(WitnessNotMet(verdict.detail, self._reads, result.witness))
-        else:
-            seconds = min(self._cap, self._base * 2 ** (self._reads - 1))
-            self._next = wait(seconds, "the journal read holds fewer records than the lease's "
-                                     "witness names (comments lag refs); reading again")
+            return Holds.WITNESSED, captured
+        if verdict.reason != "rolled_back":
+            return Holds.INVALID, captured
+        return (Holds.STILL_SHORT if self._reads >= self._attempts else Holds.SHORT), captured
+
+    def _witnessed(self, captured: Captured, now: float) -> Done:
+        return Done(captured)
+
+    def _read_again(self, captured: Captured, now: float) -> Sleep:
+        return wait(min(self._cap, self._base * 2 ** (self._reads - 1)),
+                    "the journal read holds fewer records than the lease's witness names "
+                    "(comments lag refs); reading again")
+
+    def _short(self, captured: Captured, now: float) -> Refuse:
+        return Refuse(WitnessNotMet(captured.verdict.detail, self._reads, captured.witness))
+
+    def _invalid(self, captured: Captured, now: float) -> Refuse:
+        verdict = captured.verdict
+        return Refuse(JournalInvalidError(verdict.reason or "invalid", verdict.detail))
+
+    RULES = {
+        (Capturing.READ, Holds.WITNESSED): (_witnessed, Capturing.DONE),
+        (Capturing.READ, Holds.SHORT): (_read_again, Capturing.READ),
+        (Capturing.READ, Holds.STILL_SHORT): (_short, Capturing.REFUSED),
+        (Capturing.READ, Holds.INVALID): (_invalid, Capturing.REFUSED),
+    }
 
 
 def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[Sleep], None],
                             *, attempts: int, base: float,
                             cap: float) -> tuple[Captured, JournalInvalidError | None]:
     """Drive :class:`Capture` with ``read`` (one capture, read by the core) and ``sleep``
-    (a :class:`Sleep` to take, and tell when it says so): the last capture read, and the
-    error when it is short of its witness or invalid (for a writer to raise; a reader
-    hands the pages over anyway)."""
+    (a :class:`~ghattempt.protocol.Sleep` to take, and tell when it says so): the last
+    capture read, and the error when it is short of its witness or invalid (for a writer
+    to raise; a reader hands the pages over anyway)."""
     machine = Capture(attempts=attempts, base=base, cap=cap)
-    got: Captured | None = None
-    while True:
-        action = machine.next()
-        if isinstance(action, Read):
-            got = read()
-            machine.feed(got)
-        elif isinstance(action, Sleep):
-            sleep(action)
-        else:
-            assert got is not None
-            if isinstance(action, Done):
-                return got, None
-            assert isinstance(action, Refuse) and isinstance(action.error, JournalInvalidError)
-            return got, action.error
+    reads: list[Captured] = []
+
+    def perform(step: Send | Read) -> Result:
+        reads.append(read())
+        return Answered(reads[-1])
+
+    try:
+        drive(machine, perform, sleep)
+    except JournalInvalidError as exc:
+        if machine.state is not Capturing.REFUSED:
+            raise  # from ``read``, not the machine's refusal
+        return reads[-1], exc
+    return reads[-1], None
 
 
 def witness_in(pages: list[dict[str, Any]]) -> Witness | None:

@@ -41,11 +41,12 @@ newest record fail closed instead of reading as a shorter history.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -74,7 +75,7 @@ from ..core import (
     read_journal,
     render_body,
 )
-from ..exclusive import ExclusiveAdapter, Owner, RefLease, RefSnapshot, Scope, parse_time
+from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
     DiscussionSummary,
@@ -86,6 +87,7 @@ from ..github import (
     WriterStart,
 )
 from ..github.identity import login_problem, writer_mismatch
+from ..protocol import Answered, Limited, Lost, Read, Result, Send, Sleep, drive, wait
 from ._errors import (
     AuthorizationReused,
     Blocked,
@@ -108,16 +110,7 @@ from ._protocol import (
     Append,
     Appended,
     Captured,
-    Done,
-    Limited,
-    Lost,
-    Read,
-    Refuse,
-    Send,
-    Sent,
-    Sleep,
     capture_until_witnessed,
-    wait,
     witness_in,
 )
 
@@ -125,6 +118,8 @@ __all__ = [
     "AppendResult",
     "BusinessAttemptStore",
     "Journal",
+    "JournalOptions",
+    "JournalReader",
     "Known",
     "MaterialCheck",
     "Planned",
@@ -296,132 +291,197 @@ class _Found:
     journal: Journal | None
 
 
-class BusinessAttemptStore:
-    """The business attempt store of one repository (ADR 0006 ``businessAttemptStore``).
+def default_journal_title(intent: Intent) -> str:
+    """The default title of a new journal (informational):
+    ``Release journal: #7 into main [12 hex of the intent id]``."""
+    return (f"Release journal: #{intent.pull_request} into {intent.base_ref} "
+            f"[{intent.digest[7:19]}]")
 
-    Args:
-        provider: the authenticated GitHub provider.
-        exclusive: the writer-scope adapter; REQUIRED, there is no default lock. Use
-            :class:`~ghattempt.exclusive.RefLease` over
-            :class:`~ghattempt.store.GitHubRefBackend` in production.
+
+@dataclass(frozen=True, slots=True)
+class JournalOptions:
+    """Which journals a store finds and how it reads them: the repository, the journal
+    category, whose records count, the reader's bounds and the title of a new journal
+    (built by the composition root, ``ghattempt.compose``, from ``[journal]`` and
+    ``[writer]``).
+
+    Attributes:
         repository: ``owner/name`` as GitHub names it now.
         repository_id: the repository's GraphQL node id (its identity; names change).
         category: the discussion category's slug (or name) holding journals.
         writer_login: the GraphQL login whose unedited comments contribute (the reader's
             ``--writer``; ``github-actions`` for the Actions token, an App's bare slug,
             never with REST's ``[bot]``).
-        writer: the writer identity put into every record.
-        reader: the reader digest put into every record (``ghattempt.readers``).
         writer_id: the author's ``databaseId`` (``--writer-id``); None: learned from the
             host at start (the token's ``viewer``), when the token is that writer.
         server_url: the server material URLs must start with (``--server-url``).
         max_records, max_attempts: the reader's history bounds.
+        title: the title of a new journal, from its intent (informational: the intent
+            record in the body identifies a journal; ``journal.title`` of
+            docs/configuration.md renders one). None: :func:`default_journal_title`. An
+            edited journal bearing this title or the default one fails closed.
+
+    Raises:
+        StoreInputError: ``repository`` is not ``owner/name``, or ``writer_login`` is no
+            login (REST's ``[bot]`` among them, with the configuration's own message).
+    """
+
+    repository: str
+    repository_id: str
+    category: str
+    writer_login: str
+    writer_id: int | None = None
+    server_url: str | None = None
+    max_records: int = 1000
+    max_attempts: int = 100
+    title: Callable[[Intent], str] | None = None
+
+    def __post_init__(self) -> None:
+        owner, sep, name = self.repository.partition("/")
+        if not sep or not owner or not name or "/" in name:
+            raise StoreInputError(f"repository must be owner/name, got {self.repository!r}")
+        login = self.writer_login
+        problem = login_problem(login) if isinstance(login, str) else (
+            f"{login!r} is not a login", "pass the writer's GraphQL login")
+        if problem is not None:
+            raise StoreInputError(f"writer_login: {problem[0]}; {problem[1]}")
+
+    @property
+    def owner(self) -> str:
+        """The repository's owner."""
+        return self.repository.partition("/")[0]
+
+    @property
+    def name(self) -> str:
+        """The repository's name."""
+        return self.repository.partition("/")[2]
+
+    def journal_title(self, intent: Intent) -> str:
+        """The title of ``intent``'s new journal (``title``, or the default)."""
+        return (self.title or default_journal_title)(intent)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalReader:
+    """The core reader with one store's arguments (spec sections 5-10), as they stand
+    once the store learned its writer's ``databaseId``; a session reads its pages with
+    it, and the comments it adds carry its author (``login``, ``writer_id``).
+
+    ``digest``: the reader digest a writer puts into every record (None: a store that
+    only reads)."""
+
+    login: str
+    repository_id: str
+    writer_id: int | None
+    server_url: str | None
+    max_records: int
+    max_attempts: int
+    digest: str | None
+
+    def verdict(self, pages: object, request_key: str | None = None) -> Verdict:
+        """Read captured pages (``read_journal``)."""
+        return read_journal(pages, writer=self.login, repository_id=self.repository_id,
+                            writer_id=self.writer_id, request_key=request_key,
+                            server_url=self.server_url, max_records=self.max_records,
+                            max_attempts=self.max_attempts, reader=self.digest)
+
+    def state(self, pages: list[dict[str, Any]]) -> JournalState:
+        """The replayed journal of ``pages``.
+
+        Raises:
+            JournalInvalidError: the pages do not read as a valid journal.
+        """
+        verdict = self.verdict(pages)
+        if verdict.journal is None:
+            raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
+        return verdict.journal
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """What a :class:`Session` builds and reads records with, handed over by its store:
+    the journal ``reader``, the ``writer`` identity put into every record, GitHub's
+    clock (``now``: its time at the last answer), and the store's hooks (``step`` for
+    the observer, ``tell`` for one line to the user, ``sleep`` for a protocol's wait)."""
+
+    reader: JournalReader
+    writer: Writer
+    now: Callable[[], str]
+    step: Callable[[str], None]
+    tell: Callable[[str], None]
+    sleep: Callable[[Sleep], None]
+
+    @property
+    def digest(self) -> str:
+        """The reader digest put into every record."""
+        assert self.reader.digest is not None  # a store that only reads holds no session
+        return self.reader.digest
+
+
+class BusinessAttemptStore:
+    """The business attempt store of one repository (ADR 0006 ``businessAttemptStore``).
+
+    A writing store has all of ``exclusive``, ``writer`` and ``reader``; a store without
+    any of them only reads: ``initialise``, ``locate``, ``prime``, ``capture``,
+    ``capture_witnessed``, ``verdict`` and ``read`` work as on a writing store (the same
+    journals read the same), the scope's lease ref is read at the default prefix
+    (``refs/heads/ghattempt/lease/``), and anything that would enter the writer scope or
+    write (``open``, ``session``, ``append``, ``plan``, ``check_writer``) raises
+    ``StoreInputError``. ``ghattempt.compose`` builds both from the configuration.
+
+    Args:
+        provider: the authenticated GitHub provider.
+        journals: which journals, and how they are read (:class:`JournalOptions`).
+        exclusive: the writer-scope adapter; a writer must name one, there is no default
+            lock. Use :class:`~ghattempt.exclusive.RefLease` over
+            :class:`~ghattempt.store.GitHubRefBackend` in production.
+        writer: the writer identity put into every record.
+        reader: the reader digest put into every record (``ghattempt.readers``).
         observer: called with a step name at each step of a write (``captured``,
             ``acquired``, ``built``, ``sending``, ``sent``, ``ambiguous``, ``read-back``,
             ``rate-limited``, ``released``); for logging and tests.
         notice: called with one line for what a user should hear about: a lost answer
             reconciled by reading back, and each wait longer than 2 s (rate limits,
             re-reads while comments lag). The CLI prints it to stderr.
-        journal_title: the title of a new journal, from its intent (informational: the
-            intent record in the body identifies a journal; ``journal.title`` of
-            docs/configuration.md renders one). Default: :func:`default_journal_title`.
-            An edited journal bearing this title or the default one fails closed.
 
     Raises:
-        StoreInputError: a value is malformed (``writer_login`` with REST's ``[bot]``
-            among them, with the configuration's own message), or the provider's
-            timeout exceeds the lease's ``request_timeout`` (the lease margin would not
-            cover a request).
+        StoreInputError: a writer without ``exclusive`` (no default lock), or without
+            ``writer`` or ``reader``; or the provider's timeout exceeds the adapter's
+            ``request_timeout`` (the lease margin would not cover a request).
     """
 
-    def __init__(self, provider: GitHubProvider, *, exclusive: ExclusiveAdapter,
-                 repository: str, repository_id: str, category: str, writer_login: str,
-                 writer: Writer, reader: str, writer_id: int | None = None,
-                 server_url: str | None = None, max_records: int = 1000,
-                 max_attempts: int = 100,
+    def __init__(self, provider: GitHubProvider, journals: JournalOptions, *,
+                 exclusive: ExclusiveAdapter | None = None, writer: Writer | None = None,
+                 reader: str | None = None,
                  observer: Callable[[str], None] | None = None,
-                 notice: Callable[[str], None] | None = None,
-                 journal_title: Callable[[Intent], str] | None = None) -> None:
-        if exclusive is None:
+                 notice: Callable[[str], None] | None = None) -> None:
+        if exclusive is None and (writer is not None or reader is not None):
             raise StoreInputError("the store has no default lock: pass exclusive=<adapter> "
                                   "(RefLease in production)")
-        self._configure(provider, exclusive, repository=repository,
-                        repository_id=repository_id, category=category,
-                        writer_login=writer_login, writer=writer, reader=reader,
-                        writer_id=writer_id, server_url=server_url, max_records=max_records,
-                        max_attempts=max_attempts, observer=observer, notice=notice,
-                        journal_title=journal_title)
-
-    @classmethod
-    def reading(cls, provider: GitHubProvider, *, repository: str, repository_id: str,
-                category: str, writer_login: str, writer_id: int | None = None,
-                server_url: str | None = None, max_records: int = 1000,
-                max_attempts: int = 100, notice: Callable[[str], None] | None = None,
-                journal_title: Callable[[Intent], str] | None = None) -> BusinessAttemptStore:
-        """A store that only reads: no writer scope, no writer, no reader digest.
-
-        ``initialise``, ``locate``, ``prime``, ``capture``, ``capture_witnessed``,
-        ``verdict`` and ``read`` work as on a writing store (the same arguments mean the
-        same); the scope's lease ref is read at the default prefix
-        (``refs/heads/ghattempt/lease/``). Anything that would enter the writer scope or
-        write (``open``, ``session``, ``append``, ``plan``, ``check_writer``) raises
-        ``StoreInputError``.
-
-        Raises:
-            StoreInputError: as the constructor's.
-        """
-        store = cls.__new__(cls)
-        store._configure(provider, None, repository=repository, repository_id=repository_id,
-                         category=category, writer_login=writer_login, writer=None,
-                         reader=None, writer_id=writer_id, server_url=server_url,
-                         max_records=max_records, max_attempts=max_attempts, observer=None,
-                         notice=notice, journal_title=journal_title)
-        return store
-
-    def _configure(self, provider: GitHubProvider, exclusive: ExclusiveAdapter | None, *,
-                   repository: str, repository_id: str, category: str, writer_login: str,
-                   writer: Writer | None, reader: str | None, writer_id: int | None,
-                   server_url: str | None, max_records: int, max_attempts: int,
-                   observer: Callable[[str], None] | None,
-                   notice: Callable[[str], None] | None,
-                   journal_title: Callable[[Intent], str] | None) -> None:
-        owner, sep, name = repository.partition("/")
-        if not sep or not owner or not name or "/" in name:
-            raise StoreInputError(f"repository must be owner/name, got {repository!r}")
-        problem = login_problem(writer_login) if isinstance(writer_login, str) else (
-            f"{writer_login!r} is not a login", "pass the writer's GraphQL login")
-        if problem is not None:
-            raise StoreInputError(f"writer_login: {problem[0]}; {problem[1]}")
-        if isinstance(exclusive, RefLease):
-            limit = exclusive.settings.request_timeout
-            if provider.config.timeout > limit:
-                raise StoreInputError(
-                    f"the provider timeout ({provider.config.timeout:g} s) exceeds the lease's "
-                    f"request_timeout ({limit:g} s): a mutation could outlive the lease "
-                    "margin; lower the provider timeout or raise request_timeout")
+        if exclusive is not None and (writer is None or reader is None):
+            raise StoreInputError("a store that writes needs the writer and the reader "
+                                  "digest it puts into every record")
+        if exclusive is not None and provider.config.timeout > exclusive.request_timeout:
+            raise StoreInputError(
+                f"the provider timeout ({provider.config.timeout:g} s) exceeds the lease's "
+                f"request_timeout ({exclusive.request_timeout:g} s): a mutation could outlive "
+                "the lease margin; lower the provider timeout or raise request_timeout")
         self._provider = provider
+        self._journals = journals
         self._exclusive = exclusive
-        self._owner_name, self._repo_name = owner, name
-        self._repository_id = repository_id
-        self._category = category
-        self._category_id: str | None = None
-        self._writer_login = writer_login
-        self._writer_id = writer_id
-        self._configured_id = writer_id
-        self._identity: Identity | None = None
         self._writer = writer
         self._reader = reader
-        self._server_url = server_url
-        self._max_records = max_records
-        self._max_attempts = max_attempts
         self._observer = observer
         self._notice = notice
-        self._journal_title = journal_title or default_journal_title
+        # learned from GitHub (initialise), and kept between calls
+        self._category_id: str | None = None
+        self._writer_id = journals.writer_id
+        self._identity: Identity | None = None
         self._primed: _Primed | None = None
         self._opened_at: dict[int, float] = {}
 
     def __repr__(self) -> str:
-        return f"BusinessAttemptStore({self._owner_name}/{self._repo_name})"
+        return f"BusinessAttemptStore({self._journals.repository})"
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -431,25 +491,23 @@ class BusinessAttemptStore:
 
     @property
     def repository_id(self) -> str:
-        return self._repository_id
+        return self._journals.repository_id
 
     @property
-    def _reader_digest(self) -> str:
-        if self._reader is None:
-            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
-                                  "build a writing store to write")
-        return self._reader
+    def journals(self) -> JournalOptions:
+        """Which journals this store finds and how it reads them."""
+        return self._journals
 
     @property
     def writer(self) -> Writer:
         """The writer identity put into every record.
 
         Raises:
-            StoreInputError: the store only reads (:meth:`reading`).
+            StoreInputError: the store only reads.
         """
         if self._writer is None:
-            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
-                                  "build a writing store to write")
+            raise StoreInputError("this store only reads (it has no writer): build a "
+                                  "writing store to write")
         return self._writer
 
     @property
@@ -474,7 +532,8 @@ class BusinessAttemptStore:
             log.warning("%s", line)
 
     def _sleep(self, action: Sleep) -> None:
-        """Take a protocol's :class:`Sleep`, telling it when it says so."""
+        """Take a protocol's :class:`~ghattempt.protocol.Sleep`, telling it when it says
+        so."""
         if action.notice is not None:
             self.tell(action.notice)
         self._provider.config.sleep(action.seconds)
@@ -484,18 +543,16 @@ class BusinessAttemptStore:
         t = self._provider.last_server_time
         return utc(t if t is not None else time.time())
 
-    def _state_of(self, pages: list[dict[str, Any]]) -> JournalState:
-        verdict = self.read(pages)
-        if verdict.journal is None:
-            raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
-        return verdict.journal
+    def reader(self) -> JournalReader:
+        """The journal reader with this store's arguments as they stand now (the
+        writer's ``databaseId`` is learned by :meth:`initialise`)."""
+        j = self._journals
+        return JournalReader(j.writer_login, j.repository_id, self._writer_id, j.server_url,
+                             j.max_records, j.max_attempts, self._reader)
 
     def read(self, pages: object, request_key: str | None = None) -> Verdict:
         """Read captured pages with this store's reader arguments (spec sections 5-10)."""
-        return read_journal(pages, writer=self._writer_login, repository_id=self._repository_id,
-                            writer_id=self._writer_id, request_key=request_key,
-                            server_url=self._server_url, max_records=self._max_records,
-                            max_attempts=self._max_attempts, reader=self._reader)
+        return self.reader().verdict(pages, request_key)
 
     # -- initialisation ---------------------------------------------------------------
 
@@ -513,9 +570,9 @@ class BusinessAttemptStore:
                 the token cannot write (``viewerPermission`` below WRITE).
             NotFound: the repository is not visible to these credentials.
         """
-        repo = repository or self._provider.repository(self._owner_name, self._repo_name)
-        if repo.id != self._repository_id:
-            raise RepositoryMismatch(repo.name_with_owner, self._repository_id, repo.id)
+        repo = repository or self._provider.repository(self._journals.owner, self._journals.name)
+        if repo.id != self._journals.repository_id:
+            raise RepositoryMismatch(repo.name_with_owner, self._journals.repository_id, repo.id)
         if not repo.has_discussions:
             raise GitHubAnomaly(f"{repo.name_with_owner} has Discussions turned off; enable "
                                 "them and create the journal category")
@@ -525,18 +582,19 @@ class BusinessAttemptStore:
         if perm is not None and perm not in _WRITE_PERMISSIONS:
             raise GitHubAnomaly(f"the token has {perm} access to {repo.name_with_owner}; "
                                 "writing journals needs WRITE or more")
+        category = self._journals.category
         for cat in repo.categories:
-            if cat.slug == self._category or cat.name.casefold() == self._category.casefold():
+            if cat.slug == category or cat.name.casefold() == category.casefold():
                 self._category_id = cat.id
                 break
         else:
             known = ", ".join(c.slug for c in repo.categories) or "none"
             raise GitHubAnomaly(f"{repo.name_with_owner} has no discussion category "
-                                f"{self._category!r} (slugs: {known}); create it first")
+                                f"{category!r} (slugs: {known}); create it first")
         self._identity = repo.viewer
         ident = repo.viewer
-        if (self._configured_id is None and ident is not None
-                and ident.author_login == self._writer_login):
+        if (self._journals.writer_id is None and ident is not None
+                and ident.author_login == self._journals.writer_login):
             self._writer_id = ident.database_id
 
     def _host(self) -> str:
@@ -549,10 +607,10 @@ class BusinessAttemptStore:
         Raises:
             WrongWriter: the token is another account.
             GitHubAnomaly: GitHub did not say who the token is.
-            StoreInputError: the store only reads (:meth:`reading`).
+            StoreInputError: the store only reads.
         """
         if self._exclusive is None:
-            raise StoreInputError("this store only reads (BusinessAttemptStore.reading): "
+            raise StoreInputError("this store only reads (it has no writer scope adapter): "
                                   "build a writing store to enter the writer scope")
         if self._category_id is None:
             self.initialise()
@@ -560,7 +618,8 @@ class BusinessAttemptStore:
         if ident is None:
             raise GitHubAnomaly(f"{self._host()} did not say who the token is (viewer); "
                                 "a writer must know it before writing")
-        problem = writer_mismatch(self._writer_login, self._configured_id, ident, self._host())
+        problem = writer_mismatch(self._journals.writer_login, self._journals.writer_id,
+                                  ident, self._host())
         if problem is not None:
             raise WrongWriter(problem)
 
@@ -580,24 +639,23 @@ class BusinessAttemptStore:
             StoreInputError: a value has the wrong shape.
         """
         try:
-            return build_intent(repository_id=self._repository_id,
-                                repository_name=f"{self._owner_name}/{self._repo_name}",
+            return build_intent(repository_id=self._journals.repository_id,
+                                repository_name=self._journals.repository,
                                 pull_request=pull_request, base_ref=base_ref)
         except ValueError as exc:
             raise StoreInputError(f"intent: {exc}") from None
 
     def _lease_name(self, intent: Intent) -> str:
-        if isinstance(self._exclusive, RefLease):
-            return Scope(self._repository_id, intent.digest).ref_name(
-                self._exclusive.settings.ref_prefix)
-        return lease_ref_name(intent.digest, self._repository_id)
+        if self._exclusive is not None:
+            return self._exclusive.ref_name(Scope(self._journals.repository_id, intent.digest))
+        return lease_ref_name(intent.digest, self._journals.repository_id)
 
     def _read_lease(self, intent: Intent) -> tuple[RefSnapshot, int | None]:
         """The scope's lease ref (``LeaseRef``) and the journal number its record names
         (None: no ref, no number yet, or not a readable lease: entering the scope says
         why)."""
         name = self._lease_name(intent)
-        ref, _ = self._provider.lease_ref(self._owner_name, self._repo_name, name)
+        ref, _ = self._provider.lease_ref(self._journals.owner, self._journals.name, name)
         seen = self._provider.last_server_time or 0.0
         message = ref.commit.message if ref is not None and ref.commit is not None else None
         snap = RefSnapshot(name, ref.target_oid if ref is not None else None, message,
@@ -611,7 +669,7 @@ class BusinessAttemptStore:
         return snap, number
 
     def _writes_journals(self, login: str | None, database_id: int | None) -> bool:
-        if login != self._writer_login:
+        if login != self._journals.writer_login:
             return False
         return self._writer_id is None or database_id in (None, self._writer_id)
 
@@ -625,7 +683,7 @@ class BusinessAttemptStore:
     def _same_intent(self, record: Intent | None, pull_request: int, base_ref: str) -> bool:
         # journal-v1 section 4: repository node id, pull request and base branch; the
         # repository's name in the record is the name when the journal was made
-        return (record is not None and record.repository_id == self._repository_id
+        return (record is not None and record.repository_id == self._journals.repository_id
                 and record.pull_request == pull_request and record.base_ref == base_ref)
 
     def pull_request_opened(self, pull_request: int, created_at: str | None) -> None:
@@ -655,7 +713,7 @@ class BusinessAttemptStore:
         opened = self._opened_at.get(pull_request)
         found: Journal | None = None
         untrusted: JournalInvalidError | None = None
-        for d in self._provider.category_discussions(self._owner_name, self._repo_name,
+        for d in self._provider.category_discussions(self._journals.owner, self._journals.name,
                                                      self._require_category()):
             made = _seconds(d.created_at)
             if opened is not None and made is not None and made < opened - SCAN_MARGIN:
@@ -667,7 +725,7 @@ class BusinessAttemptStore:
                 assert record is not None
                 found, untrusted = Journal(record, d.id, d.number), None  # older wins
             elif d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
-                    self._journal_title(self.intent(pull_request, base_ref)),
+                    self._journals.journal_title(self.intent(pull_request, base_ref)),
                     default_journal_title(self.intent(pull_request, base_ref)))):
                 # older than every match so far: it is the intent's journal
                 untrusted = JournalInvalidError(
@@ -715,9 +773,9 @@ class BusinessAttemptStore:
         """
         self._primed = None
         page = start.page
-        if page is None or start.repository.id != self._repository_id:
+        if page is None or start.repository.id != self._journals.repository_id:
             return None
-        if known.repository_id != self._repository_id:
+        if known.repository_id != self._journals.repository_id:
             return None
         lease = start.lease
         message = lease.commit.message if lease is not None and lease.commit else None
@@ -770,7 +828,8 @@ class BusinessAttemptStore:
         found = self._find(pull_request, base_ref)
         if found.journal is not None:
             return found.journal
-        with self._held(found.intent, None, found.observed, create=True) as s:
+        with self._held(found.intent, None, found.observed, create=True,
+                        enter=self._hold) as s:
             return s.journal
 
     # -- captures ---------------------------------------------------------------------
@@ -787,7 +846,7 @@ class BusinessAttemptStore:
         name = self._lease_name(journal.intent)
         try:
             pages = list(self._provider.capture_with_lease(
-                self._owner_name, self._repo_name, journal.number, name,
+                self._journals.owner, self._journals.name, journal.number, name,
                 first_page=first_page).pages)
         except NotFound:
             raise JournalMissing(journal.number, "gone", self._missing(journal, "gone")) from None
@@ -795,11 +854,11 @@ class BusinessAttemptStore:
             "discussion", {}).get("category") or {}
         if category.get("id") != self._require_category():
             raise JournalMissing(journal.number, "moved", self._missing(
-                journal, f"in category {category.get('slug')!r}, not {self._category!r}"))
+                journal, f"in category {category.get('slug')!r}, not {self._journals.category!r}"))
         return pages
 
     def _missing(self, journal: Journal, what: str) -> str:
-        where = f"{self._owner_name}/{self._repo_name}"
+        where = self._journals.repository
         if what == "gone":
             what = "no longer in the repository (deleted, or transferred to another one)"
         return (f"the writer scope of pull request #{journal.intent.pull_request} into "
@@ -820,7 +879,7 @@ class BusinessAttemptStore:
         pages, error = self._capture_witnessed(journal, first_page)
         if error is not None:
             raise error
-        return pages, self._state_of(pages)
+        return pages, self.reader().state(pages)
 
     def capture_witnessed(self, journal: Journal, *,
                           first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -866,7 +925,8 @@ class BusinessAttemptStore:
                 witness, or invalid (fail closed).
             ScopeBusy, OwnershipLost, LeaseCorrupt: from the adapter.
         """
-        with self._held(journal.intent, journal, journal.observed, create=False) as s:
+        with self._held(journal.intent, journal, journal.observed, create=False,
+                        enter=self._hold) as s:
             yield s
 
     @contextmanager
@@ -885,37 +945,90 @@ class BusinessAttemptStore:
             as :meth:`session`; GitHubAnomaly: a creation's outcome stayed unknown after
             ``MAX_SENDS`` sends.
         """
+        with self._entered(pull_request, base_ref, create=True, enter=self._hold) as s:
+            yield s
+
+    @contextmanager
+    def plan(self, pull_request: int, base_ref: str, *,
+             create: bool = False) -> Iterator[Session]:
+        """A :class:`Session` that writes nothing, entered by the same path as
+        :meth:`open` (``create``) or :meth:`session`, with one part replaced: instead of
+        holding the writer scope it asks the adapter what a hold would write
+        (:meth:`~ghattempt.exclusive.ExclusiveAdapter.preview`: for a ``RefLease``,
+        whether the repository's rulesets let the token create and move the lease ref),
+        and instead of sending, every write it is asked for (a journal not there yet,
+        with ``create``; each record) is built and checked as for a real one, then
+        recorded in ``Session.planned`` and added to its pages, so the next step sees it.
+        Reads only: the writer check, the lease ref, the journal (not under the scope;
+        the category scan once).
+
+        Raises:
+            as :meth:`open`, without ScopeBusy and OwnershipLost; ``BackendError`` when a
+            ruleset would refuse the lease ref's writes; StoreInputError: no journal and
+            not ``create``.
+        """
+        with self._entered(pull_request, base_ref, create=create, enter=self._preview) as s:
+            yield s
+
+    @contextmanager
+    def _entered(self, pull_request: int, base_ref: str, *, create: bool,
+                 enter: _Enter) -> Iterator[Session]:
+        """Find the journal of one intent and enter its scope (``enter``): the journal,
+        or with ``create`` a new one."""
         self.check_writer()
         found = self._find(pull_request, base_ref)
         journal = found.journal
         if journal is not None:
-            with self._held(journal.intent, journal, journal.observed, create=False) as s:
+            with self._held(journal.intent, journal, journal.observed, create=False,
+                            enter=enter) as s:
                 yield s
         else:
-            with self._held(found.intent, None, found.observed, create=True) as s:
+            with self._held(found.intent, None, found.observed, create=create,
+                            enter=enter) as s:
                 yield s
 
     @contextmanager
-    def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
-              *, create: bool) -> Iterator[Session]:
-        self.check_writer()
-        scope = Scope(self._repository_id, intent.digest)
+    def _hold(self, scope: Scope, observed: RefSnapshot | None,
+              recording: Recording) -> Iterator[Writes]:
+        """Enter ``scope`` for writing: hold it with the adapter; the writes go by the
+        append protocol under its owner (:class:`Sender`)."""
         adapter = self._exclusive
         assert adapter is not None  # check_writer refused a store that only reads
-        hold = (adapter.hold(scope, observed=observed) if isinstance(adapter, RefLease)
-                else adapter.hold(scope))
-        with hold as owner:
+        with adapter.hold(scope, observed=observed) as owner:
             self._step("acquired")
             owner.assert_owner(mutating=False)
-            number = owner.journal if owner.journal is not None else (
+            yield Sender(owner, self._provider, recording, self.settled,
+                         functools.partial(self._provider.create_discussion,
+                                           self._journals.repository_id,
+                                           self._require_category()))
+        self._step("released")
+
+    @contextmanager
+    def _preview(self, scope: Scope, observed: RefSnapshot | None,
+                 recording: Recording) -> Iterator[Writes]:
+        """Enter ``scope`` for a plan: hold nothing; the adapter says what a hold would
+        write, and the writes are recorded (:class:`Planner`)."""
+        adapter = self._exclusive
+        assert adapter is not None  # check_writer refused a store that only reads
+        yield Planner(Planned("lease", adapter.preview(scope, observed=observed)), recording)
+
+    @contextmanager
+    def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
+              *, create: bool, enter: _Enter) -> Iterator[Session]:
+        self.check_writer()
+        scope = Scope(self._journals.repository_id, intent.digest)
+        recording = Recording(self.reader(), self.writer, self._now, self._step, self.tell,
+                              self._sleep)
+        with enter(scope, observed, recording) as writes:
+            number = writes.journal if writes.journal is not None else (
                 journal.number if journal is not None else None)
             if number is None:
-                pages, state = self._opened(intent, owner, create)
+                pages, state = self._opened(intent, writes, create)
             else:
                 where = Journal(intent, "" if journal is None else journal.discussion_id,
                                 number)
                 pages, state = self.settled(where, first_page=self._read_before(
-                    journal, owner))
+                    journal, writes))
             if state.intent.digest != intent.digest:
                 raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
                                           f"intent {state.intent.digest}, not {intent.digest}")
@@ -924,12 +1037,11 @@ class BusinessAttemptStore:
                 raise GitHubAnomaly(f"discussion #{number} is now node {state.discussion_id}, "
                                     f"not {journal.discussion_id}")
             self._step("captured")
-            owner.carry(owner.head, state.discussion_number)
-            yield Session(self, Journal(state.intent, state.discussion_id,
-                                        state.discussion_number), owner, pages, state)
-        self._step("released")
+            writes.carry_journal(state.discussion_number)
+            yield Session(Journal(state.intent, state.discussion_id, state.discussion_number),
+                          pages, state, recording, writes)
 
-    def _read_before(self, journal: Journal | None, owner: Owner) -> dict[str, Any] | None:
+    def _read_before(self, journal: Journal | None, writes: Writes) -> dict[str, Any] | None:
         """The page read at start (:meth:`prime`), when it may be built on: the lease
         was taken by a compare-and-set straight from the head read with the page, and
         that head was a released lease whose quiet period was over. Nobody can have
@@ -942,7 +1054,7 @@ class BusinessAttemptStore:
         observed = primed.journal.observed
         if observed is None or observed.message is None:
             return None
-        if getattr(owner, "taken_from", None) != observed.oid:
+        if writes.taken_from != observed.oid:
             return None
         try:
             lease = parse_lease(observed.message)
@@ -952,16 +1064,14 @@ class BusinessAttemptStore:
             return None
         return primed.page
 
-    def _opened(self, intent: Intent, owner: Owner,
+    def _opened(self, intent: Intent, writes: Writes,
                 create: bool) -> tuple[list[dict[str, Any]], JournalState]:
         """The journal of a scope whose lease names none: found by the scan (again,
-        under the scope now), else created when ``create``. When the acquisition created
-        the lease ref, nobody ever held the scope, so nobody made its journal since the
-        scan that led here: that scan's answer (none) stands."""
+        under the scope now), else created when ``create``. The scan that led here
+        stands when nobody can have held the scope since (``Writes.scanned``: the
+        acquisition created the lease ref, or a plan, which holds nothing)."""
         found = None
-        created = isinstance(self._exclusive, RefLease) and getattr(
-            owner, "taken_from", "") is None
-        if not created:
+        if not writes.scanned:
             found = self._scan(intent.pull_request, intent.base_ref)
         if found is not None:
             if found.intent != intent:
@@ -971,21 +1081,22 @@ class BusinessAttemptStore:
         if not create:
             raise StoreInputError(f"pull request #{intent.pull_request} into "
                                   f"{intent.base_ref} has no journal yet; admit opens it")
-        return self._create(intent, owner)
+        return self._create(intent, writes)
 
     def _create(self, intent: Intent,
-                owner: Owner) -> tuple[list[dict[str, Any]], JournalState]:
-        title = self._journal_title(intent)
+                writes: Writes) -> tuple[list[dict[str, Any]], JournalState]:
+        title = self._journals.journal_title(intent)
         if not isinstance(title, str) or not title.strip():
             raise StoreInputError(f"the journal title of {intent.digest} is empty; "
                                   "pass a journal_title that renders some text")
         body = render_body(intent)
+        what = (f"discussion {title!r} in category {self._journals.category!r}: the intent "
+                f"record {intent.digest} (repository {intent.repository_id}, pull request "
+                f"#{intent.pull_request}, base {intent.base_ref})")
         policy = self._provider.config.retry
         for _ in range(MAX_SENDS):
             try:
-                with owner.mutation():
-                    created = self._provider.create_discussion(
-                        self._repository_id, self._require_category(), title, body)
+                discussion_id, number = writes.create(intent, title, body, what)
             except AmbiguousOutcome:
                 self._step("ambiguous")
                 for n in range(policy.lag_attempts):
@@ -994,84 +1105,25 @@ class BusinessAttemptStore:
                         self.tell(f"the answer to creating the journal of pull request "
                                   f"#{intent.pull_request} was lost; listing the category "
                                   f"again showed it was made (#{found.number})")
-                        owner.carry(owner.head, found.number)
+                        writes.carry_journal(found.number)
                         return self.settled(found)
                     self._sleep(wait(min(policy.lag_cap, policy.lag_base * 2 ** n),
                                      "the journal may not be listed yet (read lag)"))
                 continue
-            owner.carry(owner.head, created.number)
+            writes.carry_journal(number)
             # Nothing is in a journal made a moment ago: its pages are known without a
             # read (which could lag behind the creation).
             pages = empty_journal(
-                repository_id=self._repository_id,
-                repository_name=f"{self._owner_name}/{self._repo_name}",
-                discussion_id=created.id, number=created.number, body=body,
-                login=self._writer_login, database_id=self._writer_id)
+                repository_id=self._journals.repository_id,
+                repository_name=self._journals.repository,
+                discussion_id=discussion_id, number=number, body=body,
+                login=self._journals.writer_login, database_id=self._writer_id)
             verdict = self.read(pages)
             if verdict.journal is None:  # pragma: no cover - the core built both
                 raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
             return pages, verdict.journal
         raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
                             f"into {intent.base_ref} was created after {MAX_SENDS} sends")
-
-    # -- planning -----------------------------------------------------------------------
-
-    @contextmanager
-    def plan(self, pull_request: int, base_ref: str, *,
-             create: bool = False) -> Iterator[Session]:
-        """A :class:`Session` that writes nothing: every write it is asked for is built
-        and checked as in :meth:`open` (``create``) or :meth:`session`, then recorded in
-        ``Session.planned`` and added to its pages instead of being sent, so the next
-        step sees it. The first planned write is the lease's
-        (:meth:`~ghattempt.exclusive.RefLease.preview`: whether the repository's
-        rulesets let the token create and move the lease ref); a journal not there yet
-        is a planned ``discussion`` (with ``create``). Reads only: the writer check, the
-        lease ref, the journal (not under the scope).
-
-        Raises:
-            as :meth:`open`, without ScopeBusy and OwnershipLost; ``BackendError`` when a
-            ruleset would refuse the lease ref's writes; StoreInputError: no journal and
-            not ``create``.
-        """
-        self.check_writer()
-        found = self._find(pull_request, base_ref)
-        intent = found.intent if found.journal is None else found.journal.intent
-        scope = Scope(self._repository_id, intent.digest)
-        observed = found.observed if found.journal is None else found.journal.observed
-        if isinstance(self._exclusive, RefLease):
-            lease = self._exclusive.preview(scope, observed=observed)
-        else:
-            lease = f"hold writer scope {scope.key}"
-        planned = [Planned("lease", lease)]
-        journal = found.journal
-        if journal is None:
-            if not create:
-                raise StoreInputError(f"pull request #{pull_request} into {base_ref} has no "
-                                      "journal yet; admit opens it")
-            body = render_body(intent)
-            planned.append(Planned(
-                "discussion", f"discussion {self._journal_title(intent)!r} in category "
-                f"{self._category!r}: the intent record {intent.digest} (repository "
-                f"{intent.repository_id}, pull request #{intent.pull_request}, base "
-                f"{intent.base_ref})", intent, body))
-            pages = empty_journal(
-                repository_id=self._repository_id,
-                repository_name=f"{self._owner_name}/{self._repo_name}",
-                discussion_id="", number=0, body=body, login=self._writer_login,
-                database_id=self._writer_id)
-            verdict = self.read(pages)
-            if verdict.journal is None:  # pragma: no cover - the core built both
-                raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
-            state = verdict.journal
-        else:
-            pages, state = self.settled(journal)
-            if state.intent.digest != journal.intent.digest:
-                raise JournalInvalidError("identity_drift", f"discussion #{journal.number} "
-                                          f"holds intent {state.intent.digest}, not "
-                                          f"{journal.intent.digest}")
-        yield Session(self, Journal(state.intent, state.discussion_id,
-                                    state.discussion_number), None, pages, state,
-                      planned=planned)
 
     # -- one-shot conveniences --------------------------------------------------------
 
@@ -1087,25 +1139,26 @@ class BusinessAttemptStore:
 class Session:
     """The journal while its writer scope is held: replayed state and the writes.
 
-    Obtain one from :meth:`BusinessAttemptStore.session` or
-    :meth:`BusinessAttemptStore.open`; valid inside that block only. Not thread-safe.
+    Obtain one from :meth:`BusinessAttemptStore.session`,
+    :meth:`BusinessAttemptStore.open` or :meth:`BusinessAttemptStore.plan`; valid inside
+    that block only. Not thread-safe. The session owns its journal, pages and state; it
+    builds records with ``recording`` and hands each to ``writes``, which either sends
+    it (:class:`Sender`) or records it (:class:`Planner`).
     """
 
-    def __init__(self, store: BusinessAttemptStore, journal: Journal, owner: Owner | None,
-                 pages: list[dict[str, Any]], state: JournalState, *,
-                 planned: list[Planned] | None = None) -> None:
-        self._store = store
+    def __init__(self, journal: Journal, pages: list[dict[str, Any]], state: JournalState,
+                 recording: Recording, writes: Writes) -> None:
         self._journal = journal
-        self._owner = owner
         self._pages = pages
         self._state = state
-        self._planned = planned
+        self._recording = recording
+        self._writes = writes
 
     @property
     def planned(self) -> tuple[Planned, ...] | None:
         """What a planning session would have written, in order; None for a session
         that writes."""
-        return None if self._planned is None else tuple(self._planned)
+        return self._writes.planned
 
     # -- reading ----------------------------------------------------------------------
 
@@ -1126,9 +1179,10 @@ class Session:
 
     @property
     def owner(self) -> Owner:
-        if self._owner is None:
+        owner = self._writes.owner
+        if owner is None:
             raise StoreInputError("a planning session holds no writer scope")
-        return self._owner
+        return owner
 
     def attempt(self, attempt_id: str) -> AttemptState:
         """The attempt with this id.
@@ -1171,99 +1225,17 @@ class Session:
 
     def _write(self, record: Attempt | Event, body: str,
                reply_to: str | None) -> tuple[Any, int]:
-        """Send ``record`` (``body``) by the append protocol
-        (:class:`~ghattempt.store._protocol.Append`), then carry its witness into the
-        lease. Returns the comment (None when a read-back found the record) and the
-        number of sends; the session's pages and state include the record after it."""
-        if self._planned is not None:
-            return self._plan(record, body, reply_to)
-        owner = self.owner
-        store = self._store
-        provider = store._provider
-        policy = provider.config.retry
-        machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
-                         cap=policy.lag_cap)
-        lost_at: float | None = None
-        while True:
-            action = machine.next()
-            if isinstance(action, Send):
-                store._step("sending")
-                try:
-                    with owner.mutation():
-                        comment = provider.add_comment(self._journal.discussion_id, body,
-                                                       reply_to_id=reply_to)
-                except RateLimited as exc:
-                    # GitHub refused it without executing it (a definite refusal)
-                    store._step("rate-limited")
-                    machine.feed(Limited(exc))
-                except AmbiguousOutcome:
-                    store._step("ambiguous")
-                    lost_at = lost_at if lost_at is not None else provider.config.clock()
-                    machine.feed(Lost())
-                else:
-                    store._step("sent")
-                    machine.feed(Sent(comment))
-            elif isinstance(action, Read):
-                pages, state = store.settled(self._journal)
-                store._step("read-back")
-                self._pages, self._state = pages, state
-                machine.feed(Captured(store.read(pages), pages))
-            elif isinstance(action, Sleep):
-                store._sleep(action)
-            elif isinstance(action, Done):
-                done: Appended = action.value
-                break
-            else:
-                assert isinstance(action, Refuse)
-                raise action.error
-        if done.comment is None:
-            assert done.state is not None
-            waited = provider.config.clock() - (lost_at or provider.config.clock())
-            store.tell(f"the answer to writing {_what(record)} was lost; reading the journal "
-                       f"back after {waited:.1f} s showed it landed ({done.sends} "
-                       f"send{'s' if done.sends != 1 else ''})")
-            self._state, self._pages = done.state, done.pages
-        else:
-            comment = done.comment
-            if reply_to is None:
-                add_root(self._pages, comment.id, body, comment.created_at,
-                         store._writer_login, store._writer_id)
-            else:
-                add_reply(self._pages, reply_to, comment.id, body, comment.created_at,
-                          store._writer_login, store._writer_id)
-            self._state = store._state_of(self._pages)
-        self._carry(record)
-        return done.comment, done.sends
+        """Hand ``record`` (``body``) to the writes; the session's pages and state
+        include the record after it (and a read-back's, as soon as one was made).
+        Returns the comment (None when a read-back found it, or nothing was sent) and the
+        number of sends."""
+        written = self._writes.write(self._journal, record, body, reply_to, self._pages,
+                                     self._seen)
+        self._seen(written.pages, written.state)
+        return written.comment, written.sends
 
-    def _plan(self, record: Attempt | Event, body: str,
-              reply_to: str | None) -> tuple[Any, int]:
-        """A planning session's write: recorded and added to the pages, never sent."""
-        assert self._planned is not None
-        store = self._store
-        node = f"planned-{len(self._planned)}"
-        if reply_to is None:
-            add_root(self._pages, node, body, store._now(), store._writer_login,
-                     store._writer_id)
-        else:
-            add_reply(self._pages, reply_to, node, body, store._now(), store._writer_login,
-                      store._writer_id)
-        self._state = store._state_of(self._pages)
-        kind = "event" if isinstance(record, Event) else "attempt"
-        self._planned.append(Planned(kind, planned_line(record), record, body))
-        return None, 0
-
-    def _carry(self, record: Attempt | Event) -> None:
-        """The witness of the confirmed write of ``record``: the journal's distinct
-        record count now and its digest (journal-v1 section 4), for the next lease
-        write. A journal that lost a record written in this session fails closed."""
-        state, owner = self._state, self.owner
-        before = owner.head
-        if (state.record_count < before.records
-                or (before.last is not None and before.last not in state.record_digests)):
-            raise WitnessNotMet(
-                f"the journal holds {state.record_count} records and lacks "
-                f"{before.last}, which this writer wrote and the witness names", 1)
-        owner.carry(Witness(state.record_count, record.digest), state.discussion_number)
+    def _seen(self, pages: list[dict[str, Any]], state: JournalState) -> None:
+        self._pages, self._state = pages, state
 
     def append(self, attempt_id: str, *, key: str, phase: str | None, status: str,
                reason: str | None = None, materials: Sequence[Material] = ()) -> AppendResult:
@@ -1281,7 +1253,7 @@ class Session:
             RateLimited: GitHub kept refusing for rate limits (waited out up to
                 ``MAX_RATE_WAITS`` times, each at most ``MAX_RATE_WAIT`` seconds).
         """
-        store = self._store
+        rec = self._recording
         state = self.attempt(attempt_id)
         mats = tuple(materials)
         existing = state.event_by_key(key)
@@ -1293,14 +1265,14 @@ class Session:
             raise ConflictingKey(key, existing.digest)
         try:
             event = next_event(state, key=key, phase=phase, status=status,
-                               writer=store.writer, reader=store._reader_digest, at=store._now(),
+                               writer=rec.writer, reader=rec.digest, at=rec.now(),
                                reason=reason, materials=mats)
         except ValueError as exc:
             raise StoreInputError(f"event: {exc}", getattr(exc, "problem", None)) from None
         failure = check_event(self._state, event)
         if failure is not None:
             raise _refusal(failure, f"{phase or 'attempt'} {status} on attempt {attempt_id}")
-        store._step("built")
+        rec.step("built")
         _, sends = self._write(event, render_body(event), state.root_ids[0])
         now_state = self.attempt(attempt_id)
         got = now_state.event_by_key(key)
@@ -1333,19 +1305,19 @@ class Session:
     def _create_root(self, *, request_key: str, generation: Generation, plan: Sequence[str],
                      channel: str, expires_at: str, authorization: str | None,
                      predecessor: str | None) -> AttemptState:
-        store = self._store
+        rec = self._recording
         try:
             root: Attempt = build_attempt(
                 intent=self._state.intent, request_key=request_key, generation=generation,
-                plan=plan, channel=channel, expires_at=expires_at, writer=store.writer,
-                reader=store._reader_digest, at=store._now(), predecessor=predecessor,
+                plan=plan, channel=channel, expires_at=expires_at, writer=rec.writer,
+                reader=rec.digest, at=rec.now(), predecessor=predecessor,
                 authorization=authorization)
         except ValueError as exc:
             raise StoreInputError(f"attempt: {exc}") from None
         failure = check_attempt(self._state, root)
         if failure is not None:
             raise _refusal(failure, f"attempt for {request_key}")
-        store._step("built")
+        rec.step("built")
         self._write(root, render_body(root), None)
         return self.attempt(root.digest)
 
@@ -1436,7 +1408,7 @@ class Session:
         if state.head_digest != expected_head:
             raise RefusedByRules("head_moved", f"attempt {attempt_id} head is "
                                  f"{state.head_digest}, not the expected {expected_head}")
-        now = self._store._now()
+        now = self._recording.now()
         if now < state.attempt.expires_at:
             raise RefusedByRules("not_expired", f"attempt {attempt_id} expires at "
                                  f"{state.attempt.expires_at}; GitHub's clock says {now}")
@@ -1447,6 +1419,258 @@ class Session:
         """Roll back a succeeded attempt: ``started``, then ``succeeded`` or ``failed``."""
         return self.append(attempt_id, key=key, phase="rollback", status=status,
                            reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What :meth:`Writes.write` gives back: the ``comment`` GitHub made (None when a
+    read-back found the record, or nothing was sent), the ``sends``, and the session's
+    ``pages`` and ``state`` with the record."""
+
+    comment: Any
+    sends: int
+    pages: list[dict[str, Any]]
+    state: JournalState
+
+
+class Writes(Protocol):
+    """The one part in which a session that writes and a session that plans differ:
+    what entering the scope gave (an owner, or nothing), and what becomes of the
+    writes (sent, or recorded as :class:`Planned`)."""
+
+    @property
+    def owner(self) -> Owner | None:
+        """The writer scope's owner (None: a plan holds none)."""
+        ...
+
+    @property
+    def planned(self) -> tuple[Planned, ...] | None:
+        """The writes planned so far (None: the writes are sent)."""
+        ...
+
+    @property
+    def journal(self) -> int | None:
+        """The journal's number the lease names (None: none, or not held)."""
+        ...
+
+    @property
+    def taken_from(self) -> str | None:
+        """The lease head the hold was taken from (:attr:`Owner.taken_from`)."""
+        ...
+
+    @property
+    def scanned(self) -> bool:
+        """True when the category scan made before entering still stands: nobody can
+        have held the scope since (the hold created the lease ref, or nothing was
+        held)."""
+        ...
+
+    def carry_journal(self, number: int) -> None:
+        """The journal's number, for the lease's next write."""
+        ...
+
+    def create(self, intent: Intent, title: str, body: str, what: str) -> tuple[str, int]:
+        """Create the journal (``title``, ``body``; ``what`` in one line): its node id
+        and number.
+
+        Raises:
+            AmbiguousOutcome: the answer was lost (the store reconciles by scanning).
+        """
+        ...
+
+    def write(self, journal: Journal, record: Attempt | Event, body: str,
+              reply_to: str | None, pages: list[dict[str, Any]],
+              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
+        """Write ``record`` (``body``; a reply to ``reply_to``, else a root) to
+        ``journal`` whose captured pages are ``pages``; ``seen`` is told each read-back
+        at once (it stands even when the write then fails)."""
+        ...
+
+
+class Sender:
+    """A writing session's writes: each under the owner's mutation gate, a record by
+    the append protocol (:class:`~ghattempt.store._protocol.Append`), its witness
+    carried into the lease.
+
+    Args:
+        owner: the writer scope's owner.
+        provider: the GitHub provider the requests go through.
+        recording: the session's reader and hooks.
+        recapture: capture and replay the journal until it meets its witness
+            (:meth:`BusinessAttemptStore.settled`): the append's read-back.
+        create_discussion: ``(title, body) -> Discussion`` in the journal category.
+    """
+
+    def __init__(self, owner: Owner, provider: GitHubProvider, recording: Recording,
+                 recapture: Callable[[Journal], tuple[list[dict[str, Any]], JournalState]],
+                 create_discussion: Callable[[str, str], Any]) -> None:
+        self._owner = owner
+        self._provider = provider
+        self._recording = recording
+        self._recapture = recapture
+        self._create_discussion = create_discussion
+
+    @property
+    def owner(self) -> Owner:
+        return self._owner
+
+    @property
+    def planned(self) -> None:
+        return None
+
+    @property
+    def journal(self) -> int | None:
+        return self._owner.journal
+
+    @property
+    def taken_from(self) -> str | None:
+        return self._owner.taken_from
+
+    @property
+    def scanned(self) -> bool:
+        return self._owner.created
+
+    def carry_journal(self, number: int) -> None:
+        self._owner.carry(self._owner.head, number)
+
+    def create(self, intent: Intent, title: str, body: str, what: str) -> tuple[str, int]:
+        with self._owner.mutation():
+            created = self._create_discussion(title, body)
+        return created.id, created.number
+
+    def write(self, journal: Journal, record: Attempt | Event, body: str,
+              reply_to: str | None, pages: list[dict[str, Any]],
+              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
+        """Send ``record`` by the append protocol, then carry its witness into the
+        lease."""
+        rec, provider = self._recording, self._provider
+        policy = provider.config.retry
+        machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
+                         cap=policy.lag_cap)
+        lost_at: float | None = None
+        current = pages  # the pages the comment is added to: the latest read-back's
+
+        def perform(step: Send | Read) -> Result:
+            nonlocal lost_at, current
+            if isinstance(step, Read):
+                current, state = self._recapture(journal)
+                rec.step("read-back")
+                seen(current, state)
+                return Answered(Captured(rec.reader.verdict(current), current))
+            rec.step("sending")
+            try:
+                with self._owner.mutation():
+                    comment = provider.add_comment(journal.discussion_id, body,
+                                                   reply_to_id=reply_to)
+            except RateLimited as exc:
+                # GitHub refused it without executing it (a definite refusal)
+                rec.step("rate-limited")
+                return Limited(exc, float(exc.retry_after))
+            except AmbiguousOutcome:
+                rec.step("ambiguous")
+                lost_at = lost_at if lost_at is not None else provider.config.clock()
+                return Lost()
+            rec.step("sent")
+            return Answered(comment)
+
+        done: Appended = drive(machine, perform, rec.sleep)
+        if done.comment is None:
+            assert done.state is not None
+            waited = provider.config.clock() - (lost_at or provider.config.clock())
+            rec.tell(f"the answer to writing {_what(record)} was lost; reading the journal "
+                     f"back after {waited:.1f} s showed it landed ({done.sends} "
+                     f"send{'s' if done.sends != 1 else ''})")
+            current, state = done.pages, done.state
+        else:
+            comment = done.comment
+            state = _added(current, reply_to, comment.id, body, comment.created_at,
+                           rec.reader)
+        seen(current, state)
+        self._carry(record, state)
+        return Written(done.comment, done.sends, current, state)
+
+    def _carry(self, record: Attempt | Event, state: JournalState) -> None:
+        """The witness of the confirmed write of ``record``: the journal's distinct
+        record count now and its digest (journal-v1 section 4), for the next lease
+        write. A journal that lost a record written in this session fails closed."""
+        owner = self._owner
+        before = owner.head
+        if (state.record_count < before.records
+                or (before.last is not None and before.last not in state.record_digests)):
+            raise WitnessNotMet(
+                f"the journal holds {state.record_count} records and lacks "
+                f"{before.last}, which this writer wrote and the witness names", 1)
+        owner.carry(Witness(state.record_count, record.digest), state.discussion_number)
+
+
+class Planner:
+    """A planning session's writes: nothing is held and nothing is sent; each write is
+    recorded as :class:`Planned` (the first is the lease's, ``lease``), and a record is
+    added to the session's pages as the comment it would be.
+
+    Args:
+        lease: what holding the writer scope would write (the adapter's ``preview``).
+        recording: the session's reader and GitHub's clock.
+    """
+
+    def __init__(self, lease: Planned, recording: Recording) -> None:
+        self._planned = [lease]
+        self._recording = recording
+
+    @property
+    def owner(self) -> None:
+        return None
+
+    @property
+    def planned(self) -> tuple[Planned, ...]:
+        return tuple(self._planned)
+
+    @property
+    def journal(self) -> None:
+        return None
+
+    @property
+    def taken_from(self) -> None:
+        return None
+
+    @property
+    def scanned(self) -> bool:
+        return True  # a plan holds nothing: the scan that led here is the one read
+
+    def carry_journal(self, number: int) -> None:
+        """Nothing: there is no lease to carry it."""
+
+    def create(self, intent: Intent, title: str, body: str, what: str) -> tuple[str, int]:
+        self._planned.append(Planned("discussion", what, intent, body))
+        return "", 0
+
+    def write(self, journal: Journal, record: Attempt | Event, body: str,
+              reply_to: str | None, pages: list[dict[str, Any]],
+              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
+        """Record ``record`` and add it to ``pages``; nothing is sent."""
+        rec = self._recording
+        state = _added(pages, reply_to, f"planned-{len(self._planned)}", body, rec.now(),
+                       rec.reader)
+        kind = "event" if isinstance(record, Event) else "attempt"
+        self._planned.append(Planned(kind, planned_line(record), record, body))
+        return Written(None, 0, pages, state)
+
+
+def _added(pages: list[dict[str, Any]], reply_to: str | None, comment_id: str, body: str,
+           created_at: str, reader: JournalReader) -> JournalState:
+    """Add the comment ``comment_id`` (a reply to ``reply_to``, else a root) by the writer
+    to ``pages`` and read them again: the journal with it."""
+    if reply_to is None:
+        add_root(pages, comment_id, body, created_at, reader.login, reader.writer_id)
+    else:
+        add_reply(pages, reply_to, comment_id, body, created_at, reader.login,
+                  reader.writer_id)
+    return reader.state(pages)
+
+
+_Enter = Callable[[Scope, "RefSnapshot | None", Recording], AbstractContextManager[Writes]]
+"""How a session enters its writer scope: :meth:`BusinessAttemptStore._hold` (write) or
+:meth:`BusinessAttemptStore._preview` (plan)."""
 
 
 def _what(record: Attempt | Event) -> str:
@@ -1479,18 +1703,11 @@ def _first(nodes: Any, digest: str) -> str | None:
     return ids[0] if ids else None
 
 
-def default_journal_title(intent: Intent) -> str:
-    """The default title of a new journal (informational):
-    ``Release journal: #7 into main [12 hex of the intent id]``."""
-    return (f"Release journal: #{intent.pull_request} into {intent.base_ref} "
-            f"[{intent.digest[7:19]}]")
-
-
 # Public as ghattempt.store (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    AppendResult, BusinessAttemptStore, Journal, Known, MaterialCheck, Planned,
-    Session, Successor, default_journal_title,
+    AppendResult, BusinessAttemptStore, Journal, JournalOptions, JournalReader, Known,
+    MaterialCheck, Planned, Session, Successor, default_journal_title,
 ):
     _exported.__module__ = "ghattempt.store"
 del _exported

@@ -75,7 +75,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     from ghattempt.emulator import Emulator, EmulatorServer
     from ghattempt.exclusive import InMemoryExclusive
     from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
-    from ghattempt.store import BusinessAttemptStore
+    from ghattempt.store import BusinessAttemptStore, JournalOptions
 
     tmp = tmp_path_factory.mktemp("capture_gh")
     emu = Emulator(str(tmp / "emu.sqlite3"), _fixture())
@@ -86,9 +86,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
                                            connect_timeout=10, mutation_interval=0.0))
         repo = gh.repository("octo-org", "widgets")
         store = BusinessAttemptStore(
-            gh, exclusive=InMemoryExclusive(), repository="octo-org/widgets",
-            repository_id=repo.id, category="release-journal", writer_login="github-actions",
-            writer_id=41898282, writer=ActionsWriter(101, 1, "release", "Release"),
+            gh, JournalOptions(repository="octo-org/widgets", repository_id=repo.id,
+                               category="release-journal", writer_login="github-actions",
+                               writer_id=41898282),
+            exclusive=InMemoryExclusive(), writer=ActionsWriter(101, 1, "release", "Release"),
             reader="sha256:" + "ab" * 32)
         store.initialise()
         journal = store.open_journal(1, "main")

@@ -1,5 +1,5 @@
 """The lease protocols as pure machines: each rule is a row fed by hand, no backend, no
-clock (ghattempt.exclusive._machine)."""
+clock (ghattempt.exclusive._machine, in the steps of ghattempt.protocol)."""
 
 from __future__ import annotations
 
@@ -24,18 +24,9 @@ from ghattempt.exclusive._errors import AcquireAmbiguous
 from ghattempt.exclusive._machine import (
     Acquire,
     Acquired,
-    Conflict,
-    Done,
-    Failed,
-    Lost,
-    Read,
-    Refuse,
+    Head,
     Release,
     Renew,
-    Send,
-    Sleep,
-    Snapshot,
-    Wrote,
     reconcile,
     settles,
 )
@@ -49,6 +40,7 @@ from ghattempt.github.errors import (
     RateLimited,
     RefConflict,
 )
+from ghattempt.protocol import Answered, Conflict, Done, Failed, Lost, Read, Refuse, Send, Sleep
 
 from .conftest import OTHER_SCOPE, SCOPE, SETTINGS, lease_message
 
@@ -58,10 +50,10 @@ LAST = "sha256:" + "ee" * 32
 
 
 def snap(message: str | None = None, *, oid: str | None = "a" * 40,
-         server_time: int = T0) -> Snapshot:
+         server_time: int = T0) -> Answered:
     if message is None:
         oid = None
-    return Snapshot(RefSnapshot(NAME, oid, message, server_time), sent=10.0)
+    return Answered(RefSnapshot(NAME, oid, message, server_time), sent=10.0)
 
 
 def held(**kw: Any) -> str:
@@ -87,8 +79,8 @@ def after_read(m: Acquire, result: Any, now: float = 10.0) -> Any:
 
 def test_a_missing_ref_is_created_with_token_1_no_journal_and_no_witness():
     action = after_read(machine(), snap(None))
-    assert isinstance(action, Send) and action.expected is None
-    record = action.record
+    assert isinstance(action, Send) and action.request.expected is None
+    record = action.request.record
     assert (record.token, record.state, record.journal, record.head) == (1, "held", None,
                                                                            NO_WITNESS)
     assert parse_time(record.expires_at) == T0 + SETTINGS.lease_seconds
@@ -98,14 +90,15 @@ def test_a_released_lease_is_taken_with_the_next_token_carrying_journal_and_witn
     witness = Witness(5, LAST)
     action = after_read(machine(), snap(held(state="released", expires_at=T0, journal=9,
                                              head=witness)))
-    assert isinstance(action, Send) and action.expected == "a" * 40
-    assert (action.record.token, action.record.journal, action.record.head) == (5, 9, witness)
-    assert action.record.holder == "me/1"
+    assert isinstance(action, Send) and action.request.expected == "a" * 40
+    record = action.request.record
+    assert (record.token, record.journal, record.head) == (5, 9, witness)
+    assert record.holder == "me/1"
 
 
 def test_an_expired_held_lease_is_taken_over():
     action = after_read(machine(), snap(held(expires_at=T0)))
-    assert isinstance(action, Send) and action.record.token == 5
+    assert isinstance(action, Send) and action.request.record.token == 5
 
 
 @pytest.mark.parametrize("state", ["held", "released"])
@@ -135,7 +128,7 @@ def test_a_ref_that_is_no_lease_of_this_scope_is_refused():
 
 
 def test_a_ref_not_pointing_to_a_commit_is_refused():
-    action = after_read(machine(), Snapshot(RefSnapshot(NAME, "a" * 40, None, T0), 10.0))
+    action = after_read(machine(), Answered(RefSnapshot(NAME, "a" * 40, None, T0), 10.0))
     assert isinstance(action, Refuse) and isinstance(action.error, LeaseCorrupt)
 
 
@@ -144,14 +137,14 @@ def test_after_a_lost_answer_the_same_bytes_go_again_for_the_same_head():
     first = after_read(m, snap(None))
     m.feed(Lost(AmbiguousOutcome("timed out")))
     again = after_read(m, snap(None))  # the first re-read is immediate
-    assert isinstance(again, Send) and again.record == first.record
+    assert isinstance(again, Send) and again.request.record == first.request.record
 
 
 def test_a_lost_answer_found_on_the_ref_is_an_acquisition():
     m = machine()
     sent = after_read(m, snap(None))
     m.feed(Lost(AmbiguousOutcome("timed out")))
-    done = after_read(m, snap(sent.record.message(), oid="b" * 40))
+    done = after_read(m, snap(sent.request.record.message(), oid="b" * 40))
     assert isinstance(done, Done) and isinstance(done.value, Acquired)
     assert done.value.reconciled and done.value.oid == "b" * 40
 
@@ -161,8 +154,8 @@ def test_a_lost_answer_for_another_head_is_forgotten():
     sent = after_read(m, snap(None))
     m.feed(Lost(AmbiguousOutcome("timed out")))
     other = after_read(m, snap(held(state="released", expires_at=T0), oid="c" * 40))
-    assert isinstance(other, Send) and other.record != sent.record
-    assert other.expected == "c" * 40
+    assert isinstance(other, Send) and other.request.record != sent.request.record
+    assert other.request.expected == "c" * 40
 
 
 def test_a_first_conflict_reads_again_at_once_a_second_after_a_backoff():
@@ -179,10 +172,11 @@ def test_a_first_conflict_reads_again_at_once_a_second_after_a_backoff():
 def test_a_success_ends_with_the_record_and_the_answers_anchor():
     m = machine()
     sent = after_read(m, snap(None))
-    m.feed(Wrote(RefWrite("d" * 40, T0 + 1), sent=11.0))
+    m.feed(Answered(RefWrite("d" * 40, T0 + 1), sent=11.0))
     done = m.next(11.0)
     assert isinstance(done, Done)
-    assert done.value == Acquired(sent.record, "d" * 40, T0 + 1, 11.0, taken_from=None)
+    assert done.value == Acquired(sent.request.record, "d" * 40, T0 + 1, 11.0,
+                                  taken_from=None)
 
 
 def test_a_permanent_failure_is_refused_at_once_a_retryable_one_is_retried():
@@ -230,7 +224,7 @@ def _lease(**kw: Any) -> Any:
 
 
 RECONCILE = [
-    # (snapshot oid, message, pending, expected kind)
+    # (snapshot oid, message, pending, expected kind: a head, or the reason it moved)
     ("a" * 40, "anything", [], "unchanged"),
     (None, None, [], "the lease ref was deleted"),
     ("b" * 40, "garbage", [], "the lease ref was overwritten"),
@@ -243,17 +237,20 @@ RECONCILE = [
 def test_reconcile(oid, message, pending, kind):
     records = {"mine": _lease(expires_at=T0 + 90), "theirs": _lease(holder="other/1", token=6)}
     text = records[message].message() if message in records else message
-    got, record = reconcile(RefSnapshot(NAME, oid, text, T0), name=NAME, scope=SCOPE,
-                            oid="a" * 40, pending=[records[p] for p in pending])
-    assert got.startswith(kind)
-    assert (record is not None) == (kind == "adopted")
+    got = reconcile(RefSnapshot(NAME, oid, text, T0), name=NAME, scope=SCOPE,
+                    oid="a" * 40, pending=[records[p] for p in pending])
+    if kind in ("unchanged", "adopted"):
+        assert got.head is Head(kind)
+    else:
+        assert got.head is Head.MOVED and got.reason.startswith(kind)
+    assert (got.record is not None) == (kind == "adopted")
 
 
 # -- renew and release ---------------------------------------------------------------------
 
 WRITE = [
     # (result of the send, result of the read-back or None, outcome kind)
-    (Wrote(RefWrite("b" * 40, T0 + 1), 12.0), None, "wrote"),
+    (Answered(RefWrite("b" * 40, T0 + 1), 12.0), None, "wrote"),
     (Conflict(), "same head", "kept"),
     (Conflict(), "theirs", "lost"),
     (Lost(AmbiguousOutcome("504")), "ours", "adopted"),
@@ -269,7 +266,8 @@ def test_renew_and_release_outcomes(kind, sent, read, outcome):
     record = _lease(expires_at=T0 + 120, head=Witness(2, LAST), journal=3)
     m = kind(SCOPE, NAME, "a" * 40, record, [])
     action = m.next(12.0)
-    assert isinstance(action, Send) and action.record == record and action.expected == "a" * 40
+    assert isinstance(action, Send) and action.request.record == record
+    assert action.request.expected == "a" * 40
     m.feed(sent)
     if read is not None:
         assert isinstance(m.next(12.0), Read)
@@ -279,7 +277,7 @@ def test_renew_and_release_outcomes(kind, sent, read, outcome):
                  "read fails": Failed(BackendError("502", retryable=True))}
         m.feed(reads[read])
     done = m.next(12.0)
-    assert isinstance(done, Done) and done.value.kind == outcome
+    assert isinstance(done, Done) and done.value.outcome.value == outcome
     if outcome in ("wrote", "adopted"):
         assert done.value.record == record  # the carried witness is what landed
 

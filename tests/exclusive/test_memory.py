@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from ghattempt.core import lease_ref_name
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, ScopeBusy
 
 from .conftest import OTHER_SCOPE, SCOPE
@@ -131,3 +132,13 @@ def test_a_nested_hold_in_the_same_thread_is_refused_at_once():
             with adapter.hold(SCOPE):
                 pass
         owner.assert_owner()
+
+
+def test_what_the_store_asks_of_an_adapter_besides_holding():
+    adapter = InMemoryExclusive()
+    assert adapter.ref_name(SCOPE) == lease_ref_name(SCOPE.intent_id, SCOPE.repository_id)
+    assert adapter.preview(SCOPE) == f"hold writer scope {SCOPE.key}"
+    assert adapter.request_timeout == float("inf")
+    with adapter.hold(SCOPE, observed=None) as owner:
+        # no ref: it cannot tell whether anybody held the scope before
+        assert not owner.created and owner.taken_from is None

@@ -112,6 +112,17 @@ def test_an_observed_snapshot_saves_the_first_read(backend, clock):
     assert backend.calls["read"] == 1
 
 
+def test_the_owner_says_whether_its_acquisition_created_the_ref_or_what_it_took(backend,
+                                                                                clock):
+    lease = make_lease(backend, clock)
+    assert lease.ref_name(SCOPE) == REF and lease.request_timeout == lease.settings.request_timeout
+    with lease.hold(SCOPE) as first:
+        assert first.created and first.taken_from is None
+    released = backend.read_ref(REF).oid
+    with lease.hold(SCOPE) as second:
+        assert not second.created and second.taken_from == released
+
+
 def test_a_stale_observed_snapshot_is_corrected_by_compare_and_set(backend, clock):
     lease = make_lease(backend, clock)
     stale = backend.read_ref(REF)  # absent

@@ -22,7 +22,7 @@ from ghattempt.exclusive import (
     Scope,
 )
 from ghattempt.github import GitHubProvider, ProviderConfig, RetryPolicy, TokenAuth
-from ghattempt.store import BusinessAttemptStore, GitHubRefBackend
+from ghattempt.store import BusinessAttemptStore, GitHubRefBackend, JournalOptions
 
 OWNER, NAME = "octo-org", "widgets"
 REPO = f"{OWNER}/{NAME}"
@@ -93,10 +93,12 @@ def store(gh: GitHubProvider, exclusive: ExclusiveAdapter | None = None, *,
           journal_title: Callable[[Intent], str] | None = None) -> BusinessAttemptStore:
     rid = repo_id if repo_id is not None else repository_id(gh)
     adapter = exclusive if exclusive is not None else lease(gh, rid)
-    s = BusinessAttemptStore(gh, exclusive=adapter, repository=REPO, repository_id=rid,
-                             category=CATEGORY, writer_login=LOGIN, writer_id=LOGIN_ID,
+    s = BusinessAttemptStore(gh, JournalOptions(repository=REPO, repository_id=rid,
+                                                category=CATEGORY, writer_login=LOGIN,
+                                                writer_id=LOGIN_ID, title=journal_title),
+                             exclusive=adapter,
                              writer=writer or ActionsWriter(101, 1, "release", "Release"),
-                             reader=READER, observer=observer, journal_title=journal_title)
+                             reader=READER, observer=observer)
     s.initialise()
     return s
 
@@ -108,10 +110,10 @@ def generation(n: int = 1, base: int = 1) -> Generation:
                       base_commit=f"{base + 3000:040x}")
 
 
-class NoExclusion:
+class NoExclusion(InMemoryExclusive):
     """An adapter that excludes nothing: for the test that shows forks are detected."""
 
-    def hold(self, scope: Scope) -> Any:
+    def hold(self, scope: Scope, **kwargs: Any) -> Any:
         # A fresh in-memory adapter per hold: every caller "owns" the scope at once.
         return InMemoryExclusive().hold(scope)
 

@@ -20,6 +20,7 @@ from ghattempt.store import (
     GitHubRefBackend,
     IllegalTransition,
     JournalInvalidError,
+    JournalOptions,
     MaterialRefused,
     RefusedByRules,
     RepositoryMismatch,
@@ -50,9 +51,11 @@ def event_records(world: World) -> list[dict]:
 
 def test_identity_drift_replaced_repository_is_refused(world: World):
     other = "R_kgDOReplaced"
-    store = BusinessAttemptStore(world.gh, exclusive=InMemoryExclusive(), repository=h.REPO,
-                                 repository_id=other, category=h.CATEGORY,
-                                 writer_login=h.LOGIN, writer=world.store.writer,
+    store = BusinessAttemptStore(world.gh, JournalOptions(repository=h.REPO,
+                                                          repository_id=other,
+                                                          category=h.CATEGORY,
+                                                          writer_login=h.LOGIN),
+                                 exclusive=InMemoryExclusive(), writer=world.store.writer,
                                  reader=h.READER)
     with pytest.raises(RepositoryMismatch) as info:
         store.initialise()
@@ -77,9 +80,11 @@ def test_identity_drift_event_of_another_attempt_fails_closed(world: World):
 
 def test_no_default_lock(world: World):
     with pytest.raises(StoreInputError, match="no default lock"):
-        BusinessAttemptStore(world.gh, exclusive=None, repository=h.REPO,  # type: ignore[arg-type]
-                             repository_id=world.repo_id, category=h.CATEGORY,
-                             writer_login=h.LOGIN, writer=world.store.writer, reader=h.READER)
+        BusinessAttemptStore(world.gh, JournalOptions(repository=h.REPO,
+                                                      repository_id=world.repo_id,
+                                                      category=h.CATEGORY,
+                                                      writer_login=h.LOGIN),
+                             exclusive=None, writer=world.store.writer, reader=h.READER)
 
 
 def test_missing_category_and_read_only_token_are_refused(world: World):
@@ -89,9 +94,11 @@ def test_missing_category_and_read_only_token_are_refused(world: World):
     from ghattempt.store import GitHubAnomaly
     with pytest.raises(GitHubAnomaly, match="READ access"):
         h.store(ro, InMemoryExclusive(), repo_id=world.repo_id)
-    store = BusinessAttemptStore(world.gh, exclusive=InMemoryExclusive(), repository=h.REPO,
-                                 repository_id=world.repo_id, category="nope",
-                                 writer_login=h.LOGIN, writer=world.store.writer,
+    store = BusinessAttemptStore(world.gh, JournalOptions(repository=h.REPO,
+                                                          repository_id=world.repo_id,
+                                                          category="nope",
+                                                          writer_login=h.LOGIN),
+                                 exclusive=InMemoryExclusive(), writer=world.store.writer,
                                  reader=h.READER)
     with pytest.raises(GitHubAnomaly, match="no discussion category 'nope'"):
         store.initialise()
@@ -553,9 +560,10 @@ def test_rollback_after_success(world: World):
 def test_provider_timeout_must_fit_the_lease(world: World):
     slow = h.provider(emu=world.emu, timeout=30.0)
     with pytest.raises(StoreInputError, match="request_timeout"):
-        BusinessAttemptStore(slow, exclusive=h.lease(slow, world.repo_id),
-                             repository=h.REPO, repository_id=world.repo_id,
-                             category=h.CATEGORY, writer_login=h.LOGIN,
+        BusinessAttemptStore(slow, JournalOptions(repository=h.REPO,
+                                                  repository_id=world.repo_id,
+                                                  category=h.CATEGORY, writer_login=h.LOGIN),
+                             exclusive=h.lease(slow, world.repo_id),
                              writer=world.store.writer, reader=h.READER)
 
 

@@ -1,15 +1,17 @@
-"""The store's protocols as pure machines (ghattempt.store._protocol): each rule a row fed
-by hand with core-built journals, no emulator, no I/O."""
+"""The store's protocols as pure machines (ghattempt.store._protocol, in the steps of
+ghattempt.protocol): each rule a row fed by hand with core-built journals, no emulator,
+no I/O."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from ghattempt.core import Witness, read_journal
 from ghattempt.core.testing import Scenario
+from ghattempt.github.errors import RateLimited
+from ghattempt.protocol import Answered, Done, Limited, Lost, Read, Refuse, Send, Sleep
 from ghattempt.store import ConflictingKey, GitHubAnomaly, JournalInvalidError, RefusedByRules
 from ghattempt.store._errors import WitnessNotMet
 from ghattempt.store._protocol import (
@@ -20,24 +22,17 @@ from ghattempt.store._protocol import (
     Appended,
     Capture,
     Captured,
-    Done,
-    Limited,
-    Lost,
-    Read,
-    Refuse,
-    Send,
-    Sent,
-    Sleep,
 )
 
 
-def captured(s: Scenario, **kwargs: Any) -> Captured:
+def captured(s: Scenario, **kwargs: Any) -> Answered:
+    """A read's answer: a capture read by the core."""
     pages = kwargs.pop("pages", None) or s.pages()
-    return Captured(s.read(pages=pages, **kwargs), pages)
+    return Answered(Captured(s.read(pages=pages, **kwargs), pages))
 
 
 def limit(seconds: float) -> Limited:
-    return Limited(SimpleNamespace(retry_after=seconds))
+    return Limited(RateLimited("rate limited", kind="secondary", retry_after=seconds), seconds)
 
 
 # -- append ----------------------------------------------------------------------------
@@ -47,7 +42,7 @@ def test_an_answered_send_is_done_at_once():
     event = s.attempt(plan=("build",)).build("build", "started")
     m = Append(event)
     assert isinstance(m.next(), Send)
-    m.feed(Sent("comment"))
+    m.feed(Answered("comment"))
     done = m.next()
     assert isinstance(done, Done) and done.value == Appended("comment", 1)
 
@@ -61,7 +56,7 @@ def test_a_rate_limited_send_waits_and_sends_the_same_bytes_uncounted():
     assert isinstance(wait, Sleep) and wait.seconds == 5 and "retry-after" in wait.notice
     assert wait.notice.startswith("waiting 5 s: ")  # longer than 2 s: told
     assert isinstance(m.next(), Send)
-    m.feed(Sent("c"))
+    m.feed(Answered("c"))
     assert m.next().value.sends == 1  # the refused send was not executed
 
 
@@ -205,13 +200,13 @@ def test_a_capture_short_of_its_witness_is_read_again_then_refused_naming_the_re
     sleeps = []
     for _ in range(2):
         assert isinstance(m.next(), Read)
-        m.feed(Captured(s.read(pages=pages), pages, witness))
+        m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
         sleep = m.next()
         assert isinstance(sleep, Sleep) and sleep.notice is None  # short waits go untold
         sleeps.append(sleep.seconds)
     assert sleeps == [0.5, 0.75]
     assert isinstance(m.next(), Read)
-    m.feed(Captured(s.read(pages=pages), pages, witness))
+    m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
     refused = m.next()
     assert isinstance(refused, Refuse) and isinstance(refused.error, WitnessNotMet)
     assert refused.error.code == "rolled_back" and witness.last in str(refused.error)
@@ -222,7 +217,7 @@ def test_a_capture_that_catches_up_is_done():
     s, pages, witness = _short_of_witness()
     m = Capture(attempts=3, base=0.5, cap=4)
     m.next()
-    m.feed(Captured(s.read(pages=pages), pages, witness))
+    m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
     m.next()
     assert isinstance(m.next(), Read)
     m.feed(captured(s))  # the lagging records showed up

@@ -21,7 +21,13 @@ from ghattempt.emulator import Emulator
 from ghattempt.emulator.fixture import ghes_fixture
 from ghattempt.emulator.ids import node_id
 from ghattempt.exclusive import OwnershipLost, RefConflict, ScopeBusy
-from ghattempt.store import BusinessAttemptStore, Journal, JournalMissing, WitnessNotMet
+from ghattempt.store import (
+    BusinessAttemptStore,
+    Journal,
+    JournalMissing,
+    JournalOptions,
+    WitnessNotMet,
+)
 
 from . import harness as h
 from .conftest import Served
@@ -86,9 +92,10 @@ def test_a_personal_token_writer_is_a_user_whose_records_count(serve: Any) -> No
     assert alice is not None and alice["kind"] == "User"
     gh = world.provider("ghp_alice")
     rid = h.repository_id(gh)
-    store = BusinessAttemptStore(gh, exclusive=h.lease(gh, rid), repository=h.REPO,
-                                 repository_id=rid, category=h.CATEGORY, writer_login="alice",
-                                 writer_id=int(alice["id"]), writer=CliWriter("alice"),
+    store = BusinessAttemptStore(gh, JournalOptions(repository=h.REPO, repository_id=rid,
+                                                    category=h.CATEGORY, writer_login="alice",
+                                                    writer_id=int(alice["id"])),
+                                 exclusive=h.lease(gh, rid), writer=CliWriter("alice"),
                                  reader=h.READER)
     store.initialise()
     journal, attempt = admitted(store)

@@ -14,7 +14,7 @@ import pytest
 
 from ghattempt.config import ConfigError, parse_config
 from ghattempt.core import CliWriter
-from ghattempt.store import BusinessAttemptStore, StoreInputError, WitnessNotMet
+from ghattempt.store import BusinessAttemptStore, JournalOptions, StoreInputError, WitnessNotMet
 
 from . import harness as h
 from .test_real_github import CLI_CONFIG, GHES_CONFIG, KEY, admitted, cli, workspace
@@ -114,9 +114,11 @@ def test_a_rest_bot_login_gets_the_configurations_error_everywhere(serve: Any,
     assert "empty" not in status.stdout and "admit" not in status.stdout
     gh = world.provider()
     with pytest.raises(StoreInputError) as api:
-        BusinessAttemptStore(gh, exclusive=h.lease(gh, h.repository_id(gh)),
-                             repository=h.REPO, repository_id=h.repository_id(gh),
-                             category=h.CATEGORY, writer_login="github-actions[bot]",
+        BusinessAttemptStore(gh, JournalOptions(repository=h.REPO,
+                                                repository_id=h.repository_id(gh),
+                                                category=h.CATEGORY,
+                                                writer_login="github-actions[bot]"),
+                             exclusive=h.lease(gh, h.repository_id(gh)),
                              writer=CliWriter("x"), reader=h.READER)
     assert expected in str(api.value)
 

@@ -14,7 +14,7 @@ import pytest
 from ghattempt.core import CliWriter
 from ghattempt.emulator.fixture import ghes_fixture
 from ghattempt.exclusive import BackendError, OwnershipLost, RefConflict, ScopeBusy
-from ghattempt.store import BusinessAttemptStore, JournalMissing, WrongWriter
+from ghattempt.store import BusinessAttemptStore, JournalMissing, JournalOptions, WrongWriter
 
 from . import harness as h
 from .test_real_github import CLI_CONFIG, LEASE_RULESET, admitted, cli, workspace
@@ -42,10 +42,11 @@ def test_github_coms_bot_id_is_refused_before_any_write_on_a_ghes_host(
     assert _writes(world) == [] and world.discussions() == []
     gh = world.provider()
     rid = h.repository_id(gh)
-    store = BusinessAttemptStore(gh, exclusive=h.lease(gh, rid), repository=h.REPO,
-                                 repository_id=rid, category=h.CATEGORY,
-                                 writer_login=h.LOGIN, writer_id=41898282,
-                                 writer=CliWriter("x"), reader=h.READER)
+    store = BusinessAttemptStore(gh, JournalOptions(repository=h.REPO, repository_id=rid,
+                                                    category=h.CATEGORY,
+                                                    writer_login=h.LOGIN, writer_id=41898282),
+                                 exclusive=h.lease(gh, rid), writer=CliWriter("x"),
+                                 reader=h.READER)
     with pytest.raises(WrongWriter, match="databaseId 7"):
         store.open_journal(1, "main")
     assert _writes(world) == []
