@@ -69,3 +69,6 @@ class Request:
     token: Any = None
     viewer: Any = None
     faults: list[FaultRule] = field(default_factory=list)
+    refs_changed: list[tuple[int, str, str]] = field(default_factory=list)
+    """Refs the request created or deleted (repository id, name, ``create``/``delete``):
+    GitHub sends ``create`` and ``delete`` webhook events for them."""

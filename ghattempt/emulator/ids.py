@@ -34,6 +34,7 @@ PREFIX = {
     "Commit": "C",
     "Tree": "TR",
     "Ref": "REF",
+    "BranchProtectionRule": "BPR",
 }
 TYPE_OF_PREFIX = {v: k for k, v in PREFIX.items()}
 

@@ -13,7 +13,7 @@ import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import apps, git, rulesets
+from . import apps, git, hooks, rulesets
 from . import errors as gh
 from .exchange import Reply, Request
 from .ids import legacy_node_id, node_id
@@ -193,16 +193,22 @@ class Rest:
         if refused is not None:
             return self._log_request(req, refused, name, "rest")
         writing = req.method != "GET"
-        refused = self._secondary_limit(
-            req, 5 if writing else 1, int(name in REST_CONTENT_CREATING), "core"
-        )
+        creating = name in REST_CONTENT_CREATING
+        refused = self._secondary_limit(req, 5 if writing else 1, int(creating), "core")
         if refused is not None:
             return self._log_request(req, refused, name, "rest")
+        too_quickly = self._submitted_too_quickly(req, names, creating)
+        if too_quickly is False:
+            return self._log_request(req, self._json(req, 422, _too_quickly(name),
+                                                     resource="core"), name, "rest")
         with self.state.lock:
             if budget.used + 1 > self._limit(req.token):
                 return self._log_request(req, self._rest_rate_limited(req), name, "rest")
             budget.used += 1
             status, body = run()
+        if too_quickly and status < 300:  # landed, answered as refused
+            status, body = 422, _too_quickly(name)
+        hooks.ref_events(self, req.refs_changed, req.viewer)
         lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, status, body, resource="core")
         return self._log_request(req, reply, name, "rest", cost=1)
@@ -330,6 +336,13 @@ class Rest:
             return 404, json.loads(gh.rest_body("Not Found", 404))
         return 200, found
 
+    def _passing_checks(self: Emulator, repo_id: int, oid: str) -> frozenset[str]:
+        """The names of the check runs on commit ``oid`` that concluded ``success``."""
+        with self.state.lock:
+            return frozenset(str(r["name"]) for r in self._check_runs
+                             if r["repo_id"] == repo_id and r["head_sha"] == oid
+                             and r["conclusion"] == "success")
+
     def _list_check_runs(self: Emulator, repo: Any, ref: str) -> tuple[int, Any]:
         commit = self._commit_for(repo, ref)
         sha = str(commit["oid"]) if commit is not None else ref
@@ -340,6 +353,18 @@ class Rest:
                 if r["repo_id"] == int(repo["id"]) and r["head_sha"] == sha
             ]
         return 200, {"total_count": len(runs), "check_runs": runs}
+
+
+def _too_quickly(operation: str) -> dict[str, Any]:
+    """REST's "was submitted too quickly": 422 "Validation Failed" with a custom error
+    (GitHub's REST shape for validation errors; the resource named is the emulator's)."""
+    resource = {"git/create-commit": "Commit", "git/create-ref": "Reference",
+                "repos/create-release": "Release",
+                "repos/upload-release-asset": "ReleaseAsset"}.get(operation, "Resource")
+    return {"message": "Validation Failed",
+            "errors": [{"resource": resource, "code": "custom",
+                        "message": "was submitted too quickly"}],
+            "documentation_url": "https://docs.github.com/rest", "status": "422"}
 
 
 def route(emu: Emulator, req: Request, path: str) -> Reply | None:
