@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import admin, apps, graphql_endpoint, hooks, rest
+from . import actions, admin, apps, graphql_endpoint, hooks, releases, rest
 from . import errors as gh
 from .admin import Admin
 from .exchange import LogEntry, Reply, Request
@@ -102,6 +102,8 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
         self.clock = clock or Clock()
         self.state = State(db, self.clock)
         apps.setup(self.state)
+        actions.setup(self.state)
+        releases.setup(self.state)
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
@@ -127,7 +129,6 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
         self._check_runs: list[dict[str, Any]] = []
-        self._runs: dict[tuple[int, int], dict[str, Any]] = {}
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)

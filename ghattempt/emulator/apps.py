@@ -44,7 +44,7 @@ def setup(state: State) -> None:
         columns = {r["name"] for r in state.db.execute("PRAGMA table_info(installations)")}
         if "actions" not in columns:  # the Actions permission (workflow runs and jobs)
             state.db.execute("ALTER TABLE installations ADD COLUMN actions TEXT NOT NULL "
-                             "DEFAULT 'none'")
+                             "DEFAULT 'read'")
 
 
 def add_app(state: State, app_id: int, slug: str, public_key: str) -> None:
@@ -73,7 +73,7 @@ def add_installation(
     discussions: str,
     contents: str,
     rate_limit: int,
-    actions: str = "none",
+    actions: str = "read",
 ) -> None:
     with state.transaction() as db:
         db.execute(

@@ -249,7 +249,7 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
                 str(inst.get("discussions", "write")),
                 str(inst.get("contents", "write")),
                 int(inst.get("rate_limit", 5000)),
-                str(inst.get("actions", "none")),
+                str(inst.get("actions", "read")),
             )
     for i, r in enumerate(data.get("repositories", [])):
         where = f"repositories[{i}]"

@@ -2,9 +2,11 @@
 # (each method types ``self`` as the Emulator it is mixed into: mypy cannot check a
 # mixin's self type against the class that composes it)
 """GitHub's REST routes the emulator serves, except the git database's (:mod:`.rest_git`):
-the repository, file contents, workflow runs, check runs, the rules of a branch and a
-ruleset, the rate limit, and the App
-routes that take a JWT (:mod:`.apps`). Each answers GitHub's JSON and status codes."""
+the repository, file contents, check runs, branches and their classic protection
+(:mod:`.protection`), the rules of a branch and a ruleset, the rate limit, and the App
+routes that take a JWT (:mod:`.apps`); workflow runs and jobs (:mod:`.actions`) and
+releases (:mod:`.releases`) are dispatched from here, since every REST path shares its
+repository lookup and its 404. Each answers GitHub's JSON and status codes."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import apps, git, hooks, rulesets
+from . import actions, apps, git, hooks, protection, releases, rulesets
 from . import errors as gh
 from .exchange import Reply, Request
 from .ids import legacy_node_id, node_id
@@ -108,10 +110,17 @@ class Rest:
                 return self._rest_op(
                     req, "repos/get-content", lambda: self._contents(req, repo, path)
                 )
-            if len(rest) == 3 and rest[:2] == ["actions", "runs"] and req.method == "GET":
-                return self._rest_op(
-                    req, "actions/get-workflow-run", lambda: self._workflow_run(repo, rest[2])
-                )
+            for domain in (actions, releases):
+                found = domain.rest(self, req, repo, rest)
+                if found is not None:
+                    return self._rest_op(req, found[0], found[1])
+            if len(rest) >= 2 and rest[0] == "branches" and req.method == "GET":
+                names = [urllib.parse.unquote(p) for p in rest[1:]]
+                if names[-1] == "protection" and len(names) > 1:
+                    return self._rest_op(req, "repos/get-branch-protection",
+                                         lambda: self._protection(req, repo, "/".join(names[:-1])))
+                return self._rest_op(req, "repos/get-branch",
+                                     lambda: self._branch(repo, "/".join(names)))
             if rest == ["check-runs"] and req.method == "POST":
                 return self._rest_op(
                     req, "checks/create", lambda: self._create_check_run(req, repo)
@@ -242,11 +251,40 @@ class Rest:
             "has_discussions": bool(repo["has_discussions"]),
         }
 
-    def _workflow_run(self: Emulator, repo: Any, run_id: str) -> tuple[int, Any]:
-        run = self._runs.get((int(repo["id"]), int(run_id))) if run_id.isdigit() else None
-        if run is None:
+    def _branch(self: Emulator, repo: Any, branch: str) -> tuple[int, Any]:
+        """``GET .../branches/{branch}``: the branch, ``protected`` and the protection
+        summary any reader gets (404 "Branch not found" for a missing branch)."""
+        rid = int(repo["id"])
+        ref = self.state.ref(rid, f"refs/heads/{branch}")
+        if ref is None:
+            return 404, json.loads(gh.rest_body("Branch not found", 404))
+        found = protection.rule_for(self.state, rid, branch) \
+            if self.fidelity.branch_protection else None
+        return 200, protection.branch_summary(self.api_url, self._full(repo), branch,
+                                              str(ref["oid"]), found)
+
+    def _protection(self: Emulator, req: Request, repo: Any, branch: str) -> tuple[int, Any]:
+        """``GET .../branches/{branch}/protection``: the admin role only (an App needs
+        Administration read, which a ``GITHUB_TOKEN`` never has: 403); 404 "Branch not
+        found" or "Branch not protected"."""
+        if req.token["role"] != "admin":
+            if req.viewer["kind"] == "Bot":
+                return 403, json.loads(gh.rest_body(
+                    "Resource not accessible by integration", 403))
             return 404, json.loads(gh.rest_body("Not Found", 404))
-        return 200, dict(run)
+        rid = int(repo["id"])
+        if self.state.ref(rid, f"refs/heads/{branch}") is None:
+            return 404, json.loads(gh.rest_body("Branch not found", 404))
+        found = protection.rule_for(self.state, rid, branch) \
+            if self.fidelity.branch_protection else None
+        if found is None:
+            return 404, json.loads(gh.rest_body("Branch not protected", 404))
+        return 200, protection.protection_json(self.api_url, self._full(repo), branch,
+                                               found[2])
+
+    def _full(self: Emulator, repo: Any) -> str:
+        owner = self.state.actor(int(repo["owner_id"]))
+        return f"{owner['login'] if owner else '?'}/{repo['name']}"
 
     def _commit_for(self: Emulator, repo: Any, ref: str) -> Any:
         rid = int(repo["id"])
