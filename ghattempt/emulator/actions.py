@@ -97,18 +97,22 @@ def add_run(state: State, repo_id: int, run_id: int, *, path: str, name: str, he
                             (repo_id,)).fetchone()[0] + 1
         db.execute("INSERT INTO workflow_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (repo_id, run_id, name, path, head_sha, head_branch, event, number, now))
-        _attempt(db, repo_id, run_id, 1, status, conclusion, jobs, now)
+        _attempt(state, repo_id, run_id, 1, status, conclusion, jobs, now)
 
 
-def _attempt(db: Any, repo_id: int, run_id: int, attempt: int, status: str,
+def _attempt(state: State, repo_id: int, run_id: int, attempt: int, status: str,
              conclusion: str | None, jobs: Any, now: float) -> None:
+    """An attempt and its jobs (job ids from the emulator's id counter, large like
+    GitHub's); the caller holds a transaction."""
+    db = state.db
     db.execute("INSERT INTO run_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
                (repo_id, run_id, attempt, status, conclusion, now, now))
     for job in jobs:
-        db.execute("INSERT INTO workflow_jobs (repo_id, run_id, attempt, name, status, "
+        db.execute("INSERT INTO workflow_jobs (id, repo_id, run_id, attempt, name, status, "
                    "conclusion, created_at, started_at, completed_at) VALUES "
-                   "(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (repo_id, run_id, attempt, str(job), status, conclusion, now,
+                   "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (state.next_id(), repo_id, run_id, attempt, str(job), status, conclusion,
+                    now,
                     None if status in ("queued", "requested", "waiting", "pending") else now,
                     now if status == "completed" else None))
 
@@ -129,9 +133,9 @@ def rerun(state: State, repo_id: int, run_id: int, jobs: list[str], now: float) 
         raise ValueError(f"no run {run_id}")
     if latest["status"] != "completed":
         raise ValueError(f"run {run_id} attempt {latest['attempt']} has not completed")
-    with state.transaction() as db:
-        _attempt(db, repo_id, run_id, int(latest["attempt"]) + 1, "in_progress", None, jobs,
-                 now)
+    with state.transaction():
+        _attempt(state, repo_id, run_id, int(latest["attempt"]) + 1, "in_progress", None,
+                 jobs, now)
     return int(latest["attempt"]) + 1
 
 

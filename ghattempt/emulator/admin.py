@@ -92,15 +92,18 @@ class Admin:
         contents: str = "write",
         rate_limit: int = 5000,
         kind: str = "User",
+        actions: str = "read",
     ) -> None:
         """Add (or replace) a token for ``actor``, creating the actor (of ``kind``) if
-        new. Raises ValueError for an unknown role or access level."""
+        new; ``discussions``, ``contents``, ``actions``: the permissions it carries.
+        Raises ValueError for an unknown role or access level."""
         with self.state.transaction():
             row = self.state.actor_by_login(actor)
             actor_id = (
                 int(row["id"]) if row is not None else self.state.add_actor(actor, kind, None, None)
             )
-            self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None)
+            self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None,
+                                 actions=actions)
 
     def rename_repository(self: Emulator, name_with_owner: str, new_name: str) -> None:
         """Rename a repository: its node id stays, the old name keeps resolving (until
@@ -518,6 +521,7 @@ class Admin:
                     contents=str(data.get("contents", "write")),
                     rate_limit=int(data.get("rate_limit", 5000)),
                     kind=str(data.get("kind", "User")),
+                    actions=str(data.get("actions", "read")),
                 )
                 return self._json(req, 201, {"ok": True})
             answered = self._admin_more(req, route, data)

@@ -86,8 +86,7 @@ def rule_for(state: State, repo_id: int, branch: str) -> tuple[int, str, dict[st
     return None
 
 
-def broken(state: State, repo_id: int, write: Write, actor: Mapping[str, Any],
-           role: str) -> list[str]:
+def broken(state: State, repo_id: int, write: Write, actor: Any, role: str) -> list[str]:
     """The sentences of the branch protection settings ``write`` breaks for ``actor``
     (a row with ``login`` and ``kind``) of repository ``role``; empty when allowed."""
     if not write.ref.startswith("refs/heads/"):

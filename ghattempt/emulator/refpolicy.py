@@ -11,7 +11,7 @@ branch protection rows)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +69,7 @@ def introduced(state: State, repo_id: int, ref: str, after: str | None) -> list[
 
 
 def check(state: State, fidelity: Fidelity, repo_id: int, ref: str, action: str,
-          actor: Mapping[str, Any], role: str, *, after: str | None = None,
+          actor: Any, role: str, *, after: str | None = None,
           force: bool = False, passing: Passing | None = None) -> Refusal | None:
     """The refusal of writing ``ref`` (``action``: creation, update or deletion; ``after``
     the new head; ``force`` a non-fast-forward) by ``actor`` (``login``, ``kind``) of

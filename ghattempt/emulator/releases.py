@@ -154,7 +154,7 @@ def rest(emu: Any, req: Any, repo: Any, rest: list[str]) -> tuple[str, Any] | No
     state: State = emu.state
     rid = int(repo["id"])
     owner = state.actor(int(repo["owner_id"]))
-    full = f"{owner['login']}/{repo['name']}"
+    full = f"{owner['login'] if owner else '?'}/{repo['name']}"
     writer = req.token["role"] in ("write", "maintain", "admin")
     can_write = writer and req.token["contents"] == "write"
 
