@@ -31,10 +31,10 @@ conclusion); ``POST /_emulator/jobs/{job_id}`` sets one job's ``status`` and
 from __future__ import annotations
 
 import json
-import urllib.parse
 from typing import Any
 
 from . import errors as gh
+from .exchange import paged
 from .ids import node_id
 from .state import State, iso
 
@@ -262,15 +262,9 @@ def rest(emu: Any, req: Any, repo: Any, rest: list[str]) -> tuple[str, Any] | No
         run = run_row(run_id)
         if run is None or attempt_row(run_id, number) is None:
             return 404, NOT_FOUND
-        query = urllib.parse.parse_qs(req.query)
-        try:
-            per_page = min(100, max(1, int(query.get("per_page", ["30"])[0])))
-            page = max(1, int(query.get("page", ["1"])[0]))
-        except ValueError:
-            per_page, page = 30, 1
         rows = emu.state.all("SELECT * FROM workflow_jobs WHERE repo_id = ? AND run_id = ? "
                              "AND attempt = ? ORDER BY id", rid, int(run_id), int(number))
-        window = rows[(page - 1) * per_page: page * per_page]
+        window = paged(req.query, rows)
         return 200, {"total_count": len(rows),
                      "jobs": [_job_json(emu.api_url, emu.server_url, full, run, j)
                               for j in window]}

@@ -31,6 +31,7 @@ import urllib.parse
 from typing import Any
 
 from . import errors as gh
+from .exchange import json_object, paged
 from .ids import node_id
 from .state import State, iso
 
@@ -176,14 +177,7 @@ def rest(emu: Any, req: Any, repo: Any, rest: list[str]) -> tuple[str, Any] | No
         row = release(ident)
         if row is None:
             return 404, NOT_FOUND
-        query = urllib.parse.parse_qs(req.query)
-        try:
-            per_page = min(100, max(1, int(query.get("per_page", ["30"])[0])))
-            page = max(1, int(query.get("page", ["1"])[0]))
-        except ValueError:
-            per_page, page = 30, 1
-        listed = _release_json(emu, full, row)["assets"]
-        return 200, listed[(page - 1) * per_page: page * per_page]
+        return 200, paged(req.query, _release_json(emu, full, row)["assets"])
 
     def asset(ident: str) -> tuple[int, Any]:
         row = state.one("SELECT a.*, r.tag, r.draft FROM release_assets a JOIN releases r ON "
@@ -200,11 +194,8 @@ def rest(emu: Any, req: Any, repo: Any, rest: list[str]) -> tuple[str, Any] | No
     def create() -> tuple[int, Any]:
         if not can_write:
             return forbidden()
-        try:
-            data = json.loads(req.body or b"null")
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if not isinstance(data, dict):
+        data = json_object(req.body)
+        if data is None:
             return 400, json.loads(gh.rest_body("Problems parsing JSON", 400))
         status, out = create_release(
             state, repo, tag=str(data.get("tag_name") or ""), name=data.get("name"),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import actions, apps, git, hooks, protection, releases, rulesets
 from . import errors as gh
-from .exchange import Reply, Request
+from .exchange import Reply, Request, paged
 from .ids import legacy_node_id, node_id
 from .limits import REST_CONTENT_CREATING
 
@@ -353,16 +353,10 @@ class Rest:
         by ``per_page`` (default 30, at most 100) and ``page`` (GitHub docs, "REST API
         endpoints for rules", Get rules for a branch); none while the ``rulesets``
         switch is off (no ruleset is enforced then)."""
-        query = urllib.parse.parse_qs(req.query)
-        try:
-            per_page = min(100, max(1, int(query.get("per_page", ["30"])[0])))
-            page = max(1, int(query.get("page", ["1"])[0]))
-        except ValueError:
-            per_page, page = 30, 1
         with self.state.lock:
             rules = rulesets.branch_rules(self.state, int(repo["id"]), branch) \
                 if self.fidelity.rulesets else []
-        return 200, rules[(page - 1) * per_page: page * per_page]
+        return 200, paged(req.query, rules)
 
     def _ruleset(self: Emulator, req: Request, repo: Any, ident: str) -> tuple[int, Any]:
         """``GET .../rulesets/{id}``: one ruleset with ``current_user_can_bypass``

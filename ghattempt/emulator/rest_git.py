@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import errors as gh
 from . import refpolicy
-from .exchange import Request
+from .exchange import Request, json_object
 from .ids import node_id
 from .state import iso
 
@@ -73,11 +73,8 @@ class RestGit:
         refused = _contents_write_refusal(req)
         if refused is not None:
             return refused
-        try:
-            data = json.loads(req.body or b"null")
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if not isinstance(data, dict):
+        data = json_object(req.body)
+        if data is None:
             return 400, json.loads(gh.rest_body("Problems parsing JSON", 400))
         for key in ("message", "tree"):
             if not isinstance(data.get(key), str):

@@ -452,16 +452,4 @@ class State:
 
     def is_ancestor(self, repo_id: int, ancestor: str, descendant: str) -> bool:
         """Whether ``ancestor`` is ``descendant`` or reachable through its parents."""
-        seen: set[str] = set()
-        todo = [descendant]
-        while todo:
-            oid = todo.pop()
-            if oid == ancestor:
-                return True
-            if oid in seen:
-                continue
-            seen.add(oid)
-            row = self.commit(repo_id, oid)
-            if row is not None:
-                todo.extend(json.loads(row["parents"]))
-        return False
+        return ancestor in self.reachable(repo_id, [descendant])
