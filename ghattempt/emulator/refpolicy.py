@@ -2,7 +2,7 @@
 ``updateRefs``, ``deleteRef``, ``createCommitOnBranch``; REST ``git/refs``): the
 repository's rulesets (:mod:`.rulesets`) and its classic branch protection
 (:mod:`.protection`), judged on the commits the write introduces (those reachable from
-the new head and from no ref of the repository before it) and on the check runs that
+the new head down to the head of any ref) and on the check runs that
 passed on the new head. Rulesets answer GraphQL ``type: UNPROCESSABLE`` "Repository
 rule violations found" and REST 422; branch protection answers GraphQL ``type:
 BRANCH_PROTECTION_RULE_VIOLATION`` and REST 422 (docs/emulator.md, the rulesets and
@@ -53,18 +53,29 @@ class Refusal:
 
 
 def introduced(state: State, repo_id: int, ref: str, after: str | None) -> list[dict[str, Any]]:
-    """The commits a write of ``ref`` to ``after`` brings into the repository: reachable
-    from ``after`` and from no ref (``ref``'s current head included), each with its
-    ``verified`` state."""
+    """The commits a write of ``ref`` to ``after`` brings into the repository: those
+    reachable from ``after`` down to (not including) the head of any ref, ``ref``'s own
+    current head included, each with its ``verified`` state. (Git judges pushes on the
+    commits no ref reaches; stopping at ref heads gives the same answer for the writes
+    ghattempt and the tests make: a new commit on a head, a new root, an existing head.)
+    """
     if after is None:
         return []
-    known = state.reachable(repo_id, [str(r["oid"]) for r in state.all(
-        "SELECT oid FROM refs WHERE repo_id = ?", repo_id)])
-    out = []
-    for oid in sorted(state.reachable(repo_id, [after]) - known):
+    heads = {str(r["oid"]) for r in state.all("SELECT oid FROM refs WHERE repo_id = ?",
+                                                repo_id)}
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    todo = [after]
+    while todo:
+        oid = todo.pop()
+        if oid in seen or oid in heads:
+            continue
+        seen.add(oid)
         row = state.commit(repo_id, oid)
-        if row is not None:
-            out.append({**dict(row), "verified": state.verification(repo_id, oid) == "valid"})
+        if row is None:
+            continue
+        out.append({**dict(row), "verified": state.verification(repo_id, oid) == "valid"})
+        todo.extend(json.loads(row["parents"]))
     return out
 
 
@@ -76,6 +87,9 @@ def check(state: State, fidelity: Fidelity, repo_id: int, ref: str, action: str,
     repository ``role``, or None when GitHub would let it through."""
     if not (fidelity.rulesets or fidelity.branch_protection):
         return None
+    if state.one("SELECT 1 FROM rulesets WHERE repo_id = ? UNION ALL SELECT 1 FROM "
+                 "branch_protections WHERE repo_id = ? LIMIT 1", repo_id, repo_id) is None:
+        return None  # nothing to judge: spare the walk over the new commits
     write = rulesets.Write(
         action=action, ref=ref, force=force,
         commits=tuple(introduced(state, repo_id, ref, after)),

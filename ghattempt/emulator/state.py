@@ -436,8 +436,9 @@ class State:
                        repo_id, oid)
         return "unsigned" if row is None else str(row["reason"])
 
-    def reachable(self, repo_id: int, heads: list[str]) -> set[str]:
-        """Every commit reachable from ``heads`` (themselves included)."""
+    def walk(self, repo_id: int, heads: list[str]) -> Iterator[str]:
+        """Every commit reachable from ``heads`` (themselves included), each once,
+        lazily: a caller that found what it looks for stops the walk."""
         seen: set[str] = set()
         todo = list(heads)
         while todo:
@@ -445,11 +446,11 @@ class State:
             if oid in seen:
                 continue
             seen.add(oid)
+            yield oid
             row = self.commit(repo_id, oid)
             if row is not None:
                 todo.extend(json.loads(row["parents"]))
-        return seen
 
     def is_ancestor(self, repo_id: int, ancestor: str, descendant: str) -> bool:
         """Whether ``ancestor`` is ``descendant`` or reachable through its parents."""
-        return ancestor in self.reachable(repo_id, [descendant])
+        return any(oid == ancestor for oid in self.walk(repo_id, [descendant]))
