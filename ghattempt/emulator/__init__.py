@@ -1,7 +1,8 @@
 """An embedded GitHub for the demo and the integration tests.
 
-GraphQL over a subset of GitHub's published schema, REST for lease commits and the
-rate limit, SQLite state, GitHub's error shapes and node ids, and fault injection.
+GraphQL over a subset of GitHub's published schema, REST for lease commits, refs and
+their rules, workflow runs, releases and the rate limit, SQLite state, GitHub's error
+shapes and node ids, and fault injection.
 Reach it in-process with :class:`EmulatorTransport` (an httpx transport githubkit
 accepts) or over HTTP with :class:`EmulatorServer` /
 ``python -m ghattempt.emulator serve``. See docs/emulator.md.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from . import rulesets
+from . import actions, hooks, protection, refpolicy, releases, rulesets
 from .discussions import delete_comment, edit_comment, minimize_comment
 from .exchange import Reply, Request
 from .ids import decode_node_id, node_id
@@ -21,6 +21,9 @@ from .state import iso
 
 if TYPE_CHECKING:
     from .app import Emulator
+
+LOCK_REASONS = ("OFF_TOPIC", "RESOLVED", "SPAM", "TOO_HEATED")
+"""GitHub's ``LockReason`` enum (GraphQL schema)."""
 
 
 class Admin:
@@ -89,15 +92,18 @@ class Admin:
         contents: str = "write",
         rate_limit: int = 5000,
         kind: str = "User",
+        actions: str = "read",
     ) -> None:
         """Add (or replace) a token for ``actor``, creating the actor (of ``kind``) if
-        new. Raises ValueError for an unknown role or access level."""
+        new; ``discussions``, ``contents``, ``actions``: the permissions it carries.
+        Raises ValueError for an unknown role or access level."""
         with self.state.transaction():
             row = self.state.actor_by_login(actor)
             actor_id = (
                 int(row["id"]) if row is not None else self.state.add_actor(actor, kind, None, None)
             )
-            self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None)
+            self.state.add_token(token, actor_id, role, discussions, contents, rate_limit, None,
+                                 actions=actions)
 
     def rename_repository(self: Emulator, name_with_owner: str, new_name: str) -> None:
         """Rename a repository: its node id stays, the old name keeps resolving (until
@@ -182,12 +188,13 @@ class Admin:
         repository: str,
         name: str,
         include: list[str],
-        rules: list[str],
+        rules: list[Any],
         bypass: list[str] | tuple[str, ...] = (),
     ) -> int:
         """Add a ruleset to ``repository`` (``owner/name``): ``include`` ref patterns,
-        ``rules`` among creation, update, deletion, non_fast_forward, ``bypass`` logins
-        exempt from it. Returns its id. Raises ValueError for a bad ruleset."""
+        ``rules`` (names or ``{type, parameters}``, :data:`.rulesets.RULES`), ``bypass``
+        logins exempt from it (never ``github-actions``: GitHub refuses it). Returns its
+        id. Raises ValueError for a bad ruleset."""
         repo = self._repository(repository)
         return rulesets.add_ruleset(
             self.state, int(repo["id"]), name, list(include), list(rules), list(bypass)
@@ -335,21 +342,146 @@ class Admin:
             return {"now": iso(self.clock.now()), "repositories": repos}
 
     def add_workflow_run(
-        self: Emulator, repository: str, run_id: int, path: str, name: str, head_sha: str
-    ) -> None:
-        """Register a workflow run (``GET /repos/{o}/{r}/actions/runs/{id}`` answers it;
-        the emulator runs no workflows). ``repository`` is ``owner/name``."""
-        owner, _, repo_name = repository.partition("/")
-        repo = self.state.repository_by_name(owner, repo_name)
-        if repo is None:
-            raise ValueError(f"unknown repository {repository!r}")
-        self._runs[(int(repo["id"]), int(run_id))] = {
-            "id": int(run_id),
-            "name": name,
-            "path": path,
-            "head_sha": head_sha,
-            "status": "completed",
-        }
+        self: Emulator, repository: str, run_id: int, path: str, name: str, head_sha: str,
+        *, status: str = "completed", conclusion: str | None = None,
+        jobs: list[str] | tuple[str, ...] = (), event: str = "push",
+        head_branch: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Register a workflow run (the emulator runs no workflows): its first attempt
+        in ``status`` (a completed run without ``conclusion`` succeeded) with ``jobs``
+        (names). Returns the jobs (``id``, ``name``, ``status``). ``repository`` is
+        ``owner/name``; :mod:`.actions` serves it."""
+        repo = self._repository(repository)
+        actions.add_run(self.state, int(repo["id"]), int(run_id), path=path, name=name,
+                        head_sha=head_sha, now=self.clock.now(), status=status,
+                        conclusion=conclusion, jobs=list(jobs), event=event,
+                        head_branch=head_branch)
+        return actions.jobs_of(self.state, int(repo["id"]), int(run_id), 1)
+
+    def rerun_workflow(self: Emulator, repository: str, run_id: int,
+                       jobs: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+        """Re-run a completed run: its next attempt starts, in progress, with ``jobs``.
+        Returns ``{"run_attempt", "jobs"}``."""
+        repo = self._repository(repository)
+        attempt = actions.rerun(self.state, int(repo["id"]), int(run_id), list(jobs),
+                                self.clock.now())
+        return {"run_attempt": attempt,
+                "jobs": actions.jobs_of(self.state, int(repo["id"]), int(run_id), attempt)}
+
+    def end_workflow_run(self: Emulator, repository: str, run_id: int,
+                         conclusion: str = "success") -> None:
+        """End a run's latest attempt (``cancelled`` cancels its unfinished jobs)."""
+        repo = self._repository(repository)
+        actions.end_run(self.state, int(repo["id"]), int(run_id), conclusion,
+                        self.clock.now())
+
+    def set_workflow_job(self: Emulator, job_id: int, status: str,
+                         conclusion: str | None = None) -> None:
+        """Set one job's ``status`` (and ``conclusion`` when ``completed``)."""
+        actions.set_job(self.state, int(job_id), status, conclusion, self.clock.now())
+
+    def add_release(self: Emulator, repository: str, tag: str, *, name: str | None = None,
+                    draft: bool = False, prerelease: bool = False,
+                    assets: list[dict[str, Any]] | tuple[dict[str, Any], ...] = ()) -> int:
+        """Publish a release (a draft with ``draft``) with ``assets`` (``name``,
+        ``content`` or ``content_base64``, ``content_type``, ``digest``: None for an
+        asset from before GitHub's digests); returns its id (:mod:`.releases`)."""
+        return releases.admin_release(self, repository, {
+            "tag": tag, "name": name, "draft": draft, "prerelease": prerelease,
+            "assets": list(assets)})
+
+    def add_branch_protection(self: Emulator, repository: str, pattern: str,
+                              **settings: Any) -> int:
+        """Protect the branches matching ``pattern`` (classic branch protection,
+        :mod:`.protection`); returns the rule's id."""
+        repo = self._repository(repository)
+        return protection.add_protection(self.state, int(repo["id"]), pattern, settings)
+
+    def lock_discussion(self: Emulator, node: str, reason: str | None = None) -> None:
+        """Lock a discussion as a lock bot does (dessant/lock-threads locks with no
+        reason for discussions); ``reason`` one of GitHub's ``LockReason`` values."""
+        if reason is not None and reason not in LOCK_REASONS:
+            raise ValueError(f"lock reason must be one of {LOCK_REASONS}")
+        row = self._discussion_row(node)
+        with self.state.transaction() as db:
+            db.execute("UPDATE discussions SET locked = 1, lock_reason = ? WHERE id = ?",
+                       (reason, row["id"]))
+
+    def unlock_discussion(self: Emulator, node: str) -> None:
+        """Unlock a discussion."""
+        row = self._discussion_row(node)
+        with self.state.transaction() as db:
+            db.execute("UPDATE discussions SET locked = 0, lock_reason = NULL WHERE id = ?",
+                       (row["id"],))
+
+    def delete_ref(self: Emulator, repository: str, ref: str, actor: str) -> None:
+        """``actor`` (a login with a token of ``contents: write``, or any collaborator)
+        deletes ``ref`` (``refs/heads/...``) as on github.com: the repository's rulesets
+        and branch protection apply to them (a ``deletion`` rule refuses it); GitHub
+        sends the ``delete`` event. Raises ValueError with GitHub's refusal."""
+        repo = self._repository(repository)
+        rid = int(repo["id"])
+        who = self.state.actor_by_login(actor)
+        if who is None:
+            raise ValueError(f"no actor {actor!r}")
+        if self.state.ref(rid, ref) is None:
+            raise ValueError(f"{repository} has no ref {ref}")
+        token = self.state.one("SELECT role FROM tokens WHERE actor_id = ? ORDER BY "
+                               "rowid LIMIT 1", who["id"])
+        refusal = refpolicy.check(self.state, self.fidelity, rid, ref, "deletion", who,
+                                  str(token["role"]) if token else "maintain")
+        if refusal is not None:
+            raise ValueError(refusal.rest()[1]["message"])
+        self.state.set_ref(rid, ref, None)
+        hooks.ref_events(self, [(rid, ref, "delete")], who)
+
+    def set_discussions_enabled(self: Emulator, repository: str, enabled: bool) -> None:
+        """Turn the repository's Discussions on or off (Settings, Features)."""
+        repo = self._repository(repository)
+        with self.state.transaction() as db:
+            db.execute("UPDATE repositories SET has_discussions = ? WHERE id = ?",
+                       (int(enabled), repo["id"]))
+
+    def _admin_more(self: Emulator, req: Request, route: str, data: Any) -> Reply | None:
+        """Workflow runs and jobs, releases, branch protection, ref deletion and the
+        repository's Discussions switch; None for other routes."""
+        parts = [p for p in route.split("/") if p][1:]
+        if req.method != "POST":
+            return None
+        if parts == ["runs"]:
+            jobs = self.add_workflow_run(
+                str(data["repository"]), int(data["run_id"]), str(data.get("path", "")),
+                str(data.get("name", "")), str(data.get("head_sha", "")),
+                status=str(data.get("status", "completed")),
+                conclusion=data.get("conclusion"), jobs=list(data.get("jobs", [])),
+                event=str(data.get("event", "push")), head_branch=data.get("head_branch"))
+            return self._json(req, 201, {"ok": True, "run_attempt": 1, "jobs": jobs})
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "attempts":
+            return self._json(req, 201, self.rerun_workflow(
+                str(data["repository"]), int(parts[1]), list(data.get("jobs", []))))
+        if len(parts) == 3 and parts[0] == "runs" and parts[2] == "end":
+            self.end_workflow_run(str(data["repository"]), int(parts[1]),
+                                  str(data.get("conclusion", "success")))
+            return self._json(req, 200, {"ok": True})
+        if len(parts) == 2 and parts[0] == "jobs":
+            self.set_workflow_job(int(parts[1]), str(data["status"]), data.get("conclusion"))
+            return self._json(req, 200, {"ok": True})
+        if parts == ["releases"]:
+            ident = releases.admin_release(self, str(data["repository"]), dict(data))
+            return self._json(req, 201, {"id": ident})
+        if parts == ["branch-protection"]:
+            settings = {k: v for k, v in data.items() if k not in ("repository", "pattern")}
+            ident = self.add_branch_protection(str(data["repository"]), str(data["pattern"]),
+                                               **settings)
+            return self._json(req, 201, {"id": ident})
+        if parts == ["refs"] and data.get("action") == "delete":
+            self.delete_ref(str(data["repository"]), str(data["ref"]), str(data["actor"]))
+            return self._json(req, 200, {"ok": True})
+        if parts == ["repository"]:
+            self.set_discussions_enabled(str(data["repository"]),
+                                         bool(data["has_discussions"]))
+            return self._json(req, 200, {"ok": True})
+        return None
 
     def _admin(self: Emulator, req: Request, route: str) -> Reply:
         try:
@@ -389,17 +521,12 @@ class Admin:
                     contents=str(data.get("contents", "write")),
                     rate_limit=int(data.get("rate_limit", 5000)),
                     kind=str(data.get("kind", "User")),
+                    actions=str(data.get("actions", "read")),
                 )
                 return self._json(req, 201, {"ok": True})
-            if route == "/_emulator/runs" and req.method == "POST":
-                self.add_workflow_run(
-                    str(data["repository"]),
-                    int(data["run_id"]),
-                    str(data["path"]),
-                    str(data.get("name", "")),
-                    str(data.get("head_sha", "")),
-                )
-                return self._json(req, 201, {"ok": True})
+            answered = self._admin_more(req, route, data)
+            if answered is not None:
+                return answered
             if route == "/_emulator/rename" and req.method == "POST":
                 self.rename_repository(str(data["repository"]), str(data["name"]))
                 return self._json(req, 200, {"ok": True})
@@ -436,13 +563,20 @@ class Admin:
                 if action == "move":
                     self.move_discussion(node, str(data["category"]))
                     return self._json(req, 200, {"ok": True})
+                if action == "lock":
+                    self.lock_discussion(node, data.get("reason"))
+                    return self._json(req, 200, {"ok": True})
+                if action == "unlock":
+                    self.unlock_discussion(node)
+                    return self._json(req, 200, {"ok": True})
                 if action == "transfer":
                     number = self.transfer_discussion(
                         node, str(data["repository"]), data.get("category")
                     )
                     return self._json(req, 200, {"ok": True, "number": number})
                 raise ValueError(
-                    f"unknown discussion action {action!r}; use delete, move or transfer"
+                    f"unknown discussion action {action!r}; use delete, move, transfer, "
+                    "lock or unlock"
                 )
             if route == "/_emulator/tamper" and req.method == "POST":
                 self.tamper(

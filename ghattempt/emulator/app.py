@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import admin, apps, graphql_endpoint, hooks, rest
+from . import actions, admin, apps, graphql_endpoint, hooks, releases, rest
 from . import errors as gh
 from .admin import Admin
 from .exchange import LogEntry, Reply, Request
@@ -73,6 +73,9 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
             GraphQL; a query costs 1 point, a mutation 5).
         rest_points_per_minute: the same for REST (GitHub: 900; a GET costs 1, a
             write 5).
+        discussion_comments: the comments and replies one discussion takes (GitHub
+            refuses comments on issues with more than 2,500; the emulator refuses the
+            2,501st in a discussion).
         clock: a shared :class:`Clock` (tests move it forward).
         fidelity: the fidelity switches (:class:`Fidelity` or its JSON form, applied
             over the fixture's ``[fidelity]``); default GitHub's behaviour.
@@ -90,6 +93,7 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
         content_per_hour: int | None = None,
         points_per_minute: int | None = None,
         rest_points_per_minute: int | None = None,
+        discussion_comments: int | None = None,
         clock: Clock | None = None,
         fidelity: Fidelity | Mapping[str, Any] | None = None,
         routes: Sequence[Any] = ROUTE_MODULES,
@@ -98,6 +102,8 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
         self.clock = clock or Clock()
         self.state = State(db, self.clock)
         apps.setup(self.state)
+        actions.setup(self.state)
+        releases.setup(self.state)
         self.server_url = server_url.rstrip("/")
         self.api_url = api_url.rstrip("/")
         self.faults = FaultPlan()
@@ -106,11 +112,14 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
             "content_per_hour": content_per_hour,
             "points_per_minute": points_per_minute,
             "rest_points_per_minute": rest_points_per_minute,
+            "discussion_comments": discussion_comments,
         }
         self.content_per_minute = GITHUB_LIMITS["content_per_minute"]
         self.content_per_hour = GITHUB_LIMITS["content_per_hour"]
         self.points_per_minute = GITHUB_LIMITS["points_per_minute"]
         self.rest_points_per_minute = GITHUB_LIMITS["rest_points_per_minute"]
+        self.discussion_comments = GITHUB_LIMITS["discussion_comments"]
+        self._cooldown: dict[int, float] = {}  # actor id -> end of a "too quickly" cool-down
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
         self._budgets: dict[str, _Budget] = {}
@@ -120,7 +129,6 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
         self._log_lock = threading.Lock()
         self._ids = itertools.count(1)
         self._check_runs: list[dict[str, Any]] = []
-        self._runs: dict[tuple[int, int], dict[str, Any]] = {}
         if fixture is not None and not self.state.seeded:
             data = load_fixture(fixture) if isinstance(fixture, (str, Path)) else fixture
             seed(self.state, data)
@@ -182,7 +190,7 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
             ("x-github-request-id", req.request_id),
             ("x-github-media-type", "github.v4; format=json"),
         ]
-        if req.token is not None and resource is not None:
+        if req.token is not None and resource is not None and self.fidelity.rate_limit_headers:
             budget = self._budget(req.token, resource)
             limit = self._limit(req.token)
             out += [

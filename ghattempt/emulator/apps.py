@@ -41,6 +41,10 @@ def setup(state: State) -> None:
         columns = {r["name"] for r in state.db.execute("PRAGMA table_info(tokens)")}
         if "expires_at" not in columns:
             state.db.execute("ALTER TABLE tokens ADD COLUMN expires_at REAL")
+        columns = {r["name"] for r in state.db.execute("PRAGMA table_info(installations)")}
+        if "actions" not in columns:  # the Actions permission (workflow runs and jobs)
+            state.db.execute("ALTER TABLE installations ADD COLUMN actions TEXT NOT NULL "
+                             "DEFAULT 'read'")
 
 
 def add_app(state: State, app_id: int, slug: str, public_key: str) -> None:
@@ -69,11 +73,13 @@ def add_installation(
     discussions: str,
     contents: str,
     rate_limit: int,
+    actions: str = "read",
 ) -> None:
     with state.transaction() as db:
         db.execute(
-            "INSERT INTO installations VALUES (?, ?, ?, ?, ?, ?)",
-            (installation_id, app_id, role, discussions, contents, rate_limit),
+            "INSERT INTO installations (id, app_id, role, discussions, contents, rate_limit, "
+            "actions) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (installation_id, app_id, role, discussions, contents, rate_limit, actions),
         )
 
 
@@ -131,7 +137,8 @@ def create_installation_token(
     except ValueError:
         return _error(400, "Problems parsing JSON")
     permissions = {"metadata": "read"}
-    granted = {"discussions": inst["discussions"], "contents": inst["contents"]}
+    granted = {"discussions": inst["discussions"], "contents": inst["contents"],
+               "actions": inst["actions"]}
     for name, level in granted.items():
         if level != "none":
             permissions[name] = str(level)
@@ -148,7 +155,7 @@ def create_installation_token(
     with state.transaction() as db:
         db.execute(
             "INSERT INTO tokens (token, actor_id, role, discussions, contents, rate_limit, "
-            "installation_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "installation_id, expires_at, actions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 token,
                 app["actor_id"],
@@ -158,6 +165,7 @@ def create_installation_token(
                 inst["rate_limit"],
                 installation_id,
                 now + TOKEN_LIFETIME,
+                permissions.get("actions", "none"),
             ),
         )
     return 201, {

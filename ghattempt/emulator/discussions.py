@@ -11,7 +11,11 @@ Rules carried here, with their source (docs/emulator.md lists them all):
 - a locked discussion refuses comments by bots, and by people without write access
   (probot/stale#25, renovatebot/renovate#6215, open-telemetry/opentelemetry-dotnet#6554);
   hiding and deleting comments in it need write access too, the author's own included
-  (GitHub docs, "Locking conversations").
+  (GitHub docs, "Locking conversations");
+- a discussion holding as many comments and replies as the cap (2,500) refuses one more
+  (``FORBIDDEN``, the sentence GitHub answers for issues: digitaldrywood/detent#1540);
+- in an announcement category only maintainers and admins start discussions (GitHub
+  docs, "Managing categories for discussions").
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from .errors import ResolverError, not_found_node
+from .errors import ResolverError, forbidden_integration, not_found_node
 from .graph import Actor, Ctx, Info, _ctx, actor_or_none, paginate, repository
 from .ids import decode_node_id, node_id
 from .state import State, iso
@@ -39,6 +43,11 @@ CLASSIFIER_REASON = {
     "SPAM": "spam",
 }
 
+
+FULL = "Commenting is disabled on issues with more than {cap} comments"
+"""GitHub's refusal of a comment on an issue past the cap (REST 403, quoted in
+digitaldrywood/detent#1540 and galaxyproject/training-material#4729); nothing public
+shows the discussions' answer, so the emulator sends this sentence with ``FORBIDDEN``."""
 
 LOCKED = "Unable to create comment because issue is locked"
 """GitHub's GraphQL refusal of a comment on a locked conversation (``addComment``, as
@@ -124,7 +133,8 @@ class Discussion:
             self._ctx.now,
         )
         return paginate(
-            [(int(r["id"]), DiscussionComment(self._ctx, r, self._id_repo)) for r in rows],
+            [(_position(self._ctx, r), DiscussionComment(self._ctx, r, self._id_repo))
+             for r in _ordered(self._ctx, rows)],
             first,
             after,
             last,
@@ -198,13 +208,30 @@ class DiscussionComment:
             self._ctx.now,
         )
         return paginate(
-            [(int(r["id"]), DiscussionComment(self._ctx, r, self._repo_id)) for r in rows],
+            [(_position(self._ctx, r), DiscussionComment(self._ctx, r, self._repo_id))
+             for r in _ordered(self._ctx, rows)],
             first,
             after,
             last,
             before,
             info,
         )
+
+
+_NEWEST_FIRST = 10**15
+
+
+def _ordered(ctx: Ctx, rows: list[sqlite3.Row]) -> list[sqlite3.Row]:
+    """Oldest first, as GitHub serves comments and replies; newest first while the
+    ``replies_oldest_first`` switch is off (a misbehaving GitHub for a probe)."""
+    return rows if ctx.fidelity.replies_oldest_first else rows[::-1]
+
+
+def _position(ctx: Ctx, row: sqlite3.Row) -> int:
+    """A comment's place in its connection (cursors encode it): its id, or, newest
+    first, a number that grows as ids fall."""
+    ident = int(row["id"])
+    return ident if ctx.fidelity.replies_oldest_first else _NEWEST_FIRST - ident
 
 
 def _comment_payload(ctx: Ctx, input: dict[str, Any], comment_id: int,  # noqa: A002
@@ -235,6 +262,13 @@ class DiscussionMutations:
         cat = resolvers.node_of(ctx, input["categoryId"], DiscussionCategory)
         if cat._repo_id != repo.databaseId:
             raise not_found_node(input["categoryId"])
+        fmt = ctx.state.one("SELECT format FROM categories WHERE id = ?",
+                            decode_node_id(cat.id).payload[-1])  # type: ignore[union-attr]
+        if fmt is not None and fmt["format"] == "announcement" and not ctx.role_at_least(
+                "maintain"):
+            # GitHub docs, "Managing categories for discussions": in an announcement
+            # category "only maintainers and admins can create new discussions"
+            raise forbidden_integration(str(ctx.viewer["kind"]))
         if not input["title"].strip():
             raise ResolverError("Title can't be blank", "UNPROCESSABLE")
         _check_body(input["body"])
@@ -314,6 +348,10 @@ class DiscussionMutations:
             # opentelemetry-dotnet#6554); people need write access
             raise ResolverError(LOCKED, "FORBIDDEN")
         _check_body(input["body"])
+        held = ctx.state.one("SELECT COUNT(*) AS n FROM comments WHERE discussion_id = ?",
+                             discussion.databaseId)
+        if held is not None and int(held["n"]) >= ctx.comment_cap:
+            raise ResolverError(FULL.format(cap=ctx.comment_cap), "FORBIDDEN")
         reply_to: int | None = None
         if input.get("replyToId") is not None:
             parent = resolvers.node_of(ctx, input["replyToId"], DiscussionComment)
@@ -359,7 +397,8 @@ class DiscussionMutations:
         ctx.require_discussions("write")
         ctx.require_role("write", unless_author=comment._row["author_id"])
         _check_body(input["body"])
-        edit_comment(ctx.state, comment.databaseId, input["body"], ctx.now)
+        edit_comment(ctx.state, comment.databaseId, input["body"], ctx.now,
+                     flags=ctx.fidelity.edit_flags)
         return _comment_payload(ctx, input, comment.databaseId, comment._repo_id)
 
     def deleteDiscussionComment(
@@ -406,8 +445,14 @@ class DiscussionMutations:
 
 
 # ------------------------------------------------------- shared write helpers
-def edit_comment(state: State, comment_id: int, body: str, now: float) -> None:
-    """Edit a comment's body: ``lastEditedAt`` set, ``includesCreatedEdit`` true."""
+def edit_comment(state: State, comment_id: int, body: str, now: float, *,
+                 flags: bool = True) -> None:
+    """Edit a comment's body: ``lastEditedAt`` set, ``includesCreatedEdit`` true (unless
+    ``flags`` is false: the ``edit_flags`` switch off, a misbehaving GitHub)."""
+    if not flags:
+        with state.transaction() as db:
+            db.execute("UPDATE comments SET body = ? WHERE id = ?", (body, comment_id))
+        return
     with state.transaction() as db:
         db.execute(
             "UPDATE comments SET body = ?, last_edited_at = ?, updated_at = ?, "

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .faults import FaultRule
 from .state import iso
@@ -69,3 +70,32 @@ class Request:
     token: Any = None
     viewer: Any = None
     faults: list[FaultRule] = field(default_factory=list)
+    refs_changed: list[tuple[int, str, str]] = field(default_factory=list)
+    """Refs the request created or deleted (repository id, name, ``create``/``delete``):
+    GitHub sends ``create`` and ``delete`` webhook events for them."""
+
+
+T = TypeVar("T")
+
+
+def paged(query: str, items: list[T]) -> list[T]:
+    """One page of ``items`` as GitHub's REST pages lists: ``per_page`` (default 30, at
+    most 100) and ``page`` (from 1) in the query string; malformed values: the first
+    page of 30."""
+    params = urllib.parse.parse_qs(query)
+    try:
+        per_page = min(100, max(1, int(params.get("per_page", ["30"])[0])))
+        page = max(1, int(params.get("page", ["1"])[0]))
+    except ValueError:
+        per_page, page = 30, 1
+    return items[(page - 1) * per_page: page * per_page]
+
+
+def json_object(body: bytes) -> dict[str, Any] | None:
+    """A request body that is a JSON object, or None (GitHub answers 400 "Problems
+    parsing JSON" then)."""
+    try:
+        data = json.loads(body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -59,6 +59,26 @@ class Faulting:
             return self._json(req, 200, gh.internal_error_body(req.request_id))
         return self._json(req, 502, gh.bad_gateway_body(req.request_id))
 
+    def _submitted_too_quickly(self: Emulator, req: Request, names: frozenset[str],
+                               creating: bool) -> bool | None:
+        """GitHub's "was submitted too quickly" for a content-creating request: None to
+        proceed, False to refuse before anything runs, True to run and then refuse (the
+        write landed). An actor in a cool-down (a rule's ``cooldown_s``) is refused
+        without a rule firing."""
+        if not creating:
+            return None
+        actor = int(req.viewer["id"])
+        now = self.clock.now()
+        if self._cooldown.get(actor, 0.0) > now:
+            return False
+        rules = self.faults.fire(names, ("submitted_too_quickly",))
+        if not rules:
+            return None
+        req.faults.extend(rules)
+        if rules[0].cooldown_s:
+            self._cooldown[actor] = now + rules[0].cooldown_s
+        return rules[0].landed
+
     def _pre_faults(
         self: Emulator, req: Request, names: frozenset[str], remaining: int
     ) -> Reply | None:

@@ -35,6 +35,17 @@ Kinds (``kind``), grounded in GitHub behaviour listed with its sources in docs/e
                    comments with the same body, say; the client sees the second answer.
 ``edit`` / ``delete`` / ``minimize``  after the request committed, ``actor`` edits
                    (to ``body``), deletes or minimizes the comment it created.
+``submitted_too_quickly``  GitHub's undocumented anti-spam limit on content creation,
+                   for content-creating requests only (``createDiscussion``,
+                   ``addDiscussionComment``, ``createCommitOnBranch``, ``createRef``,
+                   REST commit, ref and release creation): GraphQL answers HTTP 200 with
+                   ``data.<field>: null`` and ``errors[].type`` ``UNPROCESSABLE``, message
+                   ``was submitted too quickly`` (REST: 422 "Validation Failed" with that
+                   message). With ``landed`` the write commits first (the stricter
+                   reading: the client must read back); without, nothing is written.
+                   ``cooldown_s``: from then on, for that long, every content creation
+                   by the same actor gets the same answer (nothing written), as GitHub's
+                   limit lasts minutes to an hour (cli/cli#4801).
 """
 
 from __future__ import annotations
@@ -55,6 +66,7 @@ KINDS = (
     "edit",
     "delete",
     "minimize",
+    "submitted_too_quickly",
 )
 
 
@@ -94,6 +106,8 @@ class FaultRule:
     actor: str = "ghost"
     body: str = "edited by another actor"
     error_type: str = "RATE_LIMITED"
+    landed: bool = False
+    cooldown_s: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -107,6 +121,8 @@ class FaultRule:
             )
         if self.error_type not in ("RATE_LIMITED", "RATE_LIMIT"):
             raise ValueError("error_type must be RATE_LIMITED or RATE_LIMIT")
+        if self.cooldown_s < 0:
+            raise ValueError("cooldown_s must be >= 0")
         if not 0.0 <= self.probability <= 1.0:
             raise ValueError("probability must be within [0, 1]")
         for name in ("nth", "count"):

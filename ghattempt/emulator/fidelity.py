@@ -15,6 +15,20 @@ with its source, in docs/emulator.md ("What GitHub does, and where it is written
                    carries ``X-Github-Next-Global-ID: 1``. Off: always the new format.
 ``rulesets``       a repository's rulesets refuse ref creation, update and deletion on
                    the refs they target. Off: rulesets are kept but not enforced.
+``branch_protection``  classic branch protection rules refuse the writes their settings
+                   forbid. Off: kept but not enforced.
+``stale_data``     ``createCommitOnBranch`` refuses an ``expectedHeadOid`` that is not the
+                   branch's head (``STALE_DATA``). Off (a misbehaving GitHub for a
+                   probe): the commit lands on the current head.
+``edit_flags``     editing a comment sets ``lastEditedAt`` and ``includesCreatedEdit``.
+                   Off (misbehaving): an edit leaves no trace in them.
+``replies_oldest_first``  comments and replies come oldest first. Off (misbehaving):
+                   newest first.
+``rate_limit_headers``  every authenticated answer carries the ``x-ratelimit-*``
+                   headers. Off (misbehaving, as behind a proxy that strips them): none.
+``secondary_limits``  the secondary limits (points a minute, content creation) are
+                   enforced. Off: not counted at all (a test or benchmark that must not
+                   meet them says so by turning this off).
 ``replica_lag_ms`` every discussion and comment stays invisible to every reader (every
                    process, every token) for this long after it was created, while refs
                    and commits read current (git storage is not the database). 0: off.
@@ -44,6 +58,12 @@ class Fidelity:
     rulesets: bool = True
     replica_lag_ms: int = 0
     actions_budget: bool = False
+    branch_protection: bool = True
+    stale_data: bool = True
+    edit_flags: bool = True
+    replies_oldest_first: bool = True
+    rate_limit_headers: bool = True
+    secondary_limits: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

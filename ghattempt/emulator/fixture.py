@@ -16,6 +16,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     role = "write"              # none | read | triage | write | maintain | admin
     discussions = "write"       # none | read | write   (default write)
     contents = "write"          # none | read | write   (default write)
+    actions = "read"            # none | read | write   (default read)
     rate_limit = 1000           # primary GraphQL points per hour (default 5000)
     repository = "octo-org/widgets"  # optional: the repository a GITHUB_TOKEN is for
 
@@ -31,18 +32,26 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     default_branch = "main"
     branches = [{name = "main", message = "Initial commit"},
                 {name = "feature", message = "Add a widget", from = "main"}]
-    categories = [{name = "Releases", slug = "releases"}]
+    categories = [{name = "Releases", slug = "releases"},
+                  {name = "News", slug = "news", format = "announcement"}]
     pull_requests = [{number = 1, title = "Add a widget", head = "feature",
                       base = "main", author = "alice"}]
     legacy_node_id = false      # true: made before GitHub's node-id migration
     rulesets = [{name = "leases", include = ["refs/heads/ghattempt/lease/**"],
-                 rules = ["creation", "update", "deletion"], bypass = ["alice"]}]
+                 rules = ["creation", "update", "deletion",
+                          {type = "required_status_checks", parameters = {
+                            required_status_checks = [{context = "ci"}]}}],
+                 bypass = ["alice"]}]   # never github-actions: GitHub refuses it
+    branch_protection = [{pattern = "release/**", allow_deletions = false,
+                          required_signatures = true,
+                          required_pull_request_reviews = {required_approving_review_count = 1}}]
 
     [limits]                    # optional secondary limits (GitHub's defaults)
     content_per_minute = 80
     content_per_hour = 500
     points_per_minute = 2000
     rest_points_per_minute = 900
+    discussion_comments = 2500  # comments and replies one discussion takes
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
@@ -57,7 +66,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import apps, git, rulesets
+from . import apps, git, protection, rulesets
 from .fidelity import Fidelity
 from .state import ROLES, State
 
@@ -169,7 +178,13 @@ def seed(state: State, data: Mapping[str, Any]) -> None:
         state.set_meta("seeded", "1")
 
 
-LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute")
+CATEGORY_FORMATS = ("discussion", "announcement")
+"""A category's discussion format as far as ghattempt meets it: in an announcement
+category only maintainers and admins start discussions (GitHub docs, "Managing categories
+for discussions")."""
+
+LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute",
+          "discussion_comments")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:
@@ -211,6 +226,7 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             int(t.get("rate_limit", 5000)),
             t.get("installation_id"),
             t.get("repository"),
+            str(t.get("actions", "read")),
         )
     for i, a in enumerate(data.get("apps", [])):
         where = f"apps[{i}]"
@@ -233,6 +249,7 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
                 str(inst.get("discussions", "write")),
                 str(inst.get("contents", "write")),
                 int(inst.get("rate_limit", 5000)),
+                str(inst.get("actions", "read")),
             )
     for i, r in enumerate(data.get("repositories", [])):
         where = f"repositories[{i}]"
@@ -256,6 +273,14 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
                                      list(_req(rs, "rules", rwhere)), list(rs.get("bypass", [])))
             except ValueError as exc:
                 raise FixtureError(f"{rwhere}: {exc}") from None
+        for j, bp in enumerate(r.get("branch_protection", [])):
+            pwhere = f"{where}.branch_protection[{j}]"
+            try:
+                settings = {k: v for k, v in bp.items() if k != "pattern"}
+                protection.add_protection(state, repo_id, str(_req(bp, "pattern", pwhere)),
+                                          settings)
+            except ValueError as exc:
+                raise FixtureError(f"{pwhere}: {exc}") from None
         branches = r.get("branches") or [{"name": default_branch, "message": "Initial commit"}]
         heads: dict[str, str] = {}
         for j, b in enumerate(branches):
@@ -280,9 +305,13 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             state.set_ref(repo_id, f"refs/heads/{name}", oid)
         for j, c in enumerate(r.get("categories", [])):
             cwhere = f"{where}.categories[{j}]"
+            fmt = str(c.get("format", "discussion"))
+            if fmt not in CATEGORY_FORMATS:
+                raise FixtureError(f"{cwhere}: format must be one of {CATEGORY_FORMATS}")
             with state.transaction() as db:
                 db.execute(
-                    "INSERT INTO categories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO categories (id, repo_id, name, slug, emoji, description, "
+                    "is_answerable, created_at, format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         state.next_id(),
                         repo_id,
@@ -292,6 +321,7 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
                         c.get("description"),
                         int(bool(c.get("is_answerable", False))),
                         FIXTURE_EPOCH,
+                        fmt,
                     ),
                 )
         for j, p in enumerate(r.get("pull_requests", [])):

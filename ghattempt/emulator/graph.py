@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from graphql import GraphQLResolveInfo
 
-from . import rulesets
+from . import refpolicy
 from .errors import ResolverError, forbidden_integration
 from .fidelity import Fidelity
 from .ids import cursor, decode_cursor, legacy_node_id, node_id
@@ -55,6 +55,9 @@ class Ctx:
     created: list[tuple[str, int]] = field(default_factory=list)
     fidelity: Fidelity = field(default_factory=Fidelity)
     next_ids: bool = False  # the request carried X-Github-Next-Global-ID: 1
+    passing: refpolicy.Passing | None = None  # check runs that passed on a commit
+    comment_cap: int = 2500  # comments and replies one discussion takes
+    refs_changed: list[tuple[int, str, str]] = field(default_factory=list)  # create/delete
 
     def object_id(self, typename: str, row: sqlite3.Row) -> str:
         """The id of a repository or actor row as this request sees it: the legacy id
@@ -65,13 +68,16 @@ class Ctx:
             return legacy_node_id(typename, ident)
         return node_id(typename, ident)
 
-    def refuse_by_ruleset(self, repo_id: int, ref: str, rule: str) -> None:
-        """Raise GitHub's ruleset refusal when a ruleset forbids ``rule`` on ``ref``."""
-        if not self.fidelity.rulesets:
-            return
-        sentence = rulesets.broken_rule(self.state, repo_id, ref, rule, str(self.viewer["login"]))
-        if sentence is not None:
-            raise ResolverError(rulesets.violation_message(sentence), "UNPROCESSABLE")
+    def refuse_ref_write(self, repo_id: int, ref: str, action: str, *,
+                         after: str | None = None, force: bool = False) -> None:
+        """Raise GitHub's refusal when a ruleset or branch protection forbids writing
+        ``ref`` (``action``: creation, update, deletion) to ``after``
+        (:mod:`.refpolicy`)."""
+        refusal = refpolicy.check(self.state, self.fidelity, repo_id, ref, action,
+                                  self.viewer, str(self.token["role"]), after=after,
+                                  force=force, passing=self.passing)
+        if refusal is not None:
+            raise refusal.graphql()
 
     @property
     def viewer_is_bot(self) -> bool:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from graphql import (
     DocumentNode,
     ExecutionResult,
+    FieldNode,
     FragmentDefinitionNode,
     GraphQLError,
     GraphQLSchema,
@@ -34,6 +35,7 @@ from graphql import (
 from graphql.execution.values import get_variable_values
 
 from . import errors as gh
+from . import hooks
 from .cost import analyze
 from .exchange import Reply, Request
 from .graph import Ctx, RateInfo
@@ -129,6 +131,29 @@ def _format_result(result: ExecutionResult) -> dict[str, Any]:
     return body
 
 
+TOO_QUICKLY = "was submitted too quickly"
+"""GitHub's anti-spam refusal of content creation (cli/cli#4801 quotes the whole error:
+``{"type": "UNPROCESSABLE", "path": ["createIssue"], "locations": [...], "message": "was
+submitted too quickly"}``)."""
+
+
+def _too_quickly(operation: OperationDefinitionNode, creating: set[str],
+                 data: Any) -> dict[str, Any]:
+    """The answer to content-creating fields refused as "submitted too quickly": each
+    such root field null, one ``UNPROCESSABLE`` error for it; other fields' data kept."""
+    out = dict(data) if isinstance(data, dict) else {}
+    errors = []
+    for sel in operation.selection_set.selections:
+        if isinstance(sel, FieldNode) and sel.name.value in creating:
+            key = sel.alias.value if sel.alias else sel.name.value
+            out[key] = None
+            loc = sel.loc.source.get_location(sel.loc.start) if sel.loc else None
+            errors.append({"type": "UNPROCESSABLE", "path": [key],
+                           "locations": [{"line": loc.line, "column": loc.column}] if loc
+                           else [], "message": TOO_QUICKLY})
+    return {"data": out, "errors": errors}
+
+
 class GraphQLEndpoint:
     """``POST /graphql``: parse, validate, cost, limit, execute, answer."""
 
@@ -184,6 +209,8 @@ class GraphQLEndpoint:
         if analysis.errors:
             reply = self._json(req, 200, {"errors": list(analysis.errors)}, resource="graphql")
             return self._log_request(req, reply, name, kind, analysis.root_fields)
+        creating = {r for r in analysis.root_fields if r in CONTENT_CREATING} \
+            if kind == "mutation" else set()
         refused = self._secondary_limit(
             req,
             5 if kind == "mutation" else 1,
@@ -191,6 +218,11 @@ class GraphQLEndpoint:
         )
         if refused is not None:
             return self._log_request(req, refused, name, kind, analysis.root_fields)
+        too_quickly = self._submitted_too_quickly(req, names, bool(creating))
+        if too_quickly is False:  # refused before anything runs
+            reply = self._json(req, 200, _too_quickly(operation, creating, None),
+                               resource="graphql")
+            return self._log_request(req, reply, name, kind, analysis.root_fields)
         with self.state.lock:
             budget = self._budget(req.token)
             if budget.used + analysis.cost > limit:
@@ -205,6 +237,8 @@ class GraphQLEndpoint:
                 server_url=self.server_url,
                 fidelity=self.fidelity,
                 next_ids=req.headers.get("x-github-next-global-id", "").strip() == "1",
+                passing=self._passing_checks,
+                comment_cap=self.discussion_comments,
                 rate=RateInfo(
                     limit=limit,
                     remaining=limit - budget.used,
@@ -229,6 +263,10 @@ class GraphQLEndpoint:
                 assert isinstance(result, ExecutionResult)
                 body = _format_result(result)
             self._after_commit(req, ctx)  # still under the lock: no reader sees a gap
+        if too_quickly:  # the write landed, the answer says it was refused
+            body = _too_quickly(operation, creating, body.get("data"))
+        req.refs_changed.extend(ctx.refs_changed)
+        hooks.ref_events(self, req.refs_changed, req.viewer)
         lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, 200, body, resource="graphql")
         return self._log_request(req, reply, name, kind, analysis.root_fields, analysis.cost)

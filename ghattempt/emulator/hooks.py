@@ -38,7 +38,15 @@ GitHub-Hookshot/...``, ``Content-Type: application/json``.
 
 Admin routes (GitHub has none):
 
-- ``POST /_emulator/hooks {"app_id", "url", "secret"}``: the App's webhook;
+- ``POST /_emulator/hooks {"app_id", "url", "secret"[, "events"]}``: the App's webhook and
+  the events it subscribes to (GitHub delivers an event only to Apps subscribed to it;
+  none by default, as for a new App). Of the events GitHub causes by itself, the
+  emulator sends ``create`` and ``delete``: every branch or tag created or deleted through
+  the API (REST ``git/refs``, GraphQL ``createRef``, ``updateRefs``, ``deleteRef``), by
+  whoever wrote it, App or person, whatever its commit message says (``[skip ci]`` skips
+  ``push`` and ``pull_request`` workflow runs only: GitHub docs, "Skipping workflow
+  runs"), delivered in the background as GitHub delivers (GitHub docs, "Webhook events
+  and payloads", ``create`` and ``delete``);
 - ``POST /_emulator/hooks/deliveries {"app_id", "event", "payload"[, "guid"]}``: an event
   happens; GitHub delivers it now; the answer is its log entry;
 - ``GET /_emulator/hooks/deliveries``: the whole log, oldest first, with each
@@ -65,7 +73,7 @@ from . import apps
 from . import errors as gh
 from .state import State, iso
 
-__all__ = ["DELIVERY_TIMEOUT", "RETENTION", "deliver", "route"]
+__all__ = ["DELIVERY_TIMEOUT", "RETENTION", "deliver", "ref_events", "route"]
 
 RETENTION = 3 * 24 * 3600
 """Seconds GitHub keeps an App's deliveries listed and redeliverable (3 days on
@@ -79,7 +87,8 @@ HOOKSHOT = "GitHub-Hookshot/emulator"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS app_hooks (
-  app_id INTEGER PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL);
+  app_id INTEGER PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL,
+  events TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS hook_deliveries (
   id INTEGER PRIMARY KEY AUTOINCREMENT, app_id INTEGER NOT NULL, guid TEXT NOT NULL,
   delivered_at REAL NOT NULL, redelivery INTEGER NOT NULL, duration REAL NOT NULL,
@@ -93,12 +102,75 @@ _CURSOR = re.compile(r"v1_([0-9]{1,18})")
 
 def _setup(state: State) -> None:
     """Create the tables on first use (idempotent)."""
-    if state.one("SELECT 1 FROM sqlite_master WHERE name = 'hook_deliveries'") is not None:
+    if state.one("SELECT 1 FROM sqlite_master WHERE name = 'hook_deliveries'") is None:
+        with state.transaction() as db:
+            for statement in (s.strip() for s in _SCHEMA.split(";")):
+                if statement:
+                    db.execute(statement)
+    with state.lock:
+        have = {r["name"] for r in state.db.execute("PRAGMA table_info(app_hooks)")}
+        if "events" not in have:  # a database made before subscriptions were kept
+            state.db.execute("ALTER TABLE app_hooks ADD COLUMN events TEXT NOT NULL "
+                             "DEFAULT '[]'")
+
+
+def ref_events(emu: Any, changes: list[tuple[int, str, str]], sender: Any) -> None:
+    """GitHub's ``create`` and ``delete`` events for refs a request created or deleted
+    (repository id, full ref name, ``create``/``delete``), sent in the background to every
+    App whose webhook subscribes to them. Only branches and tags have such events."""
+    if not changes:
         return
-    with state.transaction() as db:
-        for statement in (s.strip() for s in _SCHEMA.split(";")):
-            if statement:
-                db.execute(statement)
+    state: State = emu.state
+    _setup(state)
+    hooks = state.all("SELECT * FROM app_hooks")
+    for repo_id, ref, action in changes:
+        kind = ("branch" if ref.startswith("refs/heads/") else
+                "tag" if ref.startswith("refs/tags/") else None)
+        if kind is None:
+            continue
+        for hook in hooks:
+            if action not in json.loads(hook["events"]):
+                continue
+            payload = _ref_payload(state, int(hook["app_id"]), repo_id, ref, kind, action,
+                                   sender)
+            if payload is not None:
+                threading.Thread(target=_deliver_quietly,
+                                 args=(emu, int(hook["app_id"]), action, payload),
+                                 name="emulator-ref-event", daemon=True).start()
+
+
+def _deliver_quietly(emu: Any, app_id: int, event: str, payload: dict[str, Any]) -> None:
+    try:
+        deliver(emu, app_id, event, payload)
+    except Exception:  # noqa: BLE001 - a hook removed meanwhile, a closed database
+        return
+
+
+def _ref_payload(state: State, app_id: int, repo_id: int, ref: str, kind: str, action: str,
+                 sender: Any) -> dict[str, Any] | None:
+    """The ``create``/``delete`` payload (GitHub docs, "Webhook events and payloads")."""
+    repo = state.repository(repo_id)
+    owner = state.actor(int(repo["owner_id"])) if repo is not None else None
+    if repo is None or owner is None:
+        return None
+    inst = state.one("SELECT id FROM installations WHERE app_id = ? ORDER BY id", app_id)
+    full = f"{owner['login']}/{repo['name']}"
+    login = str(sender["login"]) + ("[bot]" if sender["kind"] == "Bot" else "")
+    payload: dict[str, Any] = {
+        "ref": ref.split("/", 2)[2], "ref_type": kind, "pusher_type": "user",
+        "repository": {"id": repo_id, "name": repo["name"], "full_name": full,
+                       "private": bool(repo["private"]),
+                       "owner": {"login": owner["login"], "id": owner["id"],
+                                 "type": owner["kind"]},
+                       "default_branch": repo["default_branch"]},
+        "sender": {"login": login, "id": sender["id"], "type": sender["kind"]},
+    }
+    if action == "create":
+        payload["master_branch"] = repo["default_branch"]
+        payload["description"] = None
+    if inst is not None:
+        payload["installation"] = {"id": inst["id"]}
+    return payload
 
 
 def _item(row: Any) -> dict[str, Any]:
@@ -254,10 +326,13 @@ def _admin(emu: Any, req: Any, parts: list[str]) -> Any:
     try:
         data = json.loads(req.body) if req.body else {}
         if parts == ["hooks"] and req.method == "POST":
+            events = [str(e) for e in data.get("events", [])]
             with emu.state.transaction() as db:
-                db.execute("INSERT INTO app_hooks VALUES (?, ?, ?) ON CONFLICT (app_id) DO "
-                           "UPDATE SET url = excluded.url, secret = excluded.secret",
-                           (int(data["app_id"]), str(data["url"]), str(data["secret"])))
+                db.execute("INSERT INTO app_hooks (app_id, url, secret, events) VALUES "
+                           "(?, ?, ?, ?) ON CONFLICT (app_id) DO UPDATE SET url = excluded.url, "
+                           "secret = excluded.secret, events = excluded.events",
+                           (int(data["app_id"]), str(data["url"]), str(data["secret"]),
+                            json.dumps(events)))
             return emu._json(req, 201, {"ok": True})
         if parts == ["hooks", "deliveries"] and req.method == "POST":
             entry = deliver(emu, int(data["app_id"]), str(data["event"]), dict(data["payload"]),

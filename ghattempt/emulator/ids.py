@@ -34,6 +34,11 @@ PREFIX = {
     "Commit": "C",
     "Tree": "TR",
     "Ref": "REF",
+    "BranchProtectionRule": "BPR",
+    "WorkflowRun": "WFR",
+    "CheckRun": "CR",
+    "Release": "RE",
+    "ReleaseAsset": "RA",
 }
 TYPE_OF_PREFIX = {v: k for k, v in PREFIX.items()}
 

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from .app import Emulator
 
 
-CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch"})
+CONTENT_CREATING = frozenset({"createDiscussion", "addDiscussionComment", "createCommitOnBranch",
+                              "createRef"})
+"""GraphQL root fields that create content (a ref counts like REST's ``git/create-ref``)."""
 
 
 GITHUB_LIMITS = {
@@ -33,10 +35,15 @@ GITHUB_LIMITS = {
     "content_per_hour": 500,
     "points_per_minute": 2000,
     "rest_points_per_minute": 900,
+    "discussion_comments": 2500,
 }
+"""GitHub's figures: the secondary limits (GitHub docs, "Rate limits for the REST API" and
+"... for the GraphQL API") and the comments one discussion takes (the stricter reading of
+"Commenting is disabled on issues with more than 2500 comments", docs/emulator.md)."""
 
 
-REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref"})
+REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref", "repos/create-release",
+                                   "repos/upload-release-asset"})
 
 
 @dataclass
@@ -113,7 +120,12 @@ class Limits:
         ``rest_points_per_minute``) and content creation shared by both
         (``content_per_minute``, ``content_per_hour``). Over any: HTTP 403 with
         ``retry-after``; nothing runs. Source: GitHub docs, "Rate limits for the REST
-        API" and "... for the GraphQL API", secondary rate limits."""
+        API" and "... for the GraphQL API", secondary rate limits. The key is the actor
+        (its databaseId): every token of one account, and every installation token of
+        one App (one bot), share one window. Nothing is counted while the
+        ``secondary_limits`` fidelity switch is off."""
+        if not self.fidelity.secondary_limits:
+            return None
         limit = self.points_per_minute if resource == "graphql" else self.rest_points_per_minute
         key = str(req.viewer["id"])
         now = self.clock.now()

@@ -7,7 +7,9 @@ without ``force`` the new target must descend from the old; a failed update is a
 generic error without ``type`` (GitHub's answer is not shown publicly; without a
 ``type`` a client cannot mistake it for another refusal). ``createCommitOnBranch``
 checks ``expectedHeadOid`` and refuses a moved head with ``type: STALE_DATA``, as GitHub
-does. Rulesets (:mod:`.rulesets`) refuse what they forbid first. Source: GitHub docs,
+does. Rulesets and branch protection (:mod:`.refpolicy`) refuse what they forbid first.
+Commits made by ``createCommitOnBranch`` are committed by GitHub's web-flow identity and
+verified (GitHub's schema, the mutation's description). Source: GitHub docs,
 GraphQL mutations ``createRef``, ``updateRefs``, ``createCommitOnBranch``; "About
 rulesets"; docs/emulator.md (the refs row) for the wording.
 """
@@ -164,13 +166,14 @@ class RefMutations:
             )
         if ctx.state.commit(repo.databaseId, input["oid"]) is None:
             raise ResolverError(f"Object '{input['oid']}' does not exist.", "UNPROCESSABLE")
-        ctx.refuse_by_ruleset(repo.databaseId, name, "creation")
+        ctx.refuse_ref_write(repo.databaseId, name, "creation", after=input["oid"])
         with ctx.state.transaction():
             if ctx.state.ref(repo.databaseId, name) is not None:
                 raise ResolverError(
                     f'A ref named "{name}" already exists in the repository.', "UNPROCESSABLE"
                 )
             ctx.state.set_ref(repo.databaseId, name, input["oid"])
+        ctx.refs_changed.append((repo.databaseId, name, "create"))
         return {
             "clientMutationId": input.get("clientMutationId"),
             "ref": Ref(ctx, repo.databaseId, name, input["oid"]),
@@ -201,24 +204,23 @@ class RefMutations:
                 if after == ZERO_OID:
                     if current is None:
                         raise ResolverError(f"Could not delete {name}: it does not exist.")
-                    ctx.refuse_by_ruleset(repo.databaseId, name, "deletion")
+                    ctx.refuse_ref_write(repo.databaseId, name, "deletion")
                     plan.append((name, None))
                     continue
-                ctx.refuse_by_ruleset(repo.databaseId, name,
-                                      "creation" if current is None else "update")
                 if st.commit(repo.databaseId, after) is None:
                     raise ResolverError(f"Could not update {name}: object {after} does not exist.")
-                if (
-                    current is not None
-                    and not upd.get("force")
-                    and not st.is_ancestor(repo.databaseId, current, after)
-                ):
+                forced = current is not None and not st.is_ancestor(repo.databaseId, current,
+                                                                    after)
+                if forced and not upd.get("force"):
                     raise ResolverError(f"Could not update {name}: update is not a fast forward.")
-                if (current is not None and upd.get("force")
-                        and not st.is_ancestor(repo.databaseId, current, after)):
-                    ctx.refuse_by_ruleset(repo.databaseId, name, "non_fast_forward")
+                ctx.refuse_ref_write(repo.databaseId, name,
+                                     "creation" if current is None else "update",
+                                     after=after, force=forced)
                 plan.append((name, after))
             for name, target in plan:
+                if target is None or st.ref(repo.databaseId, name) is None:
+                    ctx.refs_changed.append(
+                        (repo.databaseId, name, "delete" if target is None else "create"))
                 st.set_ref(repo.databaseId, name, target)
         return {"clientMutationId": input.get("clientMutationId")}
 
@@ -226,8 +228,9 @@ class RefMutations:
         ctx = _ctx(info)
         ref = resolvers.node_of(ctx, input["refId"], Ref)
         ctx.require_contents("write")
-        ctx.refuse_by_ruleset(ref._repo_id, ref._qualified, "deletion")
+        ctx.refuse_ref_write(ref._repo_id, ref._qualified, "deletion")
         ctx.state.set_ref(ref._repo_id, ref._qualified, None)
+        ctx.refs_changed.append((ref._repo_id, ref._qualified, "delete"))
         return {"clientMutationId": input.get("clientMutationId")}
 
     def createCommitOnBranch(
@@ -260,8 +263,9 @@ class RefMutations:
                 # GitHub's wording (github/gh-aw#22564); its type is not shown publicly
                 raise ResolverError("Branch not found", "NOT_FOUND")
             expected = input["expectedHeadOid"]
-            ctx.refuse_by_ruleset(repo_id, qualified, "update")
-            if str(head["oid"]) != expected:
+            if str(head["oid"]) != expected and ctx.fidelity.stale_data:
+                # the rules come first: a refused write says so, stale or not
+                ctx.refuse_ref_write(repo_id, qualified, "update")
                 raise ResolverError(stale_head(expected), "STALE_DATA")
             parent = st.commit(repo_id, str(head["oid"]))
             assert parent is not None
@@ -287,7 +291,13 @@ class RefMutations:
             msg = input["message"]
             message = msg["headline"] + (f"\n\n{msg['body']}" if msg.get("body") else "")
             sig = _actor_signature(ctx)
-            oid = st.add_commit(repo_id, tree, [str(head["oid"])], message, sig, sig)
+            # GitHub's schema: "The committer will be identical to that of commits
+            # authored using the web interface" and the commit is "automatically signed by
+            # GitHub if supported and will be marked as verified"
+            web = ("GitHub", "noreply@github.com", sig[2])
+            oid = st.add_commit(repo_id, tree, [str(head["oid"])], message, sig, web)
+            st.set_verification(repo_id, oid, "valid")
+            ctx.refuse_ref_write(repo_id, qualified, "update", after=oid)
             st.set_ref(repo_id, qualified, oid)
         commit_row = st.commit(repo_id, oid)
         assert commit_row is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from . import protection
 from .discussions import Discussion, DiscussionCategory, DiscussionComment, DiscussionMutations
 from .errors import ResolverError, not_found_node
 from .graph import Actor, Ctx, Info, RateInfo, _ctx, actor_or_none, paginate, repository
@@ -118,6 +119,20 @@ class Repository:
             "SELECT * FROM categories WHERE repo_id = ? AND slug = ?", self.databaseId, slug
         )
         return None if row is None else DiscussionCategory(self._ctx, row)
+
+    def branchProtectionRules(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> dict[str, Any]:
+        """Classic branch protection rules; none for a viewer without admin
+        (:func:`.protection.graphql_rules`)."""
+        rules = protection.graphql_rules(self._ctx, self.databaseId) \
+            if self._ctx.fidelity.branch_protection else []
+        return paginate(list(rules), first, after, last, before, info)
 
     def pullRequest(self, info: Info, number: int) -> PullRequest:
         row = self._ctx.state.one(

@@ -2,9 +2,11 @@
 # (each method types ``self`` as the Emulator it is mixed into: mypy cannot check a
 # mixin's self type against the class that composes it)
 """GitHub's REST routes the emulator serves, except the git database's (:mod:`.rest_git`):
-the repository, file contents, workflow runs, check runs, the rules of a branch and a
-ruleset, the rate limit, and the App
-routes that take a JWT (:mod:`.apps`). Each answers GitHub's JSON and status codes."""
+the repository, file contents, check runs, branches and their classic protection
+(:mod:`.protection`), the rules of a branch and a ruleset, the rate limit, and the App
+routes that take a JWT (:mod:`.apps`); workflow runs and jobs (:mod:`.actions`) and
+releases (:mod:`.releases`) are dispatched from here, since every REST path shares its
+repository lookup and its 404. Each answers GitHub's JSON and status codes."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ import re
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from . import apps, git, rulesets
+from . import actions, apps, git, hooks, protection, releases, rulesets
 from . import errors as gh
-from .exchange import Reply, Request
+from .exchange import Reply, Request, paged
 from .ids import legacy_node_id, node_id
 from .limits import REST_CONTENT_CREATING
 
@@ -108,10 +110,17 @@ class Rest:
                 return self._rest_op(
                     req, "repos/get-content", lambda: self._contents(req, repo, path)
                 )
-            if len(rest) == 3 and rest[:2] == ["actions", "runs"] and req.method == "GET":
-                return self._rest_op(
-                    req, "actions/get-workflow-run", lambda: self._workflow_run(repo, rest[2])
-                )
+            for domain in (actions, releases):
+                found = domain.rest(self, req, repo, rest)
+                if found is not None:
+                    return self._rest_op(req, found[0], found[1])
+            if len(rest) >= 2 and rest[0] == "branches" and req.method == "GET":
+                names = [urllib.parse.unquote(p) for p in rest[1:]]
+                if names[-1] == "protection" and len(names) > 1:
+                    return self._rest_op(req, "repos/get-branch-protection",
+                                         lambda: self._protection(req, repo, "/".join(names[:-1])))
+                return self._rest_op(req, "repos/get-branch",
+                                     lambda: self._branch(repo, "/".join(names)))
             if rest == ["check-runs"] and req.method == "POST":
                 return self._rest_op(
                     req, "checks/create", lambda: self._create_check_run(req, repo)
@@ -193,16 +202,22 @@ class Rest:
         if refused is not None:
             return self._log_request(req, refused, name, "rest")
         writing = req.method != "GET"
-        refused = self._secondary_limit(
-            req, 5 if writing else 1, int(name in REST_CONTENT_CREATING), "core"
-        )
+        creating = name in REST_CONTENT_CREATING
+        refused = self._secondary_limit(req, 5 if writing else 1, int(creating), "core")
         if refused is not None:
             return self._log_request(req, refused, name, "rest")
+        too_quickly = self._submitted_too_quickly(req, names, creating)
+        if too_quickly is False:
+            return self._log_request(req, self._json(req, 422, _too_quickly(name),
+                                                     resource="core"), name, "rest")
         with self.state.lock:
             if budget.used + 1 > self._limit(req.token):
                 return self._log_request(req, self._rest_rate_limited(req), name, "rest")
             budget.used += 1
             status, body = run()
+        if too_quickly and status < 300:  # landed, answered as refused
+            status, body = 422, _too_quickly(name)
+        hooks.ref_events(self, req.refs_changed, req.viewer)
         lost = self._post_faults(req)
         reply = lost if lost is not None else self._json(req, status, body, resource="core")
         return self._log_request(req, reply, name, "rest", cost=1)
@@ -236,11 +251,40 @@ class Rest:
             "has_discussions": bool(repo["has_discussions"]),
         }
 
-    def _workflow_run(self: Emulator, repo: Any, run_id: str) -> tuple[int, Any]:
-        run = self._runs.get((int(repo["id"]), int(run_id))) if run_id.isdigit() else None
-        if run is None:
+    def _branch(self: Emulator, repo: Any, branch: str) -> tuple[int, Any]:
+        """``GET .../branches/{branch}``: the branch, ``protected`` and the protection
+        summary any reader gets (404 "Branch not found" for a missing branch)."""
+        rid = int(repo["id"])
+        ref = self.state.ref(rid, f"refs/heads/{branch}")
+        if ref is None:
+            return 404, json.loads(gh.rest_body("Branch not found", 404))
+        found = protection.rule_for(self.state, rid, branch) \
+            if self.fidelity.branch_protection else None
+        return 200, protection.branch_summary(self.api_url, self._full(repo), branch,
+                                              str(ref["oid"]), found)
+
+    def _protection(self: Emulator, req: Request, repo: Any, branch: str) -> tuple[int, Any]:
+        """``GET .../branches/{branch}/protection``: the admin role only (an App needs
+        Administration read, which a ``GITHUB_TOKEN`` never has: 403); 404 "Branch not
+        found" or "Branch not protected"."""
+        if req.token["role"] != "admin":
+            if req.viewer["kind"] == "Bot":
+                return 403, json.loads(gh.rest_body(
+                    "Resource not accessible by integration", 403))
             return 404, json.loads(gh.rest_body("Not Found", 404))
-        return 200, dict(run)
+        rid = int(repo["id"])
+        if self.state.ref(rid, f"refs/heads/{branch}") is None:
+            return 404, json.loads(gh.rest_body("Branch not found", 404))
+        found = protection.rule_for(self.state, rid, branch) \
+            if self.fidelity.branch_protection else None
+        if found is None:
+            return 404, json.loads(gh.rest_body("Branch not protected", 404))
+        return 200, protection.protection_json(self.api_url, self._full(repo), branch,
+                                               found[2])
+
+    def _full(self: Emulator, repo: Any) -> str:
+        owner = self.state.actor(int(repo["owner_id"]))
+        return f"{owner['login'] if owner else '?'}/{repo['name']}"
 
     def _commit_for(self: Emulator, repo: Any, ref: str) -> Any:
         rid = int(repo["id"])
@@ -309,16 +353,10 @@ class Rest:
         by ``per_page`` (default 30, at most 100) and ``page`` (GitHub docs, "REST API
         endpoints for rules", Get rules for a branch); none while the ``rulesets``
         switch is off (no ruleset is enforced then)."""
-        query = urllib.parse.parse_qs(req.query)
-        try:
-            per_page = min(100, max(1, int(query.get("per_page", ["30"])[0])))
-            page = max(1, int(query.get("page", ["1"])[0]))
-        except ValueError:
-            per_page, page = 30, 1
         with self.state.lock:
             rules = rulesets.branch_rules(self.state, int(repo["id"]), branch) \
                 if self.fidelity.rulesets else []
-        return 200, rules[(page - 1) * per_page: page * per_page]
+        return 200, paged(req.query, rules)
 
     def _ruleset(self: Emulator, req: Request, repo: Any, ident: str) -> tuple[int, Any]:
         """``GET .../rulesets/{id}``: one ruleset with ``current_user_can_bypass``
@@ -330,6 +368,13 @@ class Rest:
             return 404, json.loads(gh.rest_body("Not Found", 404))
         return 200, found
 
+    def _passing_checks(self: Emulator, repo_id: int, oid: str) -> frozenset[str]:
+        """The names of the check runs on commit ``oid`` that concluded ``success``."""
+        with self.state.lock:
+            return frozenset(str(r["name"]) for r in self._check_runs
+                             if r["repo_id"] == repo_id and r["head_sha"] == oid
+                             and r["conclusion"] == "success")
+
     def _list_check_runs(self: Emulator, repo: Any, ref: str) -> tuple[int, Any]:
         commit = self._commit_for(repo, ref)
         sha = str(commit["oid"]) if commit is not None else ref
@@ -340,6 +385,18 @@ class Rest:
                 if r["repo_id"] == int(repo["id"]) and r["head_sha"] == sha
             ]
         return 200, {"total_count": len(runs), "check_runs": runs}
+
+
+def _too_quickly(operation: str) -> dict[str, Any]:
+    """REST's "was submitted too quickly": 422 "Validation Failed" with a custom error
+    (GitHub's REST shape for validation errors; the resource named is the emulator's)."""
+    resource = {"git/create-commit": "Commit", "git/create-ref": "Reference",
+                "repos/create-release": "Release",
+                "repos/upload-release-asset": "ReleaseAsset"}.get(operation, "Resource")
+    return {"message": "Validation Failed",
+            "errors": [{"resource": resource, "code": "custom",
+                        "message": "was submitted too quickly"}],
+            "documentation_url": "https://docs.github.com/rest", "status": "422"}
 
 
 def route(emu: Emulator, req: Request, path: str) -> Reply | None:

@@ -5,8 +5,12 @@
 .../git/ref/{ref}``, ``POST .../git/refs``, ``PATCH``/``DELETE .../git/refs/{ref}``.
 
 Commits get the oid git computes; refs move fast-forward unless ``force``; REST has no
-compare-and-set (GraphQL ``updateRefs`` has). Rulesets refuse ref writes with GitHub's
-422. Source: GitHub docs, "REST API endpoints for Git database" (commits, references)."""
+compare-and-set (GraphQL ``updateRefs`` has). Rulesets and branch protection refuse ref
+writes with GitHub's 422 (:mod:`.refpolicy`). A commit made by a bot (an App's token, a
+``GITHUB_TOKEN``) without ``author``, ``committer`` or ``signature`` is signed by GitHub and
+verified; any other is ``unsigned`` (GitHub docs, "About commit signature verification",
+signature verification for bots). Source: GitHub docs, "REST API endpoints for Git
+database" (commits, references)."""
 
 from __future__ import annotations
 
@@ -15,8 +19,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from . import errors as gh
-from . import rulesets
-from .exchange import Request
+from . import refpolicy
+from .exchange import Request, json_object
 from .ids import node_id
 from .state import iso
 
@@ -52,13 +56,9 @@ class RestGit:
                 {"sha": p, "url": f"{api}/{p}", "html_url": f"{self.server_url}/{full}/commit/{p}"}
                 for p in json.loads(row["parents"])
             ],
-            "verification": {
-                "verified": False,
-                "reason": "unsigned",
-                "signature": None,
-                "payload": None,
-                "verified_at": None,
-            },
+            "verification": _verification(self.state.verification(int(repo["id"]),
+                                                                  str(row["oid"])),
+                                          json.loads(row["committer"])),
         }
 
     def _get_commit(self: Emulator, repo: Any, sha: str) -> tuple[int, Any]:
@@ -73,11 +73,8 @@ class RestGit:
         refused = _contents_write_refusal(req)
         if refused is not None:
             return refused
-        try:
-            data = json.loads(req.body or b"null")
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if not isinstance(data, dict):
+        data = json_object(req.body)
+        if data is None:
             return 400, json.loads(gh.rest_body("Problems parsing JSON", 400))
         for key in ("message", "tree"):
             if not isinstance(data.get(key), str):
@@ -123,6 +120,11 @@ class RestGit:
         author = sig(data.get("author"))
         committer = sig(data.get("committer")) if data.get("committer") else author
         oid = self.state.add_commit(rid, data["tree"], parents, data["message"], author, committer)
+        custom = any(data.get(k) for k in ("author", "committer", "signature"))
+        if req.viewer["kind"] == "Bot" and not custom:
+            self.state.set_verification(rid, oid, "valid")  # signed by GitHub for the bot
+        elif data.get("signature"):
+            self.state.set_verification(rid, oid, "unknown_key")  # none is verified here
         row = self.state.commit(rid, oid)
         return 201, self._commit_json(repo, row)
 
@@ -156,10 +158,11 @@ class RestGit:
             assert name is not None
             if self.state.ref(rid, name) is None:
                 return 422, json.loads(gh.rest_body("Reference does not exist", 422))
-            refused = self._ruleset_refusal(req, rid, name, "deletion")
+            refused = self._ref_refusal(req, rid, name, "deletion")
             if refused is not None:
                 return refused
             self.state.set_ref(rid, name, None)
+            req.refs_changed.append((rid, name, "delete"))
             return 204, b""
         try:
             data = json.loads(req.body or b"null")
@@ -176,10 +179,11 @@ class RestGit:
                 return 422, json.loads(gh.rest_body("Reference name must start with 'refs/'", 422))
             if self.state.ref(rid, ref) is not None:
                 return 422, json.loads(gh.rest_body("Reference already exists", 422))
-            refused = self._ruleset_refusal(req, rid, ref, "creation")
+            refused = self._ref_refusal(req, rid, ref, "creation", after=sha)
             if refused is not None:
                 return refused
             self.state.set_ref(rid, ref, sha)
+            req.refs_changed.append((rid, ref, "create"))
             return 201, self._ref_json(repo, ref, sha)
         current = self.state.ref(rid, name)
         if current is None:
@@ -187,24 +191,31 @@ class RestGit:
         fast_forward = self.state.is_ancestor(rid, str(current["oid"]), sha)
         if not data.get("force") and not fast_forward:
             return 422, json.loads(gh.rest_body("Update is not a fast forward", 422))
-        for rule in ("update", *(() if fast_forward else ("non_fast_forward",))):
-            refused = self._ruleset_refusal(req, rid, name, rule)
-            if refused is not None:
-                return refused
+        refused = self._ref_refusal(req, rid, name, "update", after=sha,
+                                    force=not fast_forward)
+        if refused is not None:
+            return refused
         self.state.set_ref(rid, name, sha)
         return 200, self._ref_json(repo, name, sha)
 
-    def _ruleset_refusal(
-        self: Emulator, req: Request, repo_id: int, ref: str, rule: str
+    def _ref_refusal(
+        self: Emulator, req: Request, repo_id: int, ref: str, action: str, *,
+        after: str | None = None, force: bool = False,
     ) -> tuple[int, Any] | None:
-        """GitHub's 422 for a REST ref write a ruleset forbids; None when allowed."""
-        if not self.fidelity.rulesets:
-            return None
-        sentence = rulesets.broken_rule(self.state, repo_id, ref, rule, str(req.viewer["login"]))
-        if sentence is None:
-            return None
-        docs = "https://docs.github.com/rest/git/refs"
-        return 422, json.loads(gh.rest_body(rulesets.violation_message(sentence), 422, docs))
+        """GitHub's 422 for a REST ref write a ruleset or branch protection forbids;
+        None when allowed."""
+        refusal = refpolicy.check(self.state, self.fidelity, repo_id, ref, action,
+                                  req.viewer, str(req.token["role"]), after=after,
+                                  force=force, passing=self._passing_checks)
+        return None if refusal is None else refusal.rest()
+
+
+def _verification(reason: str, committer: list[Any]) -> dict[str, Any]:
+    """The REST ``verification`` object: ``verified`` for ``reason`` ``valid``. The
+    emulator keeps no signature text (``signature``, ``payload``: null)."""
+    valid = reason == "valid"
+    return {"verified": valid, "reason": reason, "signature": None, "payload": None,
+            "verified_at": iso(float(committer[2])) if valid else None}
 
 
 def _contents_write_refusal(req: Request) -> tuple[int, Any] | None:

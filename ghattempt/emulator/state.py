@@ -77,6 +77,12 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE TABLE IF NOT EXISTS rulesets (
   id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, name TEXT NOT NULL,
   include TEXT NOT NULL, rules TEXT NOT NULL, bypass TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS branch_protections (
+  id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, pattern TEXT NOT NULL,
+  settings TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS commit_signatures (
+  repo_id INTEGER NOT NULL, oid TEXT NOT NULL, reason TEXT NOT NULL,
+  PRIMARY KEY (repo_id, oid));
 """
 
 # Columns added after the first release, for databases made before them.
@@ -85,6 +91,8 @@ MIGRATIONS = (
     ("repositories", "legacy_node_id", "INTEGER NOT NULL DEFAULT 0"),
     ("discussions", "id_repo", "INTEGER"),
     ("tokens", "repository", "TEXT"),
+    ("tokens", "actions", "TEXT NOT NULL DEFAULT 'read'"),
+    ("categories", "format", "TEXT NOT NULL DEFAULT 'discussion'"),
 )
 
 FIRST_DATABASE_ID = 100_000_000
@@ -238,18 +246,24 @@ class State:
         rate_limit: int,
         installation_id: int | None,
         repository: str | None = None,
+        actions: str = "read",
     ) -> None:
+        """Store a token. ``discussions``, ``contents`` and ``actions`` are the
+        permissions a token that carries permissions (an App's, a ``GITHUB_TOKEN``, a
+        fine-grained token) has: none, read or write."""
         if role not in ROLES:
             raise ValueError(f"token role must be one of {ROLES}, not {role!r}")
-        for label, value in (("discussions", discussions), ("contents", contents)):
+        for label, value in (("discussions", discussions), ("contents", contents),
+                             ("actions", actions)):
             if value not in ACCESS:
                 raise ValueError(f"token {label} access must be one of {ACCESS}")
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO tokens (token, actor_id, role, discussions, contents, "
-                "rate_limit, installation_id, repository) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "rate_limit, installation_id, repository, actions) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (token, actor_id, role, discussions, contents, rate_limit, installation_id,
-                 repository),
+                 repository, actions),
             )
 
     def token(self, token: str) -> sqlite3.Row | None:
@@ -409,18 +423,34 @@ class State:
             else:
                 db.execute("INSERT OR REPLACE INTO refs VALUES (?, ?, ?)", (repo_id, name, oid))
 
-    def is_ancestor(self, repo_id: int, ancestor: str, descendant: str) -> bool:
-        """Whether ``ancestor`` is ``descendant`` or reachable through its parents."""
+    def set_verification(self, repo_id: int, oid: str, reason: str) -> None:
+        """Record how GitHub verifies a commit's signature (``valid``, ``unsigned``, ...:
+        the REST ``verification.reason``)."""
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO commit_signatures VALUES (?, ?, ?)",
+                       (repo_id, oid, reason))
+
+    def verification(self, repo_id: int, oid: str) -> str:
+        """The commit's ``verification.reason``; ``unsigned`` when none was recorded."""
+        row = self.one("SELECT reason FROM commit_signatures WHERE repo_id = ? AND oid = ?",
+                       repo_id, oid)
+        return "unsigned" if row is None else str(row["reason"])
+
+    def walk(self, repo_id: int, heads: list[str]) -> Iterator[str]:
+        """Every commit reachable from ``heads`` (themselves included), each once,
+        lazily: a caller that found what it looks for stops the walk."""
         seen: set[str] = set()
-        todo = [descendant]
+        todo = list(heads)
         while todo:
             oid = todo.pop()
-            if oid == ancestor:
-                return True
             if oid in seen:
                 continue
             seen.add(oid)
+            yield oid
             row = self.commit(repo_id, oid)
             if row is not None:
                 todo.extend(json.loads(row["parents"]))
-        return False
+
+    def is_ancestor(self, repo_id: int, ancestor: str, descendant: str) -> bool:
+        """Whether ``ancestor`` is ``descendant`` or reachable through its parents."""
+        return any(oid == ancestor for oid in self.walk(repo_id, [descendant]))
