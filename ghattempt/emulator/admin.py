@@ -190,14 +190,17 @@ class Admin:
         include: list[str],
         rules: list[Any],
         bypass: list[str] | tuple[str, ...] = (),
+        exclude: list[str] | tuple[str, ...] = (),
     ) -> int:
-        """Add a ruleset to ``repository`` (``owner/name``): ``include`` ref patterns,
+        """Add a ruleset to ``repository`` (``owner/name``): ``include`` ref patterns
+        (less those ``exclude`` matches),
         ``rules`` (names or ``{type, parameters}``, :data:`.rulesets.RULES`), ``bypass``
         logins exempt from it (never ``github-actions``: GitHub refuses it). Returns its
         id. Raises ValueError for a bad ruleset."""
         repo = self._repository(repository)
         return rulesets.add_ruleset(
-            self.state, int(repo["id"]), name, list(include), list(rules), list(bypass)
+            self.state, int(repo["id"]), name, list(include), list(rules), list(bypass),
+            list(exclude)
         )
 
     def _discussion_row(self: Emulator, node: str) -> Any:
@@ -553,6 +556,7 @@ class Admin:
                     list(data["include"]),
                     list(data["rules"]),
                     list(data.get("bypass", [])),
+                    list(data.get("exclude", [])),
                 )
                 return self._json(req, 201, {"id": ident})
             if route == "/_emulator/discussion" and req.method == "POST":

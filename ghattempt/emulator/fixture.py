@@ -270,7 +270,8 @@ def _seed(state: State, data: Mapping[str, Any]) -> None:
             try:
                 rulesets.add_ruleset(state, repo_id, str(_req(rs, "name", rwhere)),
                                      list(_req(rs, "include", rwhere)),
-                                     list(_req(rs, "rules", rwhere)), list(rs.get("bypass", [])))
+                                     list(_req(rs, "rules", rwhere)), list(rs.get("bypass", [])),
+                                     list(rs.get("exclude", [])))
             except ValueError as exc:
                 raise FixtureError(f"{rwhere}: {exc}") from None
         for j, bp in enumerate(r.get("branch_protection", [])):

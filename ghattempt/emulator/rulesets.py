@@ -104,18 +104,23 @@ def matches(pattern: str, ref: str) -> bool:
     return bool(_pattern(pattern).match(ref))
 
 
-def targets(include: Iterable[str], ref: str, default_branch: str) -> bool:
-    """Whether a ruleset with these ``include`` patterns applies to ``ref`` (full name)."""
-    for pattern in include:
-        if pattern == "~ALL":
-            return True
-        if pattern == "~DEFAULT_BRANCH":
-            if ref == f"refs/heads/{default_branch}":
-                return True
-            continue
-        if matches(pattern, ref):
-            return True
-    return False
+def targets(include: Iterable[str], ref: str, default_branch: str,
+            exclude: Iterable[str] = ()) -> bool:
+    """Whether a ruleset with these ``include`` and ``exclude`` patterns applies to
+    ``ref`` (full name): some include pattern matches it and no exclude pattern does
+    (GitHub docs, "Creating rulesets for a repository": branches are targeted by
+    include and exclude patterns; REST ``conditions.ref_name.include``/``exclude``)."""
+    if any(_targeted(pattern, ref, default_branch) for pattern in exclude):
+        return False
+    return any(_targeted(pattern, ref, default_branch) for pattern in include)
+
+
+def _targeted(pattern: str, ref: str, default_branch: str) -> bool:
+    if pattern == "~ALL":
+        return True
+    if pattern == "~DEFAULT_BRANCH":
+        return ref == f"refs/heads/{default_branch}"
+    return matches(pattern, ref)
 
 
 def _rule(name: str, raw: Any) -> dict[str, Any]:
@@ -165,7 +170,7 @@ def _rule(name: str, raw: Any) -> dict[str, Any]:
 
 
 def add_ruleset(state: State, repo_id: int, name: str, include: list[str],
-                rules: Sequence[Any], bypass: list[str]) -> int:
+                rules: Sequence[Any], bypass: list[str], exclude: Sequence[str] = ()) -> int:
     """Store a ruleset; returns its id.
 
     Raises:
@@ -176,14 +181,17 @@ def add_ruleset(state: State, repo_id: int, name: str, include: list[str],
     checked = [_rule(name, r) for r in rules]
     if not include or not all(isinstance(p, str) and p for p in include):
         raise ValueError(f"ruleset {name!r}: include needs at least one ref pattern")
+    if not all(isinstance(p, str) and p for p in exclude):
+        raise ValueError(f"ruleset {name!r}: exclude holds ref patterns (non-empty strings)")
     if any(str(login) in ACTIONS_LOGINS for login in bypass):
         raise ValueError(f"ruleset {name!r}: {ACTIONS_BYPASS} (GitHub refuses GitHub "
                          "Actions as a bypass actor; bypass with a GitHub App or a person)")
     with state.transaction() as db:
         ident = state.next_id()
-        db.execute("INSERT INTO rulesets VALUES (?, ?, ?, ?, ?, ?)",
+        db.execute("INSERT INTO rulesets (id, repo_id, name, include, rules, bypass, exclude)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (ident, repo_id, name, json.dumps(list(include)), json.dumps(checked),
-                    json.dumps(list(bypass))))
+                    json.dumps(list(bypass)), json.dumps(list(exclude))))
         return ident
 
 
@@ -275,7 +283,8 @@ def broken_rules(state: State, repo_id: int, write: Write, actor_login: str) -> 
     out: list[str] = []
     for row in state.all("SELECT * FROM rulesets WHERE repo_id = ? ORDER BY id", repo_id):
         if actor_login in json.loads(row["bypass"]) or not targets(
-                json.loads(row["include"]), write.ref, str(repo["default_branch"])):
+                json.loads(row["include"]), write.ref, str(repo["default_branch"]),
+                json.loads(row["exclude"])):
             continue
         for rule in _rules_of(row):
             out.extend(s for s in _violations(rule, write) if s not in out)
@@ -298,7 +307,8 @@ def branch_rules(state: State, repo_id: int, branch: str) -> list[dict[str, obje
     ref = f"refs/heads/{branch}"
     out: list[dict[str, object]] = []
     for row in state.all("SELECT * FROM rulesets WHERE repo_id = ? ORDER BY id", repo_id):
-        if targets(json.loads(row["include"]), ref, str(repo["default_branch"])):
+        if targets(json.loads(row["include"]), ref, str(repo["default_branch"]),
+                   json.loads(row["exclude"])):
             out.extend({**rule, "ruleset_source_type": "Repository",
                         "ruleset_source": full, "ruleset_id": int(row["id"])}
                        for rule in _rules_of(row))
@@ -322,7 +332,7 @@ def ruleset_json(state: State, repo_id: int, ident: int,
             "source_type": "Repository", "source": _full_name(state, repo),
             "enforcement": "active",
             "conditions": {"ref_name": {"include": json.loads(row["include"]),
-                                        "exclude": []}},
+                                        "exclude": json.loads(row["exclude"])}},
             "rules": _rules_of(row),
             "current_user_can_bypass": "always" if viewer_login in json.loads(row["bypass"])
             else "never"}

@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS refs (
   PRIMARY KEY (repo_id, name));
 CREATE TABLE IF NOT EXISTS rulesets (
   id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, name TEXT NOT NULL,
-  include TEXT NOT NULL, rules TEXT NOT NULL, bypass TEXT NOT NULL);
+  include TEXT NOT NULL, rules TEXT NOT NULL, bypass TEXT NOT NULL,
+  exclude TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS branch_protections (
   id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, pattern TEXT NOT NULL,
   settings TEXT NOT NULL);
@@ -93,6 +94,7 @@ MIGRATIONS = (
     ("tokens", "repository", "TEXT"),
     ("tokens", "actions", "TEXT NOT NULL DEFAULT 'read'"),
     ("categories", "format", "TEXT NOT NULL DEFAULT 'discussion'"),
+    ("rulesets", "exclude", "TEXT NOT NULL DEFAULT '[]'"),
 )
 
 FIRST_DATABASE_ID = 100_000_000

@@ -89,6 +89,26 @@ def test_a_pull_request_rule_refuses_direct_writes_in_githubs_words(served: Any)
     assert rules[0]["parameters"]["required_approving_review_count"] == 0
 
 
+def test_a_rule_that_excludes_the_lease_branches_does_not_refuse_them(served: Any) -> None:
+    # GitHub targets branches by include and exclude patterns: excluding
+    # refs/heads/ghattempt/lease/** is the GITHUB_TOKEN's remedy (it cannot bypass)
+    emu, http = served
+    emu.add_ruleset(REPO, "prs", ["~ALL"], ["pull_request", "creation", "update"],
+                    exclude=["refs/heads/ghattempt/lease/**"])
+    assert create_lease(http, "ghs_actions").status_code == 201
+    assert rest(http, "ghs_actions", "GET", "rules/branches/ghattempt/lease/abc").json() == []
+    assert [r["type"] for r in rest(http, "ghs_actions", "GET",
+                                    "rules/branches/release").json()] == [
+        "pull_request", "creation", "update"]
+    (ident,) = [r["ruleset_id"] for r in rest(http, "ghs_actions", "GET",
+                                               "rules/branches/release").json()][:1]
+    ruleset = rest(http, "ghs_actions", "GET", f"rulesets/{ident}").json()
+    assert ruleset["conditions"]["ref_name"] == {
+        "include": ["~ALL"], "exclude": ["refs/heads/ghattempt/lease/**"]}
+    refused = create_lease(http, "ghs_actions", ref="refs/heads/release")
+    assert refused.status_code == 422
+
+
 def test_required_status_checks_refuse_until_the_checks_passed_on_the_new_head(
         served: Any) -> None:
     emu, http = served
