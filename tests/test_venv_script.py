@@ -32,7 +32,8 @@ def _fake(path: Path, version: str, log: Path) -> Path:
 
 
 def _run(tmp: Path, python: Path, extras: str = "emulator") -> subprocess.CompletedProcess[str]:
-    (tmp / "pyproject.toml").touch()
+    if not (tmp / "pyproject.toml").exists():  # older than the stamps made after it
+        (tmp / "pyproject.toml").touch()
     script = f'set -euo pipefail; . "{ROOT / "scripts" / "venv.sh"}"; ghattempt_venv {extras}'
     env = {**os.environ, "PYTHON": str(python)}
     return subprocess.run(["bash", "-c", script], cwd=tmp, env=env, capture_output=True,
