@@ -42,7 +42,7 @@ def _read(path: str) -> bytes:
 
 def config_check(args: Any) -> int:
     """Print each problem of ``args.file``; 0 when there is none."""
-    from ghattempt.cli._errors import scrub
+    from ghattempt.render import scrub
     from ghattempt.config import check_config
 
     data = _read(args.file)

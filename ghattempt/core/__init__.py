@@ -73,6 +73,8 @@ if TYPE_CHECKING:
         build_material,
         check_attempt,
         check_event,
+        check_event_input,
+        check_writer_input,
         key_from,
         next_event,
         record_block,
@@ -87,7 +89,8 @@ if TYPE_CHECKING:
 
 _WRITER_SIDE = frozenset({"RecordValueError", "build_attempt", "build_event",
                           "build_generation", "build_intent", "build_material",
-                          "check_attempt", "check_event", "key_from", "next_event",
+                          "check_attempt", "check_event", "check_event_input",
+                          "check_writer_input", "key_from", "next_event",
                           "record_block", "render_body"})
 _READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
 
@@ -166,6 +169,8 @@ __all__ = [
     "build_material",
     "check_attempt",
     "check_event",
+    "check_event_input",
+    "check_writer_input",
     "next_event",
     "record_block",
     "render_body",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghattempt.cli._render import text_report
+from ghattempt.render._summary import text_report
 from ghattempt.core.testing import Scenario
 
 
