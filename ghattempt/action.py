@@ -65,7 +65,7 @@ from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
-    from ghattempt.commands import Connection, Outcome, Status, WriteRequest
+    from ghattempt.commands import Connection, Status, WriteOutcome, WriteRequest
     from ghattempt.config import LoadedConfig
     from ghattempt.core import ActionsWriter, Verdict
 
@@ -450,14 +450,14 @@ def _request(env: Mapping[str, str], command: str, repository: str, pull_request
     if command == "record":
         materials = commands.materials_from(env.get("GHATTEMPT_MATERIALS", "").strip(),
                                             TOKEN_ENV)
-        return commands.Record(**common, phase=phase, status=status, reason=reason, key=key,
+        return commands.RecordEvent(**common, phase=phase, status=status, reason=reason, key=key,
                                materials=materials, then_start=then_start or None,
                                attempt=attempt or None, head=head)
     if command == "rollback":
         return commands.Rollback(**common, status=status, reason=reason, key=key,
                                  attempt=attempt or None, head=head)
     if command == "successor":
-        return commands.Successor(**common)
+        return commands.OpenSuccessor(**common)
     if command == "supersede":
         return commands.Supersede(**common, reason=reason)
     return commands.Expire(**common, reason=reason)
@@ -564,7 +564,7 @@ def _timeline(env: Mapping[str, str], step: Step, verdict: Verdict, pages: Any,
 
 def _publish(env: Mapping[str, str], step: Step, verdict: Verdict, url: str | None,
              pages: Any, config: LoadedConfig | None, message: str = "",
-             planned: Outcome | None = None) -> None:
+             planned: WriteOutcome | None = None) -> None:
     from ghattempt.render import markdown_summary
 
     plan = ""
@@ -652,10 +652,10 @@ def _outputs_after_failure(env: Mapping[str, str], step: Step, code: int) -> Non
         return
     if code not in (1, 4) or step.command == "status":
         return
-    from ghattempt.commands import execute, load_config
+    from ghattempt.commands import execute, find_config
 
     try:
-        config = load_config(step.config, required=False, root=step.workspace)
+        config = find_config(step.config, required=False, root=step.workspace)
         reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
@@ -683,13 +683,13 @@ def _prepare(step: Step) -> LoadedConfig | None:
     Raises:
         ConfigError, CommandError: exit 2.
     """
-    from ghattempt.commands import Status, check, load_config
+    from ghattempt.commands import Status, check, find_config
 
     # status reads without a file too; a file that is there is read as a writer reads it
     # (its repository-relative path names it in an annotation)
     present = os.path.lexists(os.path.join(step.workspace, step.config))
     required = step.command != "status" or present
-    config = load_config(step.config, required=required, root=step.workspace)
+    config = find_config(step.config, required=required, root=step.workspace)
     if config is not None and not isinstance(step.request, Status):
         check(step.request, config, TOKEN_ENV)
     return config
@@ -731,7 +731,7 @@ def run(env: Mapping[str, str]) -> int:
         step.connection, known=recall(memo, step.repository, step.pull_request,
                                       step.base_ref)))
     pages: Any = None
-    planned: Outcome | None = None
+    planned: WriteOutcome | None = None
     config: LoadedConfig | None = None
     group = False
     try:

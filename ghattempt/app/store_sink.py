@@ -73,7 +73,7 @@ from ghattempt.commands import (
     Connection,
     NotYet,
     Observed,
-    Record,
+    RecordEvent,
     Supersede,
     Target,
     WriteRequest,
@@ -395,17 +395,17 @@ class StoreSink:
 
     def record_phase(self, request: PhaseResult) -> SinkResult:
         """Append the phase result to the current attempt (key ``request.key``;
-        ``commands.Record`` fenced by the delivery's head, out of order allowed)."""
+        ``commands.RecordEvent`` fenced by the delivery's head, out of order allowed)."""
         intent = request.intent
 
-        def command(cfg: LoadedConfig, gh: GitHubProvider) -> Record | SinkResult:
+        def command(cfg: LoadedConfig, gh: GitHubProvider) -> RecordEvent | SinkResult:
             phase = self._phase(cfg, gh, intent, request)
             if phase is None:
                 return SinkResult(Outcome.REFUSED,
                                   f"job {request.job_name!r} of workflow "
                                   f"{request.workflow_name!r} is mapped to no phase by "
                                   f"{cfg.path} [[app.jobs]] nor by the server")
-            return Record(target=self._target(intent), writer=self._writer(request),
+            return RecordEvent(target=self._target(intent), writer=self._writer(request),
                           phase=phase, status=request.status, reason=request.reason,
                           key=request.key, head=request.head_sha, out_of_order=True)
 
@@ -420,7 +420,7 @@ class StoreSink:
 
         def body() -> SinkResult:
             return self._execute(request, intent, request.head_sha, lambda cfg, gh:
-                                 Record(target=self._target(intent),
+                                 RecordEvent(target=self._target(intent),
                                         writer=self._writer(request), phase="attempt",
                                         status="cancelled", reason=request.reason,
                                         key=request.key, head=request.head_sha,

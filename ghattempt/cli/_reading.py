@@ -107,9 +107,9 @@ def status_of(args: argparse.Namespace) -> Status:
 
 
 def _config(args: argparse.Namespace) -> LoadedConfig | None:
-    from ghattempt.commands import load_config
+    from ghattempt.commands import find_config
 
-    return load_config(args.config, required=False)
+    return find_config(args.config, required=False)
 
 
 def capture(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ghattempt.cli._context import connection
 
 if TYPE_CHECKING:
-    from ghattempt.commands import Outcome, WriteRequest
+    from ghattempt.commands import WriteOutcome, WriteRequest
     from ghattempt.config import LoadedConfig
 
 __all__ = ["admit", "expire", "plan", "record", "request_of", "rollback", "successor",
@@ -42,9 +42,9 @@ def request_of(command: str, args: argparse.Namespace) -> WriteRequest:
     from ghattempt.commands import (
         Admit,
         Expire,
-        Record,
+        OpenSuccessor,
+        RecordEvent,
         Rollback,
-        Successor,
         Supersede,
         Target,
         materials_from,
@@ -61,11 +61,11 @@ def request_of(command: str, args: argparse.Namespace) -> WriteRequest:
     if command == "admit":
         return Admit(**common, authorization=args.authorization, start=args.start)
     if command == "record":
-        return Record(**common, phase=args.phase, status=args.status, reason=reason,
+        return RecordEvent(**common, phase=args.phase, status=args.status, reason=reason,
                       key=args.key, materials=materials_from(args.materials, token_env),
                       then_start=args.then_start, attempt=args.attempt, head=args.head)
     if command == "successor":
-        return Successor(**common, authorization=args.authorization)
+        return OpenSuccessor(**common, authorization=args.authorization)
     if command == "supersede":
         return Supersede(**common, reason=reason)
     if command == "expire":
@@ -77,14 +77,14 @@ def request_of(command: str, args: argparse.Namespace) -> WriteRequest:
 
 
 def _config(args: argparse.Namespace) -> LoadedConfig:
-    from ghattempt.commands import load_config
+    from ghattempt.commands import find_config
 
-    config = load_config(args.config, required=True)
+    config = find_config(args.config, required=True)
     assert config is not None
     return config
 
 
-def _perform(command: str, args: argparse.Namespace) -> Outcome:
+def _perform(command: str, args: argparse.Namespace) -> WriteOutcome:
     from ghattempt.commands import execute
 
     request = request_of(command, args)

@@ -6,19 +6,19 @@ variables, a routed webhook delivery) into the same request and call the same
 :func:`execute`; none of them imports another, and none reaches the store or the
 composition root but through here (docs/layout.md)::
 
-    request = Record(target=Target("octo/app", 7), writer=CliWriter("alice"),
+    request = RecordEvent(target=Target("octo/app", 7), writer=CliWriter("alice"),
                      phase="build", status="succeeded")       # checked when built
-    config = load_config(".github/ghattempt.toml", required=True)
+    config = find_config(".github/ghattempt.toml", required=True)
     outcome = execute(request, config, Connection(token_env="GITHUB_TOKEN"))
     outcome.verdict, outcome.message, outcome.wrote
     plan(request, config, connection).planned                  # the same, nothing sent
 
 =====================  =================================================================
-requests (writing)     ``Admit``, ``Record``, ``Successor``, ``Supersede``, ``Expire``,
+requests (writing)     ``Admit``, ``Record``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
                        ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
 requests (reading)     ``Status``, ``Show``, ``Capture``
-running                ``execute``, ``plan``, ``check``, ``Outcome``, ``Reading``,
-                       ``Captured``, ``Connection``, ``load_config``
+running                ``execute``, ``plan``, ``check``, ``WriteOutcome``, ``Reading``,
+                       ``JournalPages``, ``Connection``, ``find_config``
 keys                   ``request_key``, ``event_key``
 errors                 ``CommandError``, ``RequestError``, ``NotYet``, ``NoJournal``,
                        ``PartWritten``
@@ -41,12 +41,12 @@ import typing as _typing
 if _typing.TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
 
-    from ._connection import DEFAULT_SERVER_URL, Connection, connect, journal_url, load_config
+    from ._connection import DEFAULT_SERVER_URL, Connection, connect, find_config, journal_url
     from ._errors import CommandError, NoJournal, NotYet, PartWritten, RequestError
     from ._keys import event_key, request_key
     from ._known import memo_path, recall, remember
     from ._reading import (
-        Captured,
+        JournalPages,
         Reading,
         capture,
         read,
@@ -61,12 +61,12 @@ if _typing.TYPE_CHECKING:
         Expire,
         MaterialInput,
         Observed,
+        OpenSuccessor,
         ReadRequest,
-        Record,
+        RecordEvent,
         Rollback,
         Show,
         Status,
-        Successor,
         Supersede,
         Target,
         WriteRequest,
@@ -75,24 +75,24 @@ if _typing.TYPE_CHECKING:
         split_repository,
     )
     from ._secrets import looks_secret, public_text, refuse_secrets, secret_values
-    from ._writing import Outcome, plan
+    from ._writing import WriteOutcome, plan
 
 _SUBMODULE = {
     **dict.fromkeys(("DEFAULT_SERVER_URL", "Connection", "connect", "journal_url",
-                     "load_config"), "._connection"),
+                     "find_config"), "._connection"),
     **dict.fromkeys(("CommandError", "NoJournal", "NotYet", "PartWritten", "RequestError"),
                     "._errors"),
     **dict.fromkeys(("event_key", "request_key"), "._keys"),
     **dict.fromkeys(("memo_path", "recall", "remember"), "._known"),
-    **dict.fromkeys(("Captured", "Reading", "capture", "read", "reader_digest",
+    **dict.fromkeys(("JournalPages", "Reading", "capture", "read", "reader_digest",
                      "reader_identity", "verdict_for"), "._reading"),
     **dict.fromkeys(("GRAPHQL_INT_MAX", "Admit", "Capture", "Expire", "MaterialInput",
-                     "Observed", "ReadRequest", "Record", "Rollback", "Show", "Status",
-                     "Successor", "Supersede", "Target", "WriteRequest", "check",
+                     "Observed", "ReadRequest", "RecordEvent", "Rollback", "Show", "Status",
+                     "OpenSuccessor", "Supersede", "Target", "WriteRequest", "check",
                      "materials_from", "split_repository"), "._requests"),
     **dict.fromkeys(("looks_secret", "public_text", "refuse_secrets", "secret_values"),
                     "._secrets"),
-    **dict.fromkeys(("Outcome", "plan"), "._writing"),
+    **dict.fromkeys(("WriteOutcome", "plan"), "._writing"),
 }
 """Exported name -> the module defining it."""
 
@@ -101,7 +101,7 @@ __all__ = [
     "GRAPHQL_INT_MAX",
     "Admit",
     "Capture",
-    "Captured",
+    "JournalPages",
     "CommandError",
     "Connection",
     "Expire",
@@ -109,16 +109,16 @@ __all__ = [
     "NoJournal",
     "NotYet",
     "Observed",
-    "Outcome",
+    "WriteOutcome",
     "PartWritten",
     "ReadRequest",
     "Reading",
-    "Record",
+    "RecordEvent",
     "RequestError",
     "Rollback",
     "Show",
     "Status",
-    "Successor",
+    "OpenSuccessor",
     "Supersede",
     "Target",
     "WriteRequest",
@@ -128,7 +128,7 @@ __all__ = [
     "event_key",
     "execute",
     "journal_url",
-    "load_config",
+    "find_config",
     "looks_secret",
     "materials_from",
     "memo_path",
@@ -149,17 +149,17 @@ __all__ = [
 
 @_typing.overload
 def execute(request: WriteRequest, config: LoadedConfig,
-            connection: Connection) -> Outcome: ...
+            connection: Connection) -> WriteOutcome: ...
 @_typing.overload
 def execute(request: Status | Show, config: LoadedConfig | None,
             connection: Connection) -> Reading: ...
 @_typing.overload
 def execute(request: Capture, config: LoadedConfig | None,
-            connection: Connection) -> Captured: ...
+            connection: Connection) -> JournalPages: ...
 def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) -> _typing.Any:
     """Run one request under ``config`` (the loaded configuration; a reading may have
-    none) through ``connection``: a writing request gives an :class:`Outcome`, ``Status``
-    and ``Show`` a :class:`Reading`, ``Capture`` the :class:`Captured` pages.
+    none) through ``connection``: a writing request gives an :class:`WriteOutcome`, ``Status``
+    and ``Show`` a :class:`Reading`, ``Capture`` the :class:`JournalPages` pages.
 
     Every check that needs no request to GitHub runs first (the request's own when it
     was built, :func:`check` for what needs the configuration): an input error is raised
@@ -175,7 +175,7 @@ def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) 
         return _reading.read(request, config, connection)
     from . import _writing  # a reading never loads the writer side (cold start)
 
-    return _writing.execute(request, config, connection)
+    return _writing.write(request, config, connection)
 
 
 

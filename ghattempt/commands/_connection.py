@@ -5,7 +5,7 @@ Shape::
     Connection(api_url, token_env, timeout, server_url, notice, progress, known,
                provider, repository_id, adapt)
     connect(connection, *, timeout=None, mutation_interval=None) -> GitHubProvider
-    load_config(path, *, required, root=None) -> LoadedConfig | None
+    find_config(path, *, required, root=None) -> LoadedConfig | None
     journal_url(server_url, repository, number) -> str
 
 Tokens are read from the environment variable ``token_env`` names (default
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider
     from ghattempt.store import Known
 
-__all__ = ["DEFAULT_SERVER_URL", "Connection", "connect", "journal_url", "load_config"]
+__all__ = ["DEFAULT_SERVER_URL", "Connection", "connect", "find_config", "journal_url"]
 
 DEFAULT_SERVER_URL = "https://github.com"
 
@@ -122,7 +122,7 @@ def connect(connection: Connection, *, timeout: float | None = None,
                                          notice=connection.notice))
 
 
-def load_config(path: str, *, required: bool, root: str | None = None) -> LoadedConfig | None:
+def find_config(path: str, *, required: bool, root: str | None = None) -> LoadedConfig | None:
     """The consumer configuration at ``path`` (relative to ``root`` or the current
     directory); None when it is not ``required`` and ``path`` is the default one
     (``.github/ghattempt.toml``) and holds no file. Any other path must name the file.
@@ -159,7 +159,7 @@ def journal_url(server_url: str | None, repository: str, number: int) -> str:
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Connection, connect, journal_url, load_config,
+    Connection, connect, find_config, journal_url,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

@@ -56,7 +56,7 @@ class RequestError(CommandError):
 class NotYet(CommandError):
     """What the request builds on is not in the journal yet (no journal, no attempt, no
     attempt at its head): refused now; a request that may arrive out of order (a webhook
-    delivery, ``Record.out_of_order``) is tried again later."""
+    delivery, ``RecordEvent.out_of_order``) is tried again later."""
 
     fault = Fault.REFUSED
 

@@ -60,3 +60,12 @@ def event_key(writer: Writer, phase: str, status: str) -> str:
     from ghattempt.compose import holder_label
 
     return key_from(f"{holder_label(writer).replace('/', ':')}:{phase}:{status}")
+
+
+# Public as ghattempt.commands (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    event_key, request_key,
+):
+    _exported.__module__ = "ghattempt.commands"
+del _exported

@@ -3,7 +3,7 @@
 Shape::
 
     read(request: Status | Show, config, connection) -> Reading
-    capture(request: Capture, config, connection) -> Captured
+    capture(request: Capture, config, connection) -> JournalPages
     Reading(verdict, url, pages, cfg, writer, writer_id)
     reader_identity(writer, writer_id, cfg, viewer) -> tuple[str, int | None]
     verdict_for(pages, request, cfg, repository_id, viewer, *, request_key) -> Verdict
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ghattempt.core import Intent, Verdict
     from ghattempt.github import GitHubProvider, Identity, Repository
 
-__all__ = ["Captured", "Reading", "capture", "read", "reader_digest", "reader_identity",
+__all__ = ["JournalPages", "Reading", "capture", "read", "reader_digest", "reader_identity",
            "verdict_for"]
 
 
@@ -68,7 +68,7 @@ def reader_identity(writer: str | None, writer_id: int | None, cfg: LoadedConfig
 
 
 @dataclass(frozen=True, slots=True)
-class Captured:
+class JournalPages:
     """A journal's pages as the reader takes them, and where they are: the repository
     (``owner/name``) and the Discussion's number, and who the token is (``viewer``)."""
 
@@ -115,7 +115,7 @@ def _locate(gh: GitHubProvider, request: _Read, owner: str, name: str,
     return store.locate(request.pull_request, base_ref), store
 
 
-def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -> Captured:
+def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -> JournalPages:
     """Capture the journal the request names with its lease ref (spec journal-v1
     section 5: the reader checks the journal against the lease's witness), with the
     connection's progress shown; also who the token is (``viewer``).
@@ -178,7 +178,7 @@ def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -
             with _progress(connection, gh, f"capturing {owner}/{name}#{number}"):
                 pages = store.capture_witnessed(journal)
     assert repo is not None
-    return Captured(pages, f"{owner}/{name}", number, repo.viewer)
+    return JournalPages(pages, f"{owner}/{name}", number, repo.viewer)
 
 
 def _witnessed(gh: GitHubProvider, request: _Read, cfg: LoadedConfig | None,
@@ -224,7 +224,7 @@ def _intent_of(pages: Any) -> Intent | None:
 
 
 def capture(request: Capture, config: LoadedConfig | None,
-            connection: Connection) -> Captured:
+            connection: Connection) -> JournalPages:
     """``capture``: the journal's pages as the reader takes them (module docstring)."""
     return _capture(request, config, connection)
 
@@ -308,7 +308,7 @@ def read(request: Status | Show, config: LoadedConfig | None,
     status = request.reading if isinstance(request, Show) else request
     status.refuse_secrets(connection.token_env)
     writer, writer_id = reader_identity(status.writer, status.writer_id, config)
-    target: Captured | None = None
+    target: JournalPages | None = None
     viewer: Identity | None = None
     if status.capture:
         raw = sys.stdin.buffer.read() if status.capture == "-" \
@@ -353,7 +353,7 @@ def _no_journal(request: Status, detail: str) -> Verdict:
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Captured, Reading, capture, read, reader_digest, reader_identity, verdict_for,
+    JournalPages, Reading, capture, read, reader_digest, reader_identity, verdict_for,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

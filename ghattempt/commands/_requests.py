@@ -5,7 +5,7 @@ Shape::
     Target(repository, pull_request, base_ref=None)         # which journal
     Observed(head, tree, base_commit)                       # a generation a delivery saw
     MaterialInput(id, kind, bytes, digest, url, attempt=None, generation=None)
-    Admit / Record / Successor / Supersede / Expire / Rollback   # the writing requests
+    Admit / RecordEvent / OpenSuccessor / Supersede / Expire / Rollback   # the writing requests
     Status / Show / Capture                                  # the reading requests
     materials_from(text: str | None, token_env) -> tuple[MaterialInput, ...]
     check(request, config, token_env) -> None                # what needs the configuration
@@ -13,7 +13,7 @@ Shape::
 A request carries everything its use case needs that is not read from GitHub: the
 target, the writer, the request key and event keys when given (else derived by
 ``ghattempt.commands._keys``, in one place), and the options that say how to answer
-(``Record.out_of_order``: a webhook delivery may come before what it builds on). Each
+(``RecordEvent.out_of_order``: a webhook delivery may come before what it builds on). Each
 request is checked when it is built (``__post_init__``), by the core's own rules
 (``is_key``, ``is_digest``, ``is_oid``, ``check_event_input``, ``check_writer_input``),
 and for the values written verbatim, that none holds a token of the environment or is
@@ -50,11 +50,11 @@ __all__ = [
     "MaterialInput",
     "Observed",
     "ReadRequest",
-    "Record",
+    "RecordEvent",
     "Rollback",
     "Show",
     "Status",
-    "Successor",
+    "OpenSuccessor",
     "Supersede",
     "Target",
     "WriteRequest",
@@ -320,7 +320,7 @@ class Admit(_Write):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Record(_Write):
+class RecordEvent(_Write):
     """``record``: append one event to the request key's current attempt.
 
     Attributes:
@@ -386,7 +386,7 @@ class Record(_Write):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Successor(_Write):
+class OpenSuccessor(_Write):
     """``successor``: admit the successor of the key's finished current attempt; a
     pending one of this generation that already succeeds it is reported, not repeated."""
 
@@ -446,7 +446,7 @@ class Expire(_Write):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rollback(_Write):
     """``rollback``: a rollback event (started, succeeded, failed) on the current
-    attempt; ``key``, ``attempt`` and ``head`` as :class:`Record`'s."""
+    attempt; ``key``, ``attempt`` and ``head`` as :class:`RecordEvent`'s."""
 
     status: str
     reason: str | None = None
@@ -476,7 +476,7 @@ class Rollback(_Write):
         return {**_Write.verbatim(self), "--key": self.key}
 
 
-WriteRequest = Admit | Record | Successor | Supersede | Expire | Rollback
+WriteRequest = Admit | RecordEvent | OpenSuccessor | Supersede | Expire | Rollback
 """Every request that writes (``plan`` plans any of them)."""
 
 
@@ -498,7 +498,7 @@ def check(request: WriteRequest, config: LoadedConfig, token_env: str | None = N
     """
     request.refuse_secrets(token_env)
     channel = config.channel(request.channel)
-    if isinstance(request, Record):
+    if isinstance(request, RecordEvent):
         phase = request.phase
         if phase not in ("attempt", "rollback") and phase not in channel.plan:
             raise RequestError(f"--phase {phase[:40]!r} is not in the plan of channel "
@@ -614,8 +614,8 @@ ReadRequest = Status | Show | Capture
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Admit, Capture, Expire, MaterialInput, Observed, Record, Rollback, Show, Status,
-    Successor, Supersede, Target, check, materials_from, split_repository,
+    Admit, Capture, Expire, MaterialInput, Observed, RecordEvent, Rollback, Show, Status,
+    OpenSuccessor, Supersede, Target, check, materials_from, split_repository,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

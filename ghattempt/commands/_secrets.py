@@ -65,3 +65,12 @@ def public_text(text: str | None, token_env: str | None = None) -> str | None:
     from ghattempt.github import redact
 
     return redact(text, secret_values(token_env))
+
+
+# Public as ghattempt.commands (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    looks_secret, public_text, refuse_secrets, secret_values,
+):
+    _exported.__module__ = "ghattempt.commands"
+del _exported

@@ -2,9 +2,9 @@
 
 Shape::
 
-    execute(request: WriteRequest, config, connection) -> Outcome
-    plan(request: WriteRequest, config, connection) -> Outcome    # nothing is sent
-    Outcome(verdict, url, message, wrote, pages, planned)
+    write(request: WriteRequest, config, connection) -> WriteOutcome   # commands.execute
+    plan(request: WriteRequest, config, connection) -> WriteOutcome    # nothing is sent
+    WriteOutcome(verdict, url, message, wrote, pages, planned)
 
 Every write goes through the business attempt store (``ghattempt.store``), built by the
 composition root (``ghattempt.compose``), under a ``RefLease`` writer scope on the
@@ -22,7 +22,7 @@ store needs:
 
 ``plan`` runs the same command code with the store's planning session in place of the
 writing one (:class:`_Planning`, a strategy, not a flag): every write is built and
-checked, none is sent, and :attr:`Outcome.planned` lists them (the lease first).
+checked, none is sent, and :attr:`WriteOutcome.planned` lists them (the lease first).
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from ghattempt.commands._keys import request_key
 from ghattempt.commands._requests import (
     Admit,
     Expire,
-    Record,
+    OpenSuccessor,
+    RecordEvent,
     Rollback,
-    Successor,
     Supersede,
     Target,
     WriteRequest,
@@ -56,10 +56,10 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Planned, Session
 
-__all__ = ["Outcome", "execute", "plan"]
+__all__ = ["WriteOutcome", "plan", "write"]
 
 
-class Outcome:
+class WriteOutcome:
     """What a write did (or, planned, would do): the verdict read right after it (read
     on first use, from the session's pages), the journal URL, a one-line message, whether
     anything was written (False: the same operation was there already), the pages the
@@ -85,14 +85,14 @@ class Outcome:
             self._verdict = self._read()
         return self._verdict
 
-    def said(self, message: str) -> Outcome:
+    def said(self, message: str) -> WriteOutcome:
         """The same outcome with another message."""
-        said = Outcome(self._read, self.url, message, self.wrote, self.pages, self.planned)
+        said = WriteOutcome(self._read, self.url, message, self.wrote, self.pages, self.planned)
         said._verdict = self._verdict
         return said
 
     def __repr__(self) -> str:
-        return f"Outcome(message={self.message!r}, wrote={self.wrote}, url={self.url!r})"
+        return f"WriteOutcome(message={self.message!r}, wrote={self.wrote}, url={self.url!r})"
 
 
 # ------------------------------------------------------------------------- strategies
@@ -285,7 +285,7 @@ def _find(w: _Where, target: Target | None = None, base_ref: str | None = None, 
     return journal
 
 
-def _check_target(state: JournalState, tip: AttemptState, request: Record | Rollback) -> None:
+def _check_target(state: JournalState, tip: AttemptState, request: RecordEvent | Rollback) -> None:
     """``attempt`` and ``head``: what the step's work was for. ``record`` and
     ``rollback`` write on the request key's chain tip; a step of a run for an earlier
     attempt (a re-run, or a slow run finishing after a push superseded its attempt or
@@ -297,7 +297,7 @@ def _check_target(state: JournalState, tip: AttemptState, request: Record | Roll
     the tip). Checked in the writer scope, before anything is written, for a plan too.
     Neither given: no check (the tip, as always).
 
-    With ``Record.out_of_order`` (a webhook delivery), a tip of another head is
+    With ``RecordEvent.out_of_order`` (a webhook delivery), a tip of another head is
     :class:`NotYet` while no attempt of the journal had ``head`` (its push may be
     delivered later), and refused as an earlier attempt's head otherwise.
 
@@ -322,7 +322,7 @@ def _check_target(state: JournalState, tip: AttemptState, request: Record | Roll
     at = tip.attempt.generation.source_commit
     if head is None or at == head:
         return
-    if isinstance(request, Record) and request.out_of_order:
+    if isinstance(request, RecordEvent) and request.out_of_order:
         if any(a.attempt.generation.source_commit == head for a in state.attempts):
             raise CommandError(Fault.REFUSED, f"the current attempt {tip.id} is at head {at}, "
                                f"not {head}: that is an earlier attempt's head")
@@ -334,15 +334,15 @@ def _check_target(state: JournalState, tip: AttemptState, request: Record | Roll
                        "current head, the attempt is the stale one: supersede it first)")
 
 
-def _outcome(w: _Where, s: Session, key: str, message: str, wrote: bool) -> Outcome:
+def _outcome(w: _Where, s: Session, key: str, message: str, wrote: bool) -> WriteOutcome:
     """What a command did (or, in a plan, would do), read from the session's pages."""
     pages, store = s.pages, w.store
     number = s.journal.number
     url = journal_url(w.connection.server_url, w.repository, number) if number else ""
-    return Outcome(lambda: store.read(pages, key), url, message, wrote, pages, s.planned)
+    return WriteOutcome(lambda: store.read(pages, key), url, message, wrote, pages, s.planned)
 
 
-def _materials(request: Record, state: AttemptState) -> tuple[Material, ...]:
+def _materials(request: RecordEvent, state: AttemptState) -> tuple[Material, ...]:
     """The request's materials, each of the attempt it is written on unless it names
     one (checked when the request was built)."""
     from ghattempt.core import Material, build_material
@@ -361,7 +361,7 @@ def _materials(request: Record, state: AttemptState) -> tuple[Material, ...]:
 # ------------------------------------------------------------------------- commands
 
 
-def _admit(w: _Where) -> Outcome:
+def _admit(w: _Where) -> WriteOutcome:
     request = w.request
     assert isinstance(request, Admit)
     key = w.key()
@@ -374,7 +374,7 @@ def _admit(w: _Where) -> Outcome:
 
 def _admit_in(w: _Where, s: Session, key: str, generation: Generation,
               authorization: str | None, start: str | None = None,
-              start_key: str | None = None) -> Outcome:
+              start_key: str | None = None) -> WriteOutcome:
     """ADR-038 admission. A blocking attempt of this very generation (and authorization)
     is the same admission already made: reported, not repeated; any other blocking
     attempt makes the store refuse (``Blocked``, refused)."""
@@ -398,7 +398,7 @@ def _admit_in(w: _Where, s: Session, key: str, generation: Generation,
 
 
 def _started(w: _Where, s: Session, key: str, state: AttemptState, message: str, wrote: bool,
-             phase: str | None, start_key: str | None) -> Outcome:
+             phase: str | None, start_key: str | None) -> WriteOutcome:
     """``admit``'s ``start``: the phase's ``started`` under the admission's hold."""
     if phase is None:
         return _outcome(w, s, key, message, wrote)
@@ -418,7 +418,7 @@ answer as they answer a separate ``record --status started`` step."""
 
 
 def _start(w: _Where, s: Session, key: str, state: AttemptState, phase: str, ekey: str,
-           message: str, wrote: bool) -> Outcome:
+           message: str, wrote: bool) -> WriteOutcome:
     """``phase``'s ``started`` in the hold of the step that asked for it (``admit``'s
     ``start``, ``record``'s ``then_start``), under ``ekey``, the key a separate ``record
     --phase PHASE --status started`` step would use, so either replays the other. A
@@ -449,11 +449,11 @@ def _start(w: _Where, s: Session, key: str, state: AttemptState, phase: str, eke
                     f"{result.event.seq}, key {ekey}){extra}", wrote or not result.replayed)
 
 
-def _successor(w: _Where) -> Outcome:
+def _successor(w: _Where) -> WriteOutcome:
     """Open the successor of the key's chain tip; a pending tip of this generation that
     already succeeds a non-blocking attempt is that successor (a re-run), reported."""
     request = w.request
-    assert isinstance(request, Successor)
+    assert isinstance(request, OpenSuccessor)
     key = w.key()
     generation = _generation(w)
     journal = _find(w)
@@ -472,7 +472,7 @@ def _successor(w: _Where) -> Outcome:
                         True)
 
 
-def _supersede(w: _Where) -> Outcome:
+def _supersede(w: _Where) -> WriteOutcome:
     """A new generation (a push, a moved base): the key's chain tip is recorded
     ``superseded`` and an attempt for the current generation succeeds it, in one scope.
     (``or_admit``, ``superseded``: :class:`~ghattempt.commands.Supersede`.)"""
@@ -502,7 +502,7 @@ def _supersede(w: _Where) -> Outcome:
 
 
 def _supersede_in(w: _Where, s: Session, key: str, tip: AttemptState, generation: Generation,
-                  reason: str) -> Outcome:
+                  reason: str) -> WriteOutcome:
     request = w.request
     assert isinstance(request, Supersede)
     channel = w.cfg.channel(request.channel or tip.attempt.channel)
@@ -513,7 +513,7 @@ def _supersede_in(w: _Where, s: Session, key: str, tip: AttemptState, generation
                     "generation", True)
 
 
-def _supersede_elsewhere(w: _Where, request: Supersede, old: Target) -> Outcome:
+def _supersede_elsewhere(w: _Where, request: Supersede, old: Target) -> WriteOutcome:
     """The base branch changed: the old base's journal records ``superseded`` on its
     current attempt when that blocks (nothing when there is no journal or no blocking
     attempt), then the new base's journal admits the generation (opened if missing)."""
@@ -539,9 +539,9 @@ def _supersede_elsewhere(w: _Where, request: Supersede, old: Target) -> Outcome:
     return admitted.said(f"{notes}; {admitted.message}")
 
 
-def _record(w: _Where) -> Outcome:
+def _record(w: _Where) -> WriteOutcome:
     request = w.request
-    assert isinstance(request, Record)
+    assert isinstance(request, RecordEvent)
     key = w.key()
     late = request.out_of_order
     journal = _find(w, out_of_order=late)
@@ -590,7 +590,7 @@ def _check_then_start(tip: AttemptState, phase: str, then: str) -> None:
                            "nothing was written")
 
 
-def _expire(w: _Where) -> Outcome:
+def _expire(w: _Where) -> WriteOutcome:
     request = w.request
     assert isinstance(request, Expire)
     key = w.key()
@@ -604,7 +604,7 @@ def _expire(w: _Where) -> Outcome:
         return _outcome(w, s, key, f"expired attempt {tip.id}", not result.replayed)
 
 
-def _rollback(w: _Where) -> Outcome:
+def _rollback(w: _Where) -> WriteOutcome:
     request = w.request
     assert isinstance(request, Rollback)
     key = w.key()
@@ -619,19 +619,19 @@ def _rollback(w: _Where) -> Outcome:
                         not result.replayed)
 
 
-_COMMANDS: dict[type, Callable[[_Where], Outcome]] = {
-    Admit: _admit, Record: _record, Successor: _successor, Supersede: _supersede,
+_COMMANDS: dict[type, Callable[[_Where], WriteOutcome]] = {
+    Admit: _admit, RecordEvent: _record, OpenSuccessor: _successor, Supersede: _supersede,
     Expire: _expire, Rollback: _rollback}
 
 
 def _run(request: WriteRequest, config: LoadedConfig, connection: Connection,
-         writes: Callable[[BusinessAttemptStore], _Writes]) -> Outcome:
+         writes: Callable[[BusinessAttemptStore], _Writes]) -> WriteOutcome:
     check(request, config, connection.token_env)
     with _where(request, config, connection, writes) as w:
         return _COMMANDS[type(request)](w)
 
 
-def execute(request: WriteRequest, config: LoadedConfig, connection: Connection) -> Outcome:
+def write(request: WriteRequest, config: LoadedConfig, connection: Connection) -> WriteOutcome:
     """Run one writing request under ``config``, through ``connection``.
 
     What needs no request to GitHub is checked first (:func:`~ghattempt.commands.check`):
@@ -646,21 +646,21 @@ def execute(request: WriteRequest, config: LoadedConfig, connection: Connection)
     return _run(request, config, connection, _Writing)
 
 
-def plan(request: WriteRequest, config: LoadedConfig, connection: Connection) -> Outcome:
+def plan(request: WriteRequest, config: LoadedConfig, connection: Connection) -> WriteOutcome:
     """What ``request`` would write, writing nothing: every step runs as it would
     (configuration, who the token is, the category, the journal, the core's checks of
     each record) with the store's planning session in place of its writing one, and
-    every write is built, then left unsent: :attr:`Outcome.planned` lists them (the
+    every write is built, then left unsent: :attr:`WriteOutcome.planned` lists them (the
     lease ref's first, checked against the repository's rulesets) and the verdict is the
     one after them. What a real run would be refused for is raised as the real run
-    would raise it (:func:`execute`)."""
+    would raise it (:func:`write`)."""
     return _run(request, config, connection, _Planning)
 
 
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Outcome, execute, plan,
+    WriteOutcome, plan,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

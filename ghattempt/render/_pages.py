@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ghattempt.commands import Outcome
+    from ghattempt.commands import WriteOutcome
     from ghattempt.core import Verdict
 
 __all__ = ["plan_json", "plan_lines", "timeline_page", "write_page"]
@@ -44,7 +44,7 @@ def write_page(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def plan_lines(outcome: Outcome) -> list[str]:
+def plan_lines(outcome: WriteOutcome) -> list[str]:
     """What a plan says, one line each: the writes, then where the journal would stand."""
     lines = [f"would write {p.kind}: {p.what}" for p in outcome.planned or ()]
     if len(lines) == 1:
@@ -54,7 +54,7 @@ def plan_lines(outcome: Outcome) -> list[str]:
     return lines
 
 
-def plan_json(command: str, outcome: Outcome) -> dict[str, Any]:
+def plan_json(command: str, outcome: WriteOutcome) -> dict[str, Any]:
     """The plan as JSON: the command, each write (its kind, line and record as the
     journal holds it) and the verdict after them."""
     writes = [{"kind": p.kind, "what": p.what,

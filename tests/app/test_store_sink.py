@@ -330,7 +330,8 @@ def test_immutable_answers_are_read_once_per_sink(world: World, tmp_path: Path) 
     try:
         w = world.writer()
         assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                           world.intent(), world.generation())).outcome is Outcome.APPLIED
+                                           world.intent(), world.generation())
+                                ).outcome is Outcome.APPLIED
         opened = list(counting.seen)
 
         def result(key: str, status: str) -> list[str]:
@@ -373,7 +374,8 @@ def test_the_server_map_is_asked_by_the_workflow_file_of_the_run(
     try:
         w = world.writer()
         assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                           world.intent(), world.generation())).outcome is Outcome.APPLIED
+                                           world.intent(), world.generation())
+                                ).outcome is Outcome.APPLIED
         outcome = sink.record_phase(PhaseResult(
             "run:78:1:test:started", INSTALLATION, world.writer(), world.intent(), head,
             None, "started", None, run_id=78, workflow_name="CI",  # type: ignore[arg-type]
@@ -465,7 +467,8 @@ def test_clients_made_for_other_threads_share_the_installation_token(world: Worl
         w = world.writer()
         with sink._providers.using():  # this thread keeps its clients
             assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                               world.intent(), world.generation())).outcome is Outcome.APPLIED
+                                               world.intent(), world.generation())
+                                    ).outcome is Outcome.APPLIED
             made = len(sink._providers._every)
             others = [threading.Thread(target=result, args=(n,)) for n in (1, 2)]
             for thread in others:

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from ghattempt.core import read_journal
 from ghattempt.render import Progress
 from ghattempt.render._summary import markdown_summary, mermaid_phases, text_report
-from ghattempt.core import read_journal
 
 from .conftest import CONFORMANCE, require_cases
 
