@@ -417,7 +417,9 @@ def action_inputs(env: Mapping[str, str]) -> Step:
         request = _request(env, command, repository, pull_request, base or None, phase,
                            status, start, then_start, attempt, head, server_url)
     except CommandError as exc:
-        raise ActionError(in_action_words(exc.message)) from None
+        from ghattempt.render import error_message
+
+        raise ActionError(in_action_words(error_message(exc))) from None
     return Step(command=command, planning=planning, request=request, summary=summary,
                 config=env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml",
                 workspace=env.get("GITHUB_WORKSPACE", "") or os.getcwd(),
