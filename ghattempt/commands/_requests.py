@@ -117,6 +117,18 @@ def _event(phase: str | None, status: str, reason: str | None,
         raise RequestError(f"--{exc}", exc.problem) from None
 
 
+def _work_was_for(attempt: str | None, head: str | None) -> None:
+    """``--attempt`` and ``--head``: an attempt id (a *digest*) and a commit (an *oid*)."""
+    from ghattempt.core import is_digest, is_oid
+
+    if attempt is not None and not is_digest(attempt):
+        raise RequestError("--attempt must be an attempt id: sha256: and 64 lowercase hex "
+                           "digits, as admit prints it")
+    if head is not None and not is_oid(head):
+        raise RequestError("--head must be a commit SHA: 40 lowercase hex digits (64 in a "
+                           "SHA-256 repository)")
+
+
 def _writer(writer: Writer) -> None:
     from ghattempt.core import RecordValueError, check_writer_input
 
@@ -351,18 +363,11 @@ class RecordEvent(_Write):
     out_of_order: bool = False
 
     def _checks(self) -> None:
-        from ghattempt.core import is_digest, is_oid
-
         if not self.phase or not self.status:
             raise RequestError("record needs --phase and --status")
         _key("--key", self.key)
         _key("--then-start-key", self.then_start_key)
-        if self.attempt is not None and not is_digest(self.attempt):
-            raise RequestError("--attempt must be an attempt id: sha256: and 64 lowercase hex "
-                               "digits, as admit prints it")
-        if self.head is not None and not is_oid(self.head):
-            raise RequestError("--head must be a commit SHA: 40 lowercase hex digits (64 in a "
-                               "SHA-256 repository)")
+        _work_was_for(self.attempt, self.head)
         _event(self.event_phase, self.status, self.reason, self.materials)
 
     @property
@@ -455,15 +460,8 @@ class Rollback(_Write):
     head: str | None = None
 
     def _checks(self) -> None:
-        from ghattempt.core import is_digest, is_oid
-
         _key("--key", self.key)
-        if self.attempt is not None and not is_digest(self.attempt):
-            raise RequestError("--attempt must be an attempt id: sha256: and 64 lowercase hex "
-                               "digits, as admit prints it")
-        if self.head is not None and not is_oid(self.head):
-            raise RequestError("--head must be a commit SHA: 40 lowercase hex digits (64 in a "
-                               "SHA-256 repository)")
+        _work_was_for(self.attempt, self.head)
         _event("rollback", self.status, self.reason)
 
     def event_key(self) -> str:
