@@ -15,7 +15,8 @@ target, the writer, the request key and event keys when given (else derived by
 ``ghattempt.commands._keys``, in one place), and the options that say how to answer
 (``RecordEvent.out_of_order``: a webhook delivery may come before what it builds on). Each
 request is checked when it is built (``__post_init__``), by the core's own rules
-(``is_key``, ``is_digest``, ``is_oid``, ``check_event_input``, ``check_writer_input``),
+(``is_key``, ``is_digest``, ``is_oid``, and the record builder ``build_event``, which
+parses what it builds as the reader does),
 and for the values written verbatim, that none holds a token of the environment or is
 shaped like one; :func:`check` adds what needs the configuration (the channel, the
 phase in its plan) and the token variable the connection names. Both run before the
@@ -99,22 +100,63 @@ def _number(option: str, value: object) -> None:
         raise RequestError(f"{option} must be a number >= 1")
 
 
+_NONE = "sha256:" + "0" * 64
+"""A digest standing for what a request does not know before it reads the journal."""
+_EPOCH = "1970-01-01T00:00:00Z"
+_FIELDS = (("event.status", "--status"), ("event.reason", "--reason"),
+           ("event.materials", "--materials"), ("event.writer", "the record's writer"))
+"""A record's fields as the reader names them, and the request's option for each."""
+
+
 def _event(phase: str | None, status: str, reason: str | None,
-           materials: Sequence[MaterialInput] = ()) -> None:
-    """The core's rules for an event's fields (``check_event_input``), in the words of
-    the request's options."""
-    from ghattempt.core import RecordValueError, check_event_input
+           materials: Sequence[MaterialInput] = (), writer: Writer | None = None) -> None:
+    """An event with the request's phase, status, reason, materials and writer, built by
+    the core's own builder (``build_event``: the record the reader would parse, with its
+    field rules, the statuses each kind of phase takes, and a reason exactly where one is
+    needed), what the request cannot know yet standing in (the attempt, its generation,
+    the journal's head, the time): nothing is written; a record the reader would refuse
+    is refused now, in the words of the request's options.
+
+    Raises:
+        RequestError: the field the reader would refuse; ``problem`` as the core names it.
+    """
+    from ghattempt.core import CliWriter, Material, RecordValueError, build_event
 
     try:
-        check_event_input(phase=phase, status=status, reason=reason,
-                          materials=[m.fields() for m in materials])
+        cited = [Material(m.id, m.kind, m.bytes, m.digest,
+                          _NONE if m.attempt is None else m.attempt,
+                          _NONE if m.generation is None else m.generation, m.url)
+                 for m in materials]
+        build_event(intent=_NONE, attempt=_NONE, generation=_NONE, seq=1, prev=_NONE,
+                    key="request", phase=phase, status=status,
+                    writer=writer if writer is not None else CliWriter("request"),
+                    reader=_NONE, at=_EPOCH, reason=reason, materials=cited)
     except RecordValueError as exc:
         if exc.problem == "reason_required":
             raise RequestError(f"--status {status} needs a reason of 1..1024 characters",
                                exc.problem) from None
         if exc.problem == "reason_forbidden":
             raise RequestError(f"--status {status} takes no reason", exc.problem) from None
-        raise RequestError(f"--{exc}", exc.problem) from None
+        detail = str(exc).removeprefix("the record would be refused: bad_record: ")
+        if detail.startswith("event.status "):
+            kind = "an attempt-level event" if phase is None else f"phase {phase!r}"
+            raise RequestError(f"--status {status[:40]!r} is not allowed for {kind} "
+                               "(journal-v1 section 4)") from None
+        if detail.startswith("event.reason "):  # a given reason (null is the other choice)
+            detail = f"{detail.removesuffix(' or null')}: it has {len(reason or '')} characters"
+        for field, option in _FIELDS:
+            if detail.startswith(field):
+                detail = option + detail[len(field):]
+                break
+        raise RequestError(detail) from None
+    except (ValueError, TypeError) as exc:  # a value no record can hold (a marker...)
+        raise RequestError(f"the record would not be one the reader reads: {exc}") from None
+
+
+def _writer(writer: Writer) -> None:
+    """The writer, as the reader reads it in a record (an attempt-level event stands in:
+    the request writes none yet)."""
+    _event(None, "expired", "the writer's record", writer=writer)
 
 
 def _work_was_for(attempt: str | None, head: str | None) -> None:
@@ -127,16 +169,6 @@ def _work_was_for(attempt: str | None, head: str | None) -> None:
     if head is not None and not is_oid(head):
         raise RequestError("--head must be a commit SHA: 40 lowercase hex digits (64 in a "
                            "SHA-256 repository)")
-
-
-def _writer(writer: Writer) -> None:
-    from ghattempt.core import RecordValueError, check_writer_input
-
-    try:
-        check_writer_input(writer)
-    except RecordValueError as exc:
-        said = "pass --actor NAME" if writer.kind == "cli" else "check the writer's identity"
-        raise RequestError(f"the record's {exc}: {said}") from None
 
 
 @dataclass(frozen=True, slots=True)

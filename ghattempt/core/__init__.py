@@ -73,8 +73,6 @@ if TYPE_CHECKING:
         build_material,
         check_attempt,
         check_event,
-        check_event_input,
-        check_writer_input,
         key_from,
         next_event,
         record_block,
@@ -89,8 +87,7 @@ if TYPE_CHECKING:
 
 _WRITER_SIDE = frozenset({"RecordValueError", "build_attempt", "build_event",
                           "build_generation", "build_intent", "build_material",
-                          "check_attempt", "check_event", "check_event_input",
-                          "check_writer_input", "key_from", "next_event",
+                          "check_attempt", "check_event", "key_from", "next_event",
                           "record_block", "render_body"})
 _READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
 
@@ -169,8 +166,6 @@ __all__ = [
     "build_material",
     "check_attempt",
     "check_event",
-    "check_event_input",
-    "check_writer_input",
     "next_event",
     "record_block",
     "render_body",

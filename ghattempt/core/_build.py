@@ -11,7 +11,7 @@ would cause, so a writer refuses an illegal record before writing it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from hashlib import sha256
 from typing import Any, TypeVar
 
@@ -21,25 +21,19 @@ from ._errors import Fault, GhattemptError
 from ._journal import AttemptState, JournalState, _across, _attempt_state, _Context, chain
 from ._records import (
     KEY_CHARS,
-    MATERIAL,
     MAX_BODY_CHARS,
-    REASON,
-    WRITERS,
     Attempt,
     Event,
     Generation,
     Intent,
     Material,
     Record,
-    ShapeProblem,
     Writer,
-    _event_rules,
-    check_shape,
     find_block,
     markers,
     parse_line,
 )
-from ._rules import ReplayState, statuses_for
+from ._rules import ReplayState
 
 R = TypeVar("R", Intent, Attempt, Event)
 
@@ -171,50 +165,6 @@ def build_material(*, attempt: Attempt | AttemptState, id: str, kind: str, size:
     """A material produced by ``attempt`` (section 4, material); ``size`` in bytes."""
     record = attempt.attempt if isinstance(attempt, AttemptState) else attempt
     return Material(id, kind, size, digest, record.digest, record.generation_id, url)
-
-
-def check_event_input(*, phase: str | None, status: str, reason: str | None,
-                      materials: Iterable[Mapping[str, object]] = ()) -> None:
-    """What a writer is about to give an event, checked by the reader's own rules before
-    anything is read or written (section 4, event and material): the status is one of
-    those the kind of phase takes, the reason is a *reason* (1..1024 characters) given
-    exactly for the statuses that need one, and each material's fields have their
-    shapes. A material may leave out ``attempt`` and ``generation`` together (the writer
-    fills them in from the attempt it writes on, :func:`build_material`).
-
-    Raises:
-        RecordValueError: naming the field; ``problem`` as :func:`build_event` gives it.
-    """
-    allowed = statuses_for(phase)
-    if status not in allowed:
-        kind = ("attempt-level" if phase is None else "rollback" if phase == "rollback"
-                else "phase")
-        raise RecordValueError(f"status {status[:40]!r} is not one {kind} events take "
-                               f"(section 4): use one of {', '.join(sorted(allowed))}")
-    if reason is not None and not REASON[0](reason):
-        raise RecordValueError(f"reason is not {REASON[1]}: it has {len(reason)} characters")
-    try:
-        _event_rules({"phase": phase, "status": status, "reason": reason})
-        for i, material in enumerate(materials):
-            partial = "attempt" not in material and "generation" not in material
-            table = {k: rule for k, rule in MATERIAL.items()
-                     if not (partial and k in ("attempt", "generation"))}
-            check_shape(dict(material), table, f"materials[{i}]")
-    except ShapeProblem as exc:
-        raise RecordValueError(str(exc), exc.problem) from None
-
-
-def check_writer_input(writer: Writer) -> None:
-    """A writer identity as a record would carry it (section 4, writer), checked before
-    anything is written.
-
-    Raises:
-        RecordValueError: naming the field that is not of its shape.
-    """
-    try:
-        check_shape(writer.to_dict(), WRITERS[writer.kind], "writer")
-    except ShapeProblem as exc:
-        raise RecordValueError(str(exc)) from None
 
 
 def _context(journal: JournalState) -> _Context:
@@ -357,8 +307,8 @@ def render_body(record: Record, summary: str | None = None) -> str:
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     RecordValueError, build_attempt, build_event, build_generation, build_intent,
-    build_material, check_attempt, check_event, check_event_input, check_writer_input,
-    key_from, next_event, record_block, render_body,
+    build_material, check_attempt, check_event, key_from, next_event, record_block,
+    render_body,
 ):
     _exported.__module__ = "ghattempt.core"
 del _exported

@@ -42,9 +42,9 @@ RECORD = ("record", "--pull-request", "1")
 
 CLI_CASES = [
     pytest.param([*RECORD, "--phase", "admission", "--status", "bogus"],
-                 "--status 'bogus' is not one phase events take", id="status-unknown"),
+                 "--status 'bogus' is not allowed for phase 'admission'", id="status-unknown"),
     pytest.param([*RECORD, "--phase", "attempt", "--status", "started"],
-                 "--status 'started' is not one attempt-level events take",
+                 "--status 'started' is not allowed for an attempt-level event",
                  id="status-not-of-the-kind"),
     pytest.param([*RECORD, "--phase", "admission", "--status", "waiting"],
                  "needs a reason of 1..1024 characters; pass --reason TEXT",
@@ -116,9 +116,10 @@ def test_the_same_commands_with_good_input_do_send(admitted: tuple[World, Path])
 
 ACTION_CASES = [
     pytest.param({"phase": "admission", "status": "bogus"},
-                 "input 'status' 'bogus' is not one phase events take", id="status-unknown"),
+                 "input 'status' 'bogus' is not allowed for phase 'admission'",
+                 id="status-unknown"),
     pytest.param({"phase": "attempt", "status": "started"},
-                 "is not one attempt-level events take", id="status-not-of-the-kind"),
+                 "is not allowed for an attempt-level event", id="status-not-of-the-kind"),
     pytest.param({"phase": "admission", "status": "waiting"},
                  "needs a reason of 1..1024 characters; pass input 'reason' TEXT",
                  id="reason-missing"),
