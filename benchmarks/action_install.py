@@ -34,7 +34,8 @@ GOAL_MB = 35.0
 
 # What the Action's own entry needs, imported the way it imports it (isolated mode).
 CHECK = (
-    "import ghattempt.action, ghattempt.cli._writing, ghattempt.cli._reading, "
+    "import ghattempt.action, ghattempt.commands._writing, ghattempt.commands._reading, "
+    "ghattempt.render._summary, ghattempt.render._timeline, "
     "ghattempt.github.transport, ghattempt.store, ghattempt.readers as r; r.reader_digest()"
 )
 

@@ -1,9 +1,10 @@
 """The Action's entry: ``python -m ghattempt.action`` (run by ``action.yml``).
 
 Inputs arrive as environment variables (composite actions get no ``INPUT_*``; action.yml
-passes each input through ``env:``), the runner's own variables give the defaults, and
-the command runs through the same functions as the ``ghattempt`` CLI. docs/action.md is
-the reference.
+passes each input through ``env:``), the runner's own variables give the defaults; the
+step turns them into the typed request of ``ghattempt.commands`` and runs it with
+``ghattempt.commands.execute``, as the ``ghattempt`` CLI runs its own (neither imports
+the other: docs/layout.md). docs/action.md is the reference.
 
 ==========================  ========================================================
 ``GHATTEMPT_COMMAND``       admit, record, status, successor, supersede, expire, rollback,
@@ -45,28 +46,31 @@ command would write). The job summary
 is set) is in one ``::group::``; a reconciled lost answer and a wait of more than 2 s
 are ``::notice::`` lines; ignored records give a ``::warning::``; every failure
 is one ``::error::`` annotation (with ``file=``/``line=`` when the configuration file
-is at fault), with the CLI's exit status (docs/cli.md).
+is at fault), with the exit status of :data:`EXIT_BY_FAULT` (the CLI's statuses,
+docs/cli.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import secrets
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
-    from ghattempt.core import Verdict
+    from ghattempt.commands import Connection, Status, WriteOutcome, WriteRequest
+    from ghattempt.config import LoadedConfig
+    from ghattempt.core import ActionsWriter, Verdict
 
-__all__ = ["COMMANDS", "OUTPUTS", "SUMMARY_MODES", "action_inputs", "default_event_key",
-           "in_action_words", "outputs_of"]
+__all__ = ["COMMANDS", "EXIT_BY_FAULT", "OUTPUTS", "SUMMARY_MODES", "ActionStep", "action_inputs",
+           "default_event_key", "in_action_words", "outputs_of"]
 
 COMMANDS = ("admit", "record", "status", "successor", "supersede", "expire", "rollback",
             "plan")
@@ -79,6 +83,21 @@ SUMMARY_MODES = ("full", "brief", "none")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
 PULL_REQUEST_MAX = 2**31 - 1
 """GitHub's GraphQL ``Int`` is 32-bit: no pull request number is larger."""
+EXIT_INTERNAL = 70
+"""An unexpected exception: a defect of ghattempt."""
+
+EXIT_BY_FAULT: dict[Fault, int] = {
+    Fault.REFUSED: 1,
+    Fault.BAD_INPUT: 2,
+    Fault.JOURNAL_INVALID: 3,
+    Fault.GITHUB_UNAVAILABLE: 4,
+    Fault.GITHUB_REFUSED: 4,
+    Fault.OUTCOME_UNKNOWN: 4,
+    Fault.SCOPE_BUSY: 4,
+    Fault.OWNERSHIP_LOST: 4,
+}
+"""The Action's one table from kind of fault to the step's exit status (the same
+statuses as the command line's, docs/errors.md)."""
 
 # The CLI's options as the Action's inputs (and runner variables) name them: a message
 # from the layers below speaks of options; the Action's user wrote inputs.
@@ -87,6 +106,7 @@ _INPUT_OF = {
     "--phase": "input 'phase'", "--status": "input 'status'", "--reason": "input 'reason'",
     "--start": "input 'start'", "--then-start": "input 'then-start'",
     "--key": "input 'key'", "--materials": "input 'materials'",
+    "--attempt": "input 'attempt'", "--head": "input 'head'",
     "--channel": "input 'channel'", "--config": "input 'config'",
     "--request-key": "input 'request-key'", "--repository": "input 'repository'",
     "--actor": "GITHUB_RUN_ID", "--api-url": "GITHUB_API_URL",
@@ -150,7 +170,7 @@ class _Debug:
 
         class Handler(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
-                from ghattempt.cli.shared import scrub
+                from ghattempt.render import scrub
 
                 command("debug", scrub(record.getMessage(), TOKEN_ENV))
 
@@ -243,36 +263,93 @@ def _int(env: Mapping[str, str], name: str, what: str) -> int:
 
 def default_event_key(env: Mapping[str, str], phase: str, status: str) -> str:
     """The default idempotency key of an event: run id, run attempt, job, phase and
-    status (a re-run of the same step in the same run attempt reuses it). Characters
+    status (a re-run of the same step in the same run attempt reuses it), as
+    ``ghattempt.commands.event_key`` derives it for the runner's writer. Characters
     outside the key alphabet become ``-``; at most 128 characters (spec section 3 *key*).
-    """
-    parts = [env.get("GITHUB_RUN_ID", "0"), env.get("GITHUB_RUN_ATTEMPT", "1"),
-             env.get("GITHUB_JOB", "job"), phase or "attempt", status]
-    from ghattempt.core import key_from
 
-    return key_from("gha:" + ":".join(parts))
+    Raises:
+        ActionError: ``GITHUB_RUN_ID`` or ``GITHUB_RUN_ATTEMPT`` missing or malformed.
+    """
+    from ghattempt.commands import event_key
+
+    return event_key(_actions_writer(env), phase, status)
 
 
 def _notice(line: str) -> None:
-    """The notice hook of every command (``ghattempt.cli._context.notice_hook``): a
+    """The notice hook of every command (``ghattempt.commands.Connection.notice``): a
     reconciled lost answer, or a wait of more than 2 s (what for, how long) before it
     starts, as one ``::notice::`` line."""
-    from ghattempt.cli.shared import scrub
+    from ghattempt.render import scrub
 
     command("notice", scrub(in_action_words(line), TOKEN_ENV), title="ghattempt")
 
 
-def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
-    """The CLI's options for one Action step, from the step's environment.
+@dataclass(frozen=True)
+class ActionStep:
+    """One Action step, from its environment: the command it runs (for ``plan``, the
+    command it plans), its typed request, where the configuration is, how it reaches
+    GitHub and what its job summary shows.
+
+    Attributes:
+        command: ``status`` or a writing command.
+        planning: ``command: plan``: plan ``command``, write nothing.
+        request: the request of ``ghattempt.commands`` (``Status`` for ``status``).
+        summary: ``full``, ``brief`` or ``none``.
+        config: the configuration's path, relative to ``workspace``.
+        workspace: ``GITHUB_WORKSPACE`` (else the working directory).
+        connection: the API URL, the token's variable, the web base, the notice hook.
+    """
+
+    command: str
+    planning: bool
+    request: WriteRequest | Status
+    summary: str
+    config: str
+    workspace: str
+    connection: Connection
+
+    @property
+    def repository(self) -> str:
+        """The repository ``owner/name`` the step is about."""
+        from ghattempt.commands import Status
+
+        if isinstance(self.request, Status):
+            return self.request.repository or ""
+        return self.request.target.repository
+
+    @property
+    def pull_request(self) -> int:
+        """The pull request the step is about."""
+        from ghattempt.commands import Status
+
+        if isinstance(self.request, Status):
+            assert self.request.pull_request is not None
+            return self.request.pull_request
+        return self.request.target.pull_request
+
+    @property
+    def base_ref(self) -> str | None:
+        """Its base branch, when the step names one."""
+        from ghattempt.commands import Status
+
+        if isinstance(self.request, Status):
+            return self.request.base_ref
+        return self.request.target.base_ref
+
+
+def action_inputs(env: Mapping[str, str]) -> ActionStep:
+    """One Action step's request, from the step's environment.
 
     Checks everything that needs no request: the command, the pull request number (1 to
-    2**31-1, GraphQL's ``Int``), the keys (journal-v1 *key*), the head commit (*oid*), the
-    summary mode, and that no identifying input holds a token (``ghattempt.cli._secrets``).
+    2**31-1, GraphQL's ``Int``), which inputs the command takes, the head commit (*oid*)
+    and attempt id, the summary mode; then the request checks its own fields when it is
+    built (keys, statuses, reasons, materials, and that no identifying input holds a
+    token: ``ghattempt.commands``).
 
     Raises:
         ActionError: a missing or malformed input.
     """
-    from ghattempt.core import is_digest, is_key
+    from ghattempt.commands import CommandError
 
     command = env.get("GHATTEMPT_COMMAND", "").strip()
     if command not in COMMANDS:
@@ -306,7 +383,7 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     status = env.get("GHATTEMPT_STATUS", "").strip()
     if command == "record" and (not phase or not status):
         raise ActionError("command 'record' needs the inputs 'phase' and 'status'")
-    if command == "rollback" and status not in ("started", "succeeded", "failed"):
+    if command == "rollback" and not status:
         raise ActionError("command 'rollback' needs input 'status': started, succeeded or "
                           "failed")
     start = env.get("GHATTEMPT_START", "").strip()
@@ -318,6 +395,8 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     attempt = env.get("GHATTEMPT_ATTEMPT", "").strip()
     if attempt and command not in ("record", "rollback"):
         raise ActionError("input 'attempt' is for commands 'record' and 'rollback' only")
+    from ghattempt.core import is_digest
+
     if attempt and not is_digest(attempt):
         raise ActionError("input 'attempt' must be an attempt id: sha256: and 64 lowercase "
                           "hex digits (the output 'attempt' of the admit step)")
@@ -326,69 +405,81 @@ def action_inputs(env: Mapping[str, str]) -> argparse.Namespace:
     if summary not in SUMMARY_MODES:
         raise ActionError(f"input 'summary' must be one of {', '.join(SUMMARY_MODES)}, "
                           f"got {summary[:40]!r}")
-    key = env.get("GHATTEMPT_KEY", "").strip()
-    request_key = env.get("GHATTEMPT_REQUEST_KEY", "").strip()
-    for name, value in (("key", key), ("request-key", request_key)):
-        if value and not is_key(value):
-            raise ActionError(f"input '{name}' must be 1-128 characters of A-Z a-z 0-9 . _ "
-                              ": / @ + = - (a journal key)")
-    if command in ("record", "rollback") and not key:
-        key = default_event_key(env, "rollback" if command == "rollback" else phase, status)
-    materials = env.get("GHATTEMPT_MATERIALS", "").strip() or None
-    workspace = env.get("GITHUB_WORKSPACE", "") or os.getcwd()
-    config = env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml"
     repository = env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", "")
-    args = argparse.Namespace(
-        command=command,
-        repository=repository,
-        api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
-        server_url=env.get("GITHUB_SERVER_URL", "") or None,
-        token_env=TOKEN_ENV,
-        timeout=DEFAULT_TIMEOUT,
-        discussion=None,
-        pull_request=pull_request,
-        base_ref=base or None,
-        config=config,
-        config_root=workspace,
-        writer=None, writer_id=None, repository_id=None,
-        max_records=1000, max_attempts=100,
-        request_key=request_key or None,
-        channel=env.get("GHATTEMPT_CHANNEL", "").strip() or None,
-        phase=phase or None, status=status or None, start=start or None,
-        start_key=default_event_key(env, start, "started") if start else None,
-        then_start=then_start or None,
-        then_start_key=default_event_key(env, then_start, "started") if then_start else None,
-        attempt=attempt or None,
-        head=_head(env, pr, command, phase, status, pull_request, repository),
-        reason=env.get("GHATTEMPT_REASON", "") or None,
-        key=key or None, materials=materials, authorization=None, actor=None,
-        json=False, capture=None, summary=summary, planning=planning,
-        actions_writer=None if command == "status" else _actions_writer(env),
-        notice=_notice,
-    )
-    from ghattempt.cli.shared import CliError, refuse_secrets
+    head = _head(env, pr, command, phase, status, pull_request, repository)
+    server_url = env.get("GITHUB_SERVER_URL", "") or None
+    from ghattempt.commands import Connection
 
+    connection = Connection(api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
+                            token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
+                            server_url=server_url, notice=_notice)
     try:
-        refuse_secrets(args, {"key": "input 'key'", "request_key": "input 'request-key'",
-                              "channel": "input 'channel'", "base_ref": "input 'base-ref'"})
-    except CliError as exc:
-        raise ActionError(exc.message) from None
-    return args
+        request = _request(env, command, repository, pull_request, base or None, phase,
+                           status, start, then_start, attempt, head, server_url)
+    except CommandError as exc:
+        from ghattempt.render import error_message
+
+        raise ActionError(in_action_words(error_message(exc))) from None
+    return ActionStep(command=command, planning=planning, request=request, summary=summary,
+                config=env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml",
+                workspace=env.get("GITHUB_WORKSPACE", "") or os.getcwd(),
+                connection=connection)
 
 
-def _actions_writer(env: Mapping[str, str]) -> dict[str, Any]:
+def _request(env: Mapping[str, str], command: str, repository: str, pull_request: int,
+             base_ref: str | None, phase: str, status: str, start: str, then_start: str,
+             attempt: str, head: str | None, server_url: str | None) -> WriteRequest | Status:
+    """The step's request (``ghattempt.commands``), built from its inputs.
+
+    Raises:
+        CommandError: a value the request refuses (its message names the option).
+    """
+    from ghattempt import commands
+
+    request_key = env.get("GHATTEMPT_REQUEST_KEY", "").strip() or None
+    channel = env.get("GHATTEMPT_CHANNEL", "").strip() or None
+    if command == "status":
+        return commands.Status(repository=repository, pull_request=pull_request,
+                               base_ref=base_ref, request_key=request_key, channel=channel,
+                               server_url=server_url)
+    target = commands.Target(repository, pull_request, base_ref)
+    common: dict[str, Any] = {"target": target, "writer": _actions_writer(env),
+                              "channel": channel, "request_key": request_key}
+    key = env.get("GHATTEMPT_KEY", "").strip() or None
+    reason = commands.public_text(env.get("GHATTEMPT_REASON", ""), TOKEN_ENV)
+    if command == "admit":
+        return commands.Admit(**common, start=start or None)
+    if command == "record":
+        materials = commands.materials_from(env.get("GHATTEMPT_MATERIALS", "").strip(),
+                                            TOKEN_ENV)
+        return commands.RecordEvent(**common, phase=phase, status=status, reason=reason, key=key,
+                               materials=materials, then_start=then_start or None,
+                               attempt=attempt or None, head=head)
+    if command == "rollback":
+        return commands.Rollback(**common, status=status, reason=reason, key=key,
+                                 attempt=attempt or None, head=head)
+    if command == "successor":
+        return commands.OpenSuccessor(**common)
+    if command == "supersede":
+        return commands.Supersede(**common, reason=reason)
+    return commands.Expire(**common, reason=reason)
+
+
+def _actions_writer(env: Mapping[str, str]) -> ActionsWriter:
     """The runner's writer identity of a writing command (``status`` writes nothing and
     needs none).
 
     Raises:
         ActionError: ``GITHUB_RUN_ID`` or ``GITHUB_RUN_ATTEMPT`` missing or malformed.
     """
-    return {
-        "run_id": _int(env, "GITHUB_RUN_ID", "the workflow run id"),
-        "run_attempt": _int(env, "GITHUB_RUN_ATTEMPT", "the run attempt"),
-        "job": env.get("GITHUB_JOB", "") or "job",
-        "workflow": env.get("GITHUB_WORKFLOW", "") or "workflow",
-    }
+    from ghattempt.core import ActionsWriter
+
+    return ActionsWriter(
+        run_id=_int(env, "GITHUB_RUN_ID", "the workflow run id"),
+        run_attempt=_int(env, "GITHUB_RUN_ATTEMPT", "the run attempt"),
+        job=env.get("GITHUB_JOB", "") or "job",
+        workflow=env.get("GITHUB_WORKFLOW", "") or "workflow",
+    )
 
 
 def _write_outputs(path: str, values: Mapping[str, str]) -> None:
@@ -405,7 +496,7 @@ def outputs_of(verdict: Verdict, url: str | None, timeline: str | None = None,
                plan: str = "") -> dict[str, str]:
     """The step outputs for a verdict (empty strings for absent values; ``plan``: the
     plan's JSON, for ``command: plan``)."""
-    from ghattempt.cli.shared import next_phase
+    from ghattempt.render import next_phase
 
     return {"status": verdict.status, "recovery": verdict.recovery,
             "attempt": verdict.attempt or "", "generation": verdict.generation or "",
@@ -451,17 +542,20 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[:60]
 
 
-def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
-              pages: Any) -> str | None:
+def _timeline(env: Mapping[str, str], step: ActionStep, verdict: Verdict, pages: Any,
+              config: LoadedConfig | None) -> str | None:
     """Write the journal's timeline page to ``RUNNER_TEMP``; its path, or None (no
     journal yet, no ``RUNNER_TEMP``, or the page could not be written: a note says why)."""
     path = _timeline_path(env)
     if path is None or pages is None:
         return None
-    from ghattempt.cli.shared import timeline_page, write_page
+    from ghattempt.commands import reader_identity
+    from ghattempt.render import timeline_page, write_page
 
     try:
-        page, _lanes = timeline_page(pages, verdict, args, getattr(args, "loaded_config", None))
+        writer, writer_id = reader_identity(None, None, config)
+        page, _lanes = timeline_page(pages, verdict, writer=writer, writer_id=writer_id,
+                                     server_url=step.connection.server_url)
         write_page(path, page)
     except OSError as exc:
         print(f"ghattempt: note: the timeline page could not be written: {exc.strerror}",
@@ -470,28 +564,29 @@ def _timeline(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict
     return path
 
 
-def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
-             url: str | None, pages: Any, message: str = "", planned: Any = None) -> None:
-    from ghattempt.cli.shared import markdown_summary
+def _publish(env: Mapping[str, str], step: ActionStep, verdict: Verdict, url: str | None,
+             pages: Any, config: LoadedConfig | None, message: str = "",
+             planned: WriteOutcome | None = None) -> None:
+    from ghattempt.render import markdown_summary
 
     plan = ""
     if planned is None:
-        timeline = _timeline(env, args, verdict, pages)
-        text = markdown_summary(verdict, url, mode=args.summary, command=args.command,
-                                message=message, server_url=args.server_url)
+        timeline = _timeline(env, step, verdict, pages, config)
+        text = markdown_summary(verdict, url, mode=step.summary, command=step.command,
+                                message=message, server_url=step.connection.server_url)
     else:  # a plan: nothing was written, so no timeline of it
-        from ghattempt.cli.shared import plan_json
+        from ghattempt.render import plan_json
 
         timeline = None
-        plan = json.dumps(plan_json(args.command, planned), ensure_ascii=True,
+        plan = json.dumps(plan_json(step.command, planned), ensure_ascii=True,
                           separators=(",", ":"))
-        text = plan_summary(args.command, planned, url, args.summary)
+        text = plan_summary(step.command, planned, url, step.summary)
     out = env.get("GITHUB_OUTPUT", "")
     if out:
         _write_outputs(out, outputs_of(verdict, url, timeline, plan))
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if summary and text:
-        from ghattempt.cli.shared import scrub
+        from ghattempt.render import scrub
 
         with open(summary, "a", encoding="utf-8") as f:
             f.write(scrub_lines(text, scrub))
@@ -500,7 +595,7 @@ def _publish(env: Mapping[str, str], args: argparse.Namespace, verdict: Verdict,
 def plan_summary(command: str, outcome: Any, url: str | None, mode: str) -> str:
     """The job summary of ``command: plan``: that a real run would be allowed, then
     (``full``) each write with its record as the journal would hold it."""
-    from ghattempt.cli.shared import plan_lines
+    from ghattempt.render import plan_lines
 
     if mode == "none":
         return ""
@@ -525,14 +620,27 @@ def scrub_lines(text: str, scrub: Any) -> str:
 
 def _warn_ignored(verdict: Verdict) -> None:
     if verdict.ignored:
-        from ghattempt.cli.shared import ignored_text
+        from ghattempt.render import ignored_text
 
         command("warning", ignored_text(verdict) + ": they do not count; the journal's "
                 "timeline and summary show which", title="ghattempt")
 
 
-def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, code: int,
-                           exc: BaseException) -> None:
+def _reading(step: ActionStep) -> Status:
+    """The reading request of a step: its own for ``status``; for a writing command, the
+    journal it writes, under the same request key or channel."""
+    from ghattempt.commands import Status
+
+    request = step.request
+    if isinstance(request, Status):
+        return request
+    target = request.target
+    return Status(repository=target.repository, pull_request=target.pull_request,
+                  base_ref=target.base_ref, request_key=request.request_key,
+                  channel=request.channel, server_url=step.connection.server_url)
+
+
+def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) -> None:
     """Outputs for ``if: failure()`` steps: the journal as it stands after a refusal or a
     GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one.
     """
@@ -544,15 +652,16 @@ def _outputs_after_failure(env: Mapping[str, str], args: argparse.Namespace, cod
         _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
                                      "missing-phases-json": "[]", "ignored": "0"})
         return
-    if code not in (1, 4) or args.command == "status":
+    if code not in (1, 4) or step.command == "status":
         return
-    from ghattempt.cli.shared import current_reading
+    from ghattempt.commands import execute, find_config
 
     try:
-        reading = current_reading(args)
+        config = find_config(step.config, required=False, root=step.workspace)
+        reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, args, reading.verdict, reading.url, reading.pages)
+    _publish(env, step, reading.verdict, reading.url, reading.pages, reading.cfg)
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -561,55 +670,75 @@ def _config_error(exc: BaseException) -> bool:
 
     if not isinstance(exc, ConfigError):
         return False
-    from ghattempt.cli.shared import scrub
+    from ghattempt.render import scrub
 
     annotate_error(scrub(in_action_words(str(exc)), TOKEN_ENV), file=exc.path,
                    line=exc.line, col=exc.column)
     return True
 
 
-def _prepare(args: argparse.Namespace) -> None:
-    """Everything that needs no request: the configuration (kept in
-    ``args.loaded_config`` for the command), the channel and, for ``record``, that the
-    phase is in its plan.
+def _prepare(step: ActionStep) -> LoadedConfig | None:
+    """Everything that needs no request: the configuration and, for a writing command,
+    what its request needs of it (the channel; for ``record``, that the phase is in its
+    plan: ``ghattempt.commands.check``).
 
     Raises:
-        ConfigError, CliError: exit 2.
+        ConfigError, CommandError: exit 2.
     """
-    from ghattempt.cli.shared import check_plan, load_settings
+    from ghattempt.commands import Status, check, find_config
 
     # status reads without a file too; a file that is there is read as a writer reads it
     # (its repository-relative path names it in an annotation)
-    present = os.path.lexists(os.path.join(args.config_root, args.config))
-    required = args.command != "status" or present
-    cfg = load_settings(args.config, required=required, root=args.config_root)
-    args.loaded_config = cfg
-    if cfg is not None and args.command != "status":
-        check_plan(args, cfg)
+    present = os.path.lexists(os.path.join(step.workspace, step.config))
+    required = step.command != "status" or present
+    config = find_config(step.config, required=required, root=step.workspace)
+    if config is not None and not isinstance(step.request, Status):
+        check(step.request, config, TOKEN_ENV)
+    return config
+
+
+def _classify(exc: BaseException) -> tuple[int, str]:
+    """The step's exit status (:data:`EXIT_BY_FAULT`) and its error's line."""
+    if isinstance(exc, GhattemptError):
+        from ghattempt.render import error_message
+
+        text = error_message(exc)
+        if exc.fault is Fault.JOURNAL_INVALID:
+            text = f"journal invalid, failing closed: {text}"
+        return EXIT_BY_FAULT[exc.fault], text
+    if isinstance(exc, OSError):
+        if exc.filename:
+            return 2, (f"{exc.filename}: {exc.strerror or exc}; check the path and its "
+                       "permissions")
+        return 2, str(exc)
+    return EXIT_INTERNAL, f"internal error {type(exc).__name__}: {exc}"
 
 
 def run(env: Mapping[str, str]) -> int:
-    """One Action step; returns the exit status (0 success, else the CLI's codes)."""
+    """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
-    from ghattempt.cli.shared import EXIT_BY_FAULT, classify, install_notes, scrub
+    from ghattempt.render import install_notes, scrub
 
     install_notes(TOKEN_ENV)
     try:
         check_files(env)
-        args = action_inputs(env)
+        step = action_inputs(env)
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
         return EXIT_BY_FAULT[exc.fault]
-    from ghattempt.cli.shared import memo_path, recall, remember
+    from ghattempt.commands import Status, memo_path, recall, remember
 
     memo = memo_path(env)  # where earlier steps of this job found the journal
-    args.known = recall(memo, args.repository, args.pull_request, args.base_ref)
+    step = replace(step, connection=replace(
+        step.connection, known=recall(memo, step.repository, step.pull_request,
+                                      step.base_ref)))
     pages: Any = None
-    planned: Any = None
+    planned: WriteOutcome | None = None
+    config: LoadedConfig | None = None
     group = False
     try:
-        _prepare(args)
-        label = f"plan {args.command}" if args.planning else args.command
+        config = _prepare(step)
+        label = f"plan {step.command}" if step.planning else step.command
         sys.stdout.write(f"::group::ghattempt {label}\n")
         sys.stdout.flush()
         group = True
@@ -617,19 +746,21 @@ def run(env: Mapping[str, str]) -> int:
         try:
             if debug is not None:
                 debug.__enter__()
-            if args.command == "status":
-                from ghattempt.cli.shared import current_reading
+            if isinstance(step.request, Status):
+                from ghattempt.commands import execute
 
-                reading = current_reading(args)
+                reading = execute(step.request, config, step.connection)
                 verdict, url, pages = reading.verdict, reading.url, reading.pages
                 message = f"status {verdict.status}, recovery {verdict.recovery}"
             else:
-                from ghattempt.cli.shared import perform
+                from ghattempt.commands import execute, plan
 
-                outcome = perform(args.command, args, planning=args.planning)
+                assert config is not None
+                run_request = plan if step.planning else execute
+                outcome = run_request(step.request, config, step.connection)
                 verdict, url, message = outcome.verdict, outcome.url, outcome.message
                 pages = outcome.pages
-                if args.planning:
+                if step.planning:
                     planned = outcome
         finally:
             if debug is not None:
@@ -644,26 +775,22 @@ def run(env: Mapping[str, str]) -> int:
             sys.stdout.write("::endgroup::\n")
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
-        known = classify(exc)
-        code, text = known if known is not None else (
-            70, f"internal error {type(exc).__name__}: {exc}")
-        if isinstance(exc, GhattemptError) and exc.fault is Fault.JOURNAL_INVALID:
-            text = f"journal invalid, failing closed: {text}"
+        code, text = _classify(exc)
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
-        _outputs_after_failure(env, args, code, exc)
+        _outputs_after_failure(env, step, code)
         return code
-    _publish(env, args, verdict, url, pages, scrub(message, TOKEN_ENV), planned)
+    _publish(env, step, verdict, url, pages, config, scrub(message, TOKEN_ENV), planned)
     _warn_ignored(verdict)
     if planned is not None:
-        from ghattempt.cli.shared import plan_lines
+        from ghattempt.render import plan_lines
 
-        print(scrub(f"ghattempt plan {args.command}: a real run would be allowed, nothing "
+        print(scrub(f"ghattempt plan {step.command}: a real run would be allowed, nothing "
                     f"was written; journal {url or '-'}", TOKEN_ENV))
         for line in plan_lines(planned):
             print("  " + scrub(line, TOKEN_ENV))
         return 0
-    remember(memo, args.repository, verdict)
-    print(scrub(f"ghattempt {args.command}: {message}; journal {url or '-'}", TOKEN_ENV))
+    remember(memo, step.repository, verdict)
+    print(scrub(f"ghattempt {step.command}: {message}; journal {url or '-'}", TOKEN_ENV))
     if verdict.status == "invalid":
         annotate_error(scrub(f"journal invalid, failing closed: {verdict.reason}: "
                              f"{verdict.detail}", TOKEN_ENV))

@@ -1,9 +1,9 @@
 """The composition root: a store, and a generation, built from a loaded configuration.
 
-Every writer (the CLI, the Action through the CLI's writer commands, the App's journal
-sink) builds its store here, and every reader that needs a store too, so that what a
-writer reads from ``.github/ghattempt.toml`` reaches the store one way (docs/store.md,
-"Building a store")::
+Every use case of the application layer (``ghattempt.commands``, which the CLI, the
+Action and the App's journal sink run) builds its store here, writers and readers alike,
+so that what a writer reads from ``.github/ghattempt.toml`` reaches the store one way
+(docs/store.md, "Building a store"); no face imports this module (docs/layout.md)::
 
     writing_store(provider, config, writer, *, repository, repository_id, known=None,
                   notice=None, server_url=None, adapt=None) -> BusinessAttemptStore

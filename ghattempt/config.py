@@ -1,6 +1,5 @@
-"""Consumer configuration: the repository's ``.github/ghattempt.toml``; and the App
-server's settings (:class:`AppSettings`, read from its environment by
-:mod:`ghattempt.app.settings`).
+"""Consumer configuration: the repository's ``.github/ghattempt.toml``. (The App server's
+own settings, read from its environment, are the App's: :mod:`ghattempt.app.settings`.)
 
 The file tells every writer (Action step, App, CLI) of one consumer repository where the
 journal lives, whose records count, which phases each release channel runs, how request
@@ -62,7 +61,7 @@ from ghattempt.exclusive import LeaseSettingsError as _LeaseRuleError
 
 # The one rule for writer logins (GraphQL logins, never REST's "[bot]"), shared with the
 # store and the command line.
-from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, DEFAULT_WRITE_INTERVAL, RetryPolicy
+from ghattempt.github import DEFAULT_WRITE_INTERVAL
 from ghattempt.github.identity import ACTIONS_LOGIN, BOT_SUFFIX, LOGIN, login_problem
 
 __all__ = [
@@ -70,12 +69,10 @@ __all__ = [
     "GITHUB_SERVER_BOUND",
     "PHASES",
     "SCHEMA",
-    "AppSettings",
     "AttemptSettings",
     "CROSS_KEY_RULES",
     "Channel",
     "ConfigError",
-    "ConfigurationError",
     "JobPhase",
     "JournalSettings",
     "KEYS",
@@ -84,7 +81,6 @@ __all__ = [
     "LoadedConfig",
     "PacingSettings",
     "PhaseMap",
-    "Secret",
     "Settings",
     "WriterSettings",
     "blob_oid",
@@ -1454,96 +1450,3 @@ def check_config(data: bytes, *, path: str = DEFAULT_CONFIG_PATH) -> list[Config
         if e.key and e.line is None:
             e.line, e.column = key_position(text, e.key) or (None, None)
     return problems or [first]
-
-
-# -- the App server's settings ----------------------------------------------------------
-# Read from the server's environment by ghattempt.app.settings (docs/app.md); defined here
-# so that the configuration is one model.
-
-DEFAULT_MAX_BODY = 25 * 1024 * 1024
-"""GitHub caps webhook payloads at 25 MB ("Webhook payloads are capped at 25 MB")."""
-
-DEFAULT_SINK = "ghattempt.app.sink_factory:store_sink"
-DEFAULT_WORKERS = 4
-"""Worker threads per server process (``GHATTEMPT_APP_WORKERS``)."""
-DEFAULT_RETRY_WINDOW = 600.0
-"""Seconds a delivery waiting for its precondition is tried again
-(``GHATTEMPT_APP_RETRY_WINDOW``)."""
-DEFAULT_CATCHUP_INTERVAL = 300.0
-"""Seconds between two catch-ups through GitHub's delivery log
-(``GHATTEMPT_APP_CATCHUP_INTERVAL``)."""
-
-
-class ConfigurationError(GhattemptError):
-    """The environment does not describe a usable server; the message says what to set."""
-
-    fault = Fault.BAD_INPUT
-
-
-@dataclass(frozen=True, slots=True)
-class Secret:
-    """A secret string that does not show itself in ``repr``, ``str`` or logs."""
-
-    _value: str = field(repr=False)
-
-    def reveal(self) -> str:
-        """The secret value; pass it straight to the one call that needs it."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    def __str__(self) -> str:
-        return "***"
-
-
-@dataclass(frozen=True, slots=True)
-class AppSettings:
-    """Everything the server reads from its environment (see the module table).
-
-    Attributes:
-        app_id: GitHub App id.
-        private_key: the App's PEM private key (RSA).
-        webhook_secret: the secret GitHub signs deliveries with.
-        state_path: the SQLite inbox file (``None`` with ``database``).
-        api_url: GitHub REST base URL, ending in ``/``.
-        phase_map: the workflow/job -> phase mapping.
-        max_body: largest accepted request body, bytes.
-        sink: ``module:callable`` that builds the :class:`~ghattempt.app.sink.JournalSink`.
-        http_timeout: GitHub request timeout, seconds.
-        max_tries: tries of a delivery meeting an unavailable sink.
-        retry_base: first retry delay, seconds.
-        database: the PostgreSQL inbox's URL, or ``None`` for the SQLite file.
-        workers: worker threads.
-        retry_window: seconds a delivery waiting for its precondition is retried.
-        catchup_interval: seconds between catch-ups (0: never).
-        retry: the retry bounds of every provider the server's sink builds (the library's
-            :class:`~ghattempt.github.RetryPolicy`; no variable sets it).
-    """
-
-    app_id: int
-    private_key: Secret
-    webhook_secret: Secret
-    state_path: Path | None
-    api_url: str = DEFAULT_API_URL
-    phase_map: PhaseMap = field(default_factory=PhaseMap)
-    max_body: int = DEFAULT_MAX_BODY
-    sink: str = DEFAULT_SINK
-    http_timeout: float = DEFAULT_TIMEOUT
-    max_tries: int = 10
-    retry_base: float = 2.0
-    database: Secret | None = None
-    workers: int = DEFAULT_WORKERS
-    retry_window: float = DEFAULT_RETRY_WINDOW
-    catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-
-    @property
-    def inbox_location(self) -> Path | str:
-        """Where the inbox is: the PostgreSQL URL, else the SQLite file."""
-        if self.database is not None:
-            return self.database.reveal()
-        if self.state_path is None:
-            raise ConfigurationError("neither GHATTEMPT_APP_STATE nor GHATTEMPT_APP_DATABASE "
-                                     "is set: name the inbox")
-        return self.state_path

@@ -320,3 +320,155 @@ def test_a_config_with_a_callable_field_is_wiring_not_a_settings_model(tmp_path)
     # the same class without a callable is settings, and a model of its own
     assert settings["per_module"]["ghattempt.github.provider_config"] == ["TransportConfig"]
     assert settings["models"] == 2
+
+
+SEAMS = {
+    "ghattempt/__init__.py": "",
+    "ghattempt/errors.py": "class GhattemptError(Exception):\n    pass\n",
+    "ghattempt/exclusive/__init__.py": "from ._lease import Adapter, RefLease\n",
+    "ghattempt/exclusive/_lease.py": """\
+        from typing import Protocol
+        class Adapter(Protocol):
+            def hold(self): ...
+        class RefLease:
+            def hold(self):
+                return self
+        def check(x):
+            return isinstance(x, RefLease)  # inside exclusive/: not counted
+        """,
+    "ghattempt/store/__init__.py": "",
+    "ghattempt/store/_store.py": """\
+        import os
+        from ghattempt.exclusive import RefLease
+        class Store:
+            def __init__(self):
+                self._step = 0
+                self.lease = RefLease()
+            def _now(self):
+                return 1
+            @classmethod
+            def make(cls):
+                store = cls()
+                store._step = 1  # an instance it makes: not counted
+                return store
+            def same(self, other):
+                return other._now()  # another Store (its own _now): not counted
+        class Session:
+            def __init__(self, store: Store):
+                self._store = store
+            def go(self, other: "Session"):
+                self._store._now()  # counted
+                store = self._store
+                store._step  # counted
+                other._store  # a parameter of this class: not counted
+                os._exit  # a module's: not counted
+                if isinstance(store.lease, (RefLease, int)):  # counted
+                    return store._replace()  # namedtuple's: not counted
+        """,
+    "ghattempt/action.py": """\
+        import argparse
+        from argparse import Namespace
+        def run(env):
+            args = argparse.Namespace(x=1)
+            more = Namespace(y=2)
+            return getattr(args, "x", None), more
+        """,
+    "ghattempt/cli/__init__.py": """\
+        import argparse
+        def main(args: argparse.Namespace):
+            return getattr(args, "x")
+        """,
+    "ghattempt/demo.py": """\
+        def run_demo_command(args):
+            return getattr(args, "html", None)
+        """,
+    "ghattempt/commands/__init__.py": "from ._keys import request_key\n",
+    "ghattempt/commands/_keys.py": """\
+        def request_key(config, **values):
+            return config.request_key(**values)
+        """,
+    "ghattempt/app/__init__.py": "",
+    "ghattempt/app/routing.py": """\
+        from typing import Any
+        from ghattempt import commands
+        def request_key_for(number):
+            return f"pull/{number}"
+        def route(number, cfg):
+            return request_key_for(number), commands.request_key(cfg, x=1)
+        class Sink:
+            def key(self, cfg):
+                return cfg.request_key(repository_id="x")
+            def pages(self, pages: list[dict[str, Any]], first_page: Any = None) -> None:
+                return None
+            def capture(self) -> list[dict[str, Any]]:
+                return []
+        """,
+    "ghattempt/github/__init__.py": "",
+    "ghattempt/github/transport.py": """\
+        from typing import Any
+        def capture(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return pages
+        """,
+}
+
+
+def test_the_seams_above_the_store_are_counted(tmp_path):
+    seams = _script().measure(_write(tmp_path, SEAMS))["seams"]
+    namespaces = seams["namespaces"]
+    # cli/ and the demo's own entry read their options; nothing else does
+    assert sorted((i["where"], i["what"]) for i in namespaces["list"]) == [
+        ("ghattempt.action.run", "argparse.Namespace"),
+        ("ghattempt.action.run", "argparse.Namespace"),
+        ("ghattempt.action.run", "getattr(args, ...)")]
+    accesses = seams["private_accesses"]["per_class"]
+    assert {c: sorted(i["what"] for i in v) for c, v in accesses.items()} == {
+        "ghattempt.store._store.Session": ["self._store._now", "store._step"]}
+    checks = seams["adapter_isinstance"]["per_module"]
+    assert list(checks) == ["ghattempt.store._store"] and len(checks["ghattempt.store._store"]) == 1
+    derived = seams["request_key_derivations"]["list"]
+    assert sorted(i["where"] for i in derived) == [
+        "ghattempt.app.routing.Sink.key", "ghattempt.app.routing.route",
+        "ghattempt.commands._keys.request_key"]
+    assert sorted(i["where"] for i in seams["raw_pages"]["list"]) == [
+        "ghattempt.app.routing.Sink.capture", "ghattempt.app.routing.Sink.pages"]
+
+
+def test_the_check_holds_the_seams_to_the_limits_table(tmp_path):
+    root = _write(tmp_path, SEAMS)
+    failed = subprocess.run([sys.executable, str(SCRIPT), "--check", "--root", str(root)],
+                            capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1
+    check = failed.stdout.rsplit("check: ", 1)[1]
+    assert "3 argparse namespaces outside cli/, not more than 0" in check
+    assert "the request key derived in 3 places, not more than 1" in check
+    # the allow-lists are empty now that the store and the lease own their state: the
+    # sample store's Session and its isinstance fail the check
+    assert ("private attributes of another object read in 1 classes beyond the allow-list "
+            "(ghattempt.store._store.Session)") in check
+    assert "isinstance on a concrete exclusive adapter in 1 modules beyond the allow-list" \
+        in check
+    # so does any other class
+    files = dict(SEAMS)
+    files["ghattempt/app/sink.py"] = """\
+        from ghattempt.exclusive import RefLease
+        class Sink:
+            def __init__(self, lease):
+                self.lease = lease
+            def go(self):
+                return self.lease._taken, isinstance(self.lease, RefLease)
+        """
+    root = _write(tmp_path / "more", files)
+    failed = subprocess.run([sys.executable, str(SCRIPT), "--check", "--root", str(root)],
+                            capture_output=True, text=True, timeout=60)
+    check = failed.stdout.rsplit("check: ", 1)[1]
+    assert ("private attributes of another object read in 2 classes beyond the allow-list "
+            "(ghattempt.app.sink.Sink, ghattempt.store._store.Session)") in check
+    assert ("isinstance on a concrete exclusive adapter in 2 modules beyond the allow-list "
+            "(ghattempt.app.sink, ghattempt.store._store)") in check
+
+
+def test_this_checkout_derives_the_request_key_once_and_keeps_namespaces_in_cli():
+    seams = _script().measure(ROOT)["seams"]
+    assert [i["where"] for i in seams["request_key_derivations"]["list"]] == [
+        "ghattempt.commands._keys.request_key"]
+    assert seams["namespaces"]["list"] == []

@@ -41,7 +41,7 @@ def test_exported_names_name_a_public_module_that_exports_them():
     # the reader bundle holds ghattempt.core, not ghattempt.errors
     assert shown["ghattempt.errors.GhattemptError"] == "ghattempt.core"
     assert shown["ghattempt.exclusive.RefLease"] == "ghattempt.exclusive"
-    assert shown["ghattempt.cli.shared.CliError"] == "ghattempt.cli.shared"
+    assert shown["ghattempt.commands.CommandError"] == "ghattempt.commands"
 
 
 def test_every_name_is_found_where_its_module_says():

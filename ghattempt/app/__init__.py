@@ -18,11 +18,12 @@ Public names:
   :class:`SinkUnavailable`;
 - :class:`PhaseMap`, :func:`load_phase_map`: the workflow/job -> phase mapping;
 - :func:`plan_delivery`, :class:`Plan`: the pure routing decision;
-- :class:`Inbox`: the durable inbox; :class:`Worker`: its pool of workers;
+- :class:`Inbox`: the durable inbox's interface, :func:`open_inbox` the backend a
+  location names (SQLite or PostgreSQL); :class:`Worker`: its pool of workers;
 - :func:`installation_github`: a githubkit client acting as one installation.
 """
 
-from ghattempt.app.inbox import Inbox
+from ghattempt.app.inbox import Inbox, open_inbox
 from ghattempt.app.installation import installation_github, installation_github_for
 from ghattempt.app.phases import PhaseMap, load_phase_map
 from ghattempt.app.routing import Plan, plan_delivery
@@ -69,6 +70,7 @@ __all__ = [
     "installation_github_for",
     "load_phase_map",
     "load_settings",
+    "open_inbox",
     "plan_delivery",
     "serve",
 ]

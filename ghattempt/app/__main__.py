@@ -47,12 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             serve(args.host, args.port, log_level=args.log_level)
             return 0
-        from ghattempt.app.inbox import SCHEMA_VERSION, Inbox, InboxUnavailable
+        from ghattempt.app.inbox import SCHEMA_VERSION, InboxUnavailable, open_inbox
         from ghattempt.app.settings import load_inbox_location
 
         location = load_inbox_location()
         try:
-            inbox = Inbox(location)
+            inbox = open_inbox(location)
         except InboxUnavailable as exc:
             raise ConfigurationError(str(exc)) from None
         try:

@@ -1,10 +1,14 @@
 """The durable inbox: accepted deliveries, recorded before GitHub gets an answer.
 
-Two backends share one schema and one set of statements:
+:class:`Inbox` is the interface; two backends implement it with one schema and one set
+of statements (:func:`open_inbox` picks the one a location names; the App's composition,
+``ghattempt.app.server``, calls it):
 
-- **SQLite** (the default; one server process): ``GHATTEMPT_APP_STATE`` names the file.
+- **SQLite** (:class:`SqliteInbox`, the default; one server process):
+  ``GHATTEMPT_APP_STATE`` names the file.
   WAL; acceptances commit with ``synchronous=FULL`` (fsynced), group-committed.
-- **PostgreSQL** (``GHATTEMPT_APP_DATABASE=postgresql://...``; psycopg 3): any number
+- **PostgreSQL** (:class:`PostgresInbox`, ``GHATTEMPT_APP_DATABASE=postgresql://...``;
+  psycopg 3): any number
   of server replicas share the inbox. Each accepts, deduplicates against every other,
   and takes work with per-lane order; a replica that dies (even by SIGKILL) leaves its
   lanes free the moment its database connections close, and the others finish its
@@ -47,6 +51,7 @@ it at start, PostgreSQL replicas one at a time under an advisory lock).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import enum
 import hashlib
@@ -75,7 +80,10 @@ __all__ = [
     "Claim",
     "Inbox",
     "InboxItem",
+    "PostgresInbox",
+    "SqliteInbox",
     "is_postgres_url",
+    "open_inbox",
 ]
 
 log = logging.getLogger("ghattempt.app")
@@ -170,10 +178,6 @@ def _postgres(script: str) -> str:
     return script
 
 
-_MIGRATIONS = {
-    "sqlite": {1: _V1, 2: _V2},
-    "postgresql": {1: _postgres(_V1), 2: _postgres(_V2)},
-}
 
 
 class InboxUnavailable(GhattemptError):  # noqa: N818 - what the caller learns
@@ -284,30 +288,24 @@ class _Ready:
 
 
 class _Conn:
-    """One database connection, SQLite or PostgreSQL, behind the same four calls.
+    """One database connection behind the same four calls (statements are written with
+    ``?`` placeholders, SQLite's; no statement of the inbox holds a literal ``?`` or
+    ``%``)."""
 
-    Statements are written with ``?`` placeholders (SQLite's); for psycopg they become
-    ``%s``. No statement of the inbox holds a literal ``?`` or ``%``.
-    """
+    begin = "BEGIN"
 
-    def __init__(self, raw: Any, kind: str) -> None:
+    def __init__(self, raw: Any) -> None:
         self.raw = raw
-        self.kind = kind
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        if self.kind == "postgresql":
-            return self.raw.execute(sql.replace("?", "%s"), tuple(params))
         return self.raw.execute(sql, tuple(params))
 
     def script(self, sql: str) -> None:
-        if self.kind == "postgresql":
-            self.raw.execute(sql)
-        else:
-            self.raw.executescript(sql)
+        self.raw.execute(sql)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[_Conn]:
-        self.raw.execute("BEGIN" if self.kind == "postgresql" else "BEGIN IMMEDIATE")
+        self.raw.execute(self.begin)
         try:
             yield self
         except BaseException:
@@ -318,8 +316,6 @@ class _Conn:
 
     @property
     def usable(self) -> bool:
-        if self.kind == "postgresql":
-            return not (self.raw.closed or self.raw.broken)
         return True
 
     def close(self) -> None:
@@ -327,8 +323,40 @@ class _Conn:
             self.raw.close()
 
 
-class Inbox:
-    """The inbox, in a SQLite file or a PostgreSQL database (module docstring).
+class _SqliteConn(_Conn):
+    begin = "BEGIN IMMEDIATE"
+
+    def script(self, sql: str) -> None:
+        self.raw.executescript(sql)
+
+
+class _PostgresConn(_Conn):
+    """psycopg's placeholders are ``%s``."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(sql.replace("?", "%s"), tuple(params))
+
+    @property
+    def usable(self) -> bool:
+        return not (self.raw.closed or self.raw.broken)
+
+
+def open_inbox(location: Path | str, **options: Any) -> Inbox:
+    """The inbox at ``location``: a :class:`PostgresInbox` for a ``postgresql://`` (or
+    ``postgres://``) URL, else a :class:`SqliteInbox` for the file (``options``: the
+    backend's).
+
+    Raises:
+        InboxUnavailable: the inbox cannot be opened or migrated.
+    """
+    if is_postgres_url(location):
+        return PostgresInbox(str(location), **options)
+    return SqliteInbox(Path(location), **options)
+
+
+class Inbox(abc.ABC):
+    """The inbox (module docstring): what the server and the workers need of it, over a
+    backend's connections (:class:`SqliteInbox`, :class:`PostgresInbox`).
 
     Thread-safe: one connection per thread, short transactions. Acceptances are
     group-committed: one committer thread takes every delivery waiting at that moment,
@@ -340,21 +368,24 @@ class Inbox:
     (:meth:`checkpoint`), which do not block acceptances.
 
     Args:
-        location: the SQLite file (created with its parent directory if absent), or a
-            PostgreSQL connection URL (``postgresql://user@host:5432/db``; libpq's
-            parameters and environment apply).
-        busy_timeout: seconds a SQLite writer waits for another process's lock.
+        location: where the inbox is (the backend's: a file, a connection URL).
+        busy_timeout: seconds a writer waits for another process's lock (SQLite).
         max_batch: most deliveries committed by one transaction.
 
     Raises:
         InboxUnavailable: the inbox cannot be opened or migrated.
     """
 
+    kind: str
+    """``sqlite`` or ``postgresql``."""
+    errors: tuple[type[BaseException], ...]
+    """The backend driver's errors."""
+    _migrations: dict[int, str]
+    """The schema script of each version, in the backend's types."""
+
     def __init__(self, location: Path | str, *, busy_timeout: float = 10.0,
                  max_batch: int = 256) -> None:
-        self.kind = "postgresql" if is_postgres_url(location) else "sqlite"
         self.location = location
-        self.path: Path | None = None if self.kind == "postgresql" else Path(location)
         self._busy_ms = int(busy_timeout * 1000)
         self._max_batch = max_batch
         self._local = threading.local()
@@ -372,46 +403,61 @@ class Inbox:
         self._submissions: queue.SimpleQueue[_Submission | _Ready | None] = queue.SimpleQueue()
         self._committer: threading.Thread | None = None
         self._committer_lock = threading.Lock()
-        if self.kind == "postgresql":
-            import psycopg
-
-            self.errors: tuple[type[BaseException], ...] = (psycopg.Error,)
-        else:
-            self.errors = (sqlite3.Error,)
-            assert self.path is not None
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._prepare()
         try:
             self.schema_found = self.migrate()
             """The schema version the inbox had when it was opened (0: new)."""
         except self.errors as exc:
             self.close()
-            where = "the PostgreSQL inbox" if self.kind == "postgresql" else f"{self.path}"
-            raise InboxUnavailable(f"cannot open {where}: {type(exc).__name__}: "
+            raise InboxUnavailable(f"cannot open {self._where()}: {type(exc).__name__}: "
                                    f"{str(exc).strip()}") from None
         self.close_connection()  # the opening thread may never use the inbox again
 
-    def __repr__(self) -> str:
-        where = "PostgreSQL" if self.kind == "postgresql" else str(self.path)
-        return f"Inbox({where})"
+    # -- what a backend is -----------------------------------------------------------
+
+    @abc.abstractmethod
+    def _prepare(self) -> None:
+        """Before the first connection (SQLite: the file's directory)."""
+
+    @abc.abstractmethod
+    def _where(self) -> str:
+        """The inbox in a message (never a password)."""
+
+    @abc.abstractmethod
+    def _connect(self, *, durable: bool) -> _Conn:
+        """A new connection of the calling thread (``durable``: acceptances' commits)."""
+
+    @abc.abstractmethod
+    def _writer(self) -> contextlib.AbstractContextManager[object]:
+        """Held around each write transaction (SQLite: one writer of this process at a
+        time)."""
+
+    @abc.abstractmethod
+    def _migrating(self, conn: _Conn) -> None:
+        """At the start of the migration's transaction (PostgreSQL: one replica at a
+        time)."""
+
+    @abc.abstractmethod
+    def _has_table(self, conn: _Conn, name: str) -> bool:
+        """Whether the database holds table ``name``."""
+
+    @abc.abstractmethod
+    def _accepted(self, conn: _Conn) -> None:
+        """In the transaction that accepted new deliveries (PostgreSQL: wake the other
+        replicas' workers)."""
+
+    @abc.abstractmethod
+    def _hold_across(self, conn: _Conn, lane: str) -> bool:
+        """Hold ``lane`` against other processes too (held in this one already)."""
+
+    @abc.abstractmethod
+    def _release_across(self, lane: str) -> None:
+        """Let ``lane`` go for other processes."""
 
     # -- connections ---------------------------------------------------------------
 
     def _open(self, *, durable: bool) -> _Conn:
-        if self.kind == "postgresql":
-            import psycopg
-
-            raw: Any = psycopg.connect(str(self.location), autocommit=True,
-                                       application_name="ghattempt-app")
-        else:
-            raw = sqlite3.connect(self.path, isolation_level=None,  # type: ignore[arg-type]
-                                  timeout=self._busy_ms / 1000, check_same_thread=False)
-            raw.execute("PRAGMA journal_mode=WAL")
-            raw.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            raw.execute(f"PRAGMA busy_timeout={self._busy_ms}")
-            # no automatic checkpoints: they would run inside whichever commit crosses
-            # the threshold, often an acceptance; the workers run them (checkpoint())
-            raw.execute("PRAGMA wal_autocheckpoint=0")
-        conn = _Conn(raw, self.kind)
+        conn = self._connect(durable=durable)
         with self._connections_lock:
             ended = [t for t in self._connections if not t.is_alive()]
             stale = [self._connections.pop(t) for t in ended]
@@ -466,9 +512,8 @@ class Inbox:
         """A write transaction on this thread's connection (SQLite: one writer of this
         process at a time)."""
         conn = self._conn()
-        lock = self._write if self.kind == "sqlite" else contextlib.nullcontext()
         try:
-            with lock, conn.transaction():
+            with self._writer(), conn.transaction():
                 yield conn
         except self.errors:
             if not conn.usable:
@@ -487,12 +532,10 @@ class Inbox:
             InboxUnavailable: the inbox has a newer schema than this version of ghattempt.
         """
         conn = self._conn()
-        steps = _MIGRATIONS[self.kind]
-        with self._write if self.kind == "sqlite" else contextlib.nullcontext():
+        steps = self._migrations
+        with self._writer():
             with conn.transaction():
-                if self.kind == "postgresql":
-                    conn.execute("SELECT pg_advisory_xact_lock(?, ?)",
-                                 (_LOCK_CLASS, _MIGRATE_LOCK))
+                self._migrating(conn)
                 conn.execute("CREATE TABLE IF NOT EXISTS inbox_schema (version INTEGER NOT "
                              "NULL)")
                 row = conn.execute("SELECT MAX(version) FROM inbox_schema").fetchone()
@@ -511,14 +554,6 @@ class Inbox:
                     conn.execute("DELETE FROM inbox_schema")
                     conn.execute("INSERT INTO inbox_schema VALUES (?)", (SCHEMA_VERSION,))
         return found
-
-    def _has_table(self, conn: _Conn, name: str) -> bool:
-        if self.kind == "postgresql":
-            row = conn.execute("SELECT to_regclass(?)", (name,)).fetchone()
-            return row is not None and row[0] is not None
-        row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                           (name,)).fetchone()
-        return row is not None
 
     # -- the server side -------------------------------------------------------------
 
@@ -621,12 +656,11 @@ class Inbox:
         if not batch:
             return
         try:
-            with self._write if self.kind == "sqlite" else contextlib.nullcontext():
+            with self._writer():
                 with conn.transaction():
                     results = [self._admit(conn, item) for item in batch]
-                    if self.kind == "postgresql" and any(
-                            r.admission is Admission.NEW for r in results):
-                        conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+                    if any(r.admission is Admission.NEW for r in results):
+                        self._accepted(conn)
         except Exception as exc:
             conn_now: _Conn | None = getattr(self._local, "conn", None)
             if conn_now is not None and not conn_now.usable:
@@ -723,28 +757,19 @@ class Inbox:
             if lane in self._held:
                 return False
             self._held.add(lane)
-        if self.kind == "postgresql":
-            try:
-                got = bool(conn.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
-                                        (_LOCK_CLASS, lane)).fetchone()[0])
-            except BaseException:
-                got = False
-                raise
-            finally:
-                if not got:
-                    with self._held_lock:
-                        self._held.discard(lane)
-            return got
-        return True
+        got = False
+        try:
+            got = self._hold_across(conn, lane)
+        finally:
+            if not got:
+                with self._held_lock:
+                    self._held.discard(lane)
+        return got
 
     def release(self, lane: str) -> None:
         """Let go of a lane held by :meth:`claim` (on the thread that claimed it)."""
         try:
-            if self.kind == "postgresql":
-                conn: _Conn | None = getattr(self._local, "conn", None)
-                if conn is not None and conn.usable:
-                    conn.execute("SELECT pg_advisory_unlock(?, hashtext(?))",
-                                 (_LOCK_CLASS, lane))
+            self._release_across(lane)
         finally:
             with self._held_lock:
                 self._held.discard(lane)
@@ -834,12 +859,10 @@ class Inbox:
                     (not_before, json.dumps({"waiting": note}), lane, seq),
                 )
 
+    @abc.abstractmethod
     def checkpoint(self) -> None:
-        """SQLite: copy the write-ahead log into the database without blocking writers
-        (``wal_checkpoint(PASSIVE)``); acceptances go on committing meanwhile.
-        PostgreSQL checkpoints itself: nothing to do."""
-        if self.kind == "sqlite":
-            self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        """Copy what the backend logged ahead into the database, without blocking writers
+        (SQLite); nothing to do where the database checkpoints itself (PostgreSQL)."""
 
     def lookup_heads(self, repository_id: str, head_sha: str) -> Sequence[IntentRef]:
         """The intents whose pull request has ``head_sha`` as head now, or else the ones
@@ -893,45 +916,17 @@ class Inbox:
                          "UPDATE SET requested_at = excluded.requested_at, "
                          "requests = redeliveries.requests + 1", (guid, now))
 
-    @contextlib.contextmanager
-    def leading(self, name: str) -> Iterator[bool]:
-        """Whether this replica leads the task ``name`` for the block: PostgreSQL, a
-        session advisory lock that one replica at a time holds (the others get
-        ``False``); SQLite, one process: always ``True``."""
-        if self.kind == "sqlite":
-            yield True
-            return
-        conn = self._conn()
-        got = bool(conn.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
-                                (_LOCK_CLASS, "task:" + name)).fetchone()[0])
-        try:
-            yield got
-        finally:
-            if got and conn.usable:
-                conn.execute("SELECT pg_advisory_unlock(?, hashtext(?))",
-                             (_LOCK_CLASS, "task:" + name))
+    @abc.abstractmethod
+    def leading(self, name: str) -> contextlib.AbstractContextManager[bool]:
+        """Whether this replica leads the task ``name`` for the block: one process at a
+        time."""
 
+    @abc.abstractmethod
     def wait_for_work(self, stop: threading.Event, notify: Callable[[], None],
                       timeout: float = 5.0) -> None:
-        """PostgreSQL: wait on the acceptances' notifications (``LISTEN``) until ``stop``
-        is set, calling ``notify`` for each (a replica accepted something). Runs in a
-        thread of its own; listens again after ``timeout`` when the connection drops.
-        SQLite: returns at once (acceptances wake the workers in process)."""
-        if self.kind == "sqlite":
-            return
-        import psycopg
-
-        while not stop.is_set():
-            try:
-                with psycopg.connect(str(self.location), autocommit=True,
-                                     application_name="ghattempt-app-listen") as conn:
-                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
-                    while not stop.is_set():
-                        for _ in conn.notifies(timeout=1.0, stop_after=1):
-                            notify()
-            except psycopg.Error as exc:
-                log.warning("inbox notifications interrupted (%s); listening again", exc)
-                stop.wait(timeout)
+        """Wait for other replicas' acceptances until ``stop`` is set, calling ``notify``
+        for each (PostgreSQL); returns at once where acceptances wake the workers in
+        process (SQLite)."""
 
     # -- operations ------------------------------------------------------------------
 
@@ -975,6 +970,170 @@ class Inbox:
             conn.execute("DELETE FROM lane_heads WHERE claimed_at < ?", (horizon,))
             conn.execute("DELETE FROM redeliveries WHERE requested_at < ?", (horizon,))
         return int(cur.rowcount)
+
+
+class SqliteInbox(Inbox):
+    """The inbox in a SQLite file (one server process; ``GHATTEMPT_APP_STATE``), created
+    with its parent directory if absent. WAL; acceptances commit with
+    ``synchronous=FULL`` (fsynced), the workers' writes with ``NORMAL``."""
+
+    kind = "sqlite"
+    errors = (sqlite3.Error,)
+    _migrations = {1: _V1, 2: _V2}
+
+    def __init__(self, path: Path | str, *, busy_timeout: float = 10.0,
+                 max_batch: int = 256) -> None:
+        self.path = Path(path)
+        super().__init__(self.path, busy_timeout=busy_timeout, max_batch=max_batch)
+
+    def __repr__(self) -> str:
+        return f"SqliteInbox({self.path})"
+
+    def _where(self) -> str:
+        return str(self.path)
+
+    def _prepare(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _connect(self, *, durable: bool) -> _Conn:
+        raw = sqlite3.connect(self.path, isolation_level=None,
+                              timeout=self._busy_ms / 1000, check_same_thread=False)
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        raw.execute(f"PRAGMA busy_timeout={self._busy_ms}")
+        # no automatic checkpoints: they would run inside whichever commit crosses the
+        # threshold, often an acceptance; the workers run them (checkpoint())
+        raw.execute("PRAGMA wal_autocheckpoint=0")
+        return _SqliteConn(raw)
+
+    def _writer(self) -> contextlib.AbstractContextManager[object]:
+        return self._write
+
+    def _migrating(self, conn: _Conn) -> None:
+        return None  # one process: the writer lock is enough
+
+    def _accepted(self, conn: _Conn) -> None:
+        return None  # the workers are in this process: the acceptance wakes them
+
+    def _hold_across(self, conn: _Conn, lane: str) -> bool:
+        return True  # one process
+
+    def _release_across(self, lane: str) -> None:
+        return None
+
+    @contextlib.contextmanager
+    def leading(self, name: str) -> Iterator[bool]:
+        """One process: it always leads."""
+        yield True
+
+    def wait_for_work(self, stop: threading.Event, notify: Callable[[], None],
+                      timeout: float = 5.0) -> None:
+        """Returns at once: acceptances wake the workers in process."""
+        return None
+
+    def _has_table(self, conn: _Conn, name: str) -> bool:
+        row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                           (name,)).fetchone()
+        return row is not None
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database without blocking writers
+        (``wal_checkpoint(PASSIVE)``); acceptances go on committing meanwhile."""
+        self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+
+
+class PostgresInbox(Inbox):
+    """The inbox in a PostgreSQL database (``GHATTEMPT_APP_DATABASE``; psycopg 3), shared
+    by any number of replicas: a connection URL (``postgresql://user@host:5432/db``;
+    libpq's parameters and environment apply). Lanes are held with session advisory
+    locks, the migration and the leading tasks with advisory locks too, and an
+    acceptance notifies the other replicas' workers (``LISTEN``/``NOTIFY``)."""
+
+    kind = "postgresql"
+    _migrations = {1: _postgres(_V1), 2: _postgres(_V2)}
+
+    def __init__(self, url: str, *, busy_timeout: float = 10.0,
+                 max_batch: int = 256) -> None:
+        import psycopg
+
+        self.errors = (psycopg.Error,)
+        super().__init__(url, busy_timeout=busy_timeout, max_batch=max_batch)
+
+    def __repr__(self) -> str:
+        return "PostgresInbox(PostgreSQL)"
+
+    def _where(self) -> str:
+        return "the PostgreSQL inbox"
+
+    def _prepare(self) -> None:
+        return None
+
+    def _writer(self) -> contextlib.AbstractContextManager[object]:
+        return contextlib.nullcontext()  # PostgreSQL has row locks
+
+    def checkpoint(self) -> None:
+        """PostgreSQL checkpoints itself: nothing to do."""
+        return None
+
+    def _connect(self, *, durable: bool) -> _Conn:
+        import psycopg
+
+        return _PostgresConn(psycopg.connect(str(self.location), autocommit=True,
+                                             application_name="ghattempt-app"))
+
+    def _migrating(self, conn: _Conn) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(?, ?)", (_LOCK_CLASS, _MIGRATE_LOCK))
+
+    def _has_table(self, conn: _Conn, name: str) -> bool:
+        row = conn.execute("SELECT to_regclass(?)", (name,)).fetchone()
+        return row is not None and row[0] is not None
+
+    def _accepted(self, conn: _Conn) -> None:
+        conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+
+    def _hold_across(self, conn: _Conn, lane: str) -> bool:
+        # a PostgreSQL session may take its own advisory lock twice: held in this
+        # process first (Inbox._hold), then across replicas
+        return bool(conn.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
+                                 (_LOCK_CLASS, lane)).fetchone()[0])
+
+    def _release_across(self, lane: str) -> None:
+        conn: _Conn | None = getattr(self._local, "conn", None)
+        if conn is not None and conn.usable:
+            conn.execute("SELECT pg_advisory_unlock(?, hashtext(?))", (_LOCK_CLASS, lane))
+
+    @contextlib.contextmanager
+    def leading(self, name: str) -> Iterator[bool]:
+        """Whether this replica leads the task ``name`` for the block: a session advisory
+        lock that one replica at a time holds (the others get ``False``)."""
+        conn = self._conn()
+        got = bool(conn.execute("SELECT pg_try_advisory_lock(?, hashtext(?))",
+                                (_LOCK_CLASS, "task:" + name)).fetchone()[0])
+        try:
+            yield got
+        finally:
+            if got and conn.usable:
+                conn.execute("SELECT pg_advisory_unlock(?, hashtext(?))",
+                             (_LOCK_CLASS, "task:" + name))
+
+    def wait_for_work(self, stop: threading.Event, notify: Callable[[], None],
+                      timeout: float = 5.0) -> None:
+        """Wait on the acceptances' notifications (``LISTEN``) until ``stop`` is set,
+        calling ``notify`` for each (a replica accepted something). Runs in a thread of
+        its own; listens again after ``timeout`` when the connection drops."""
+        import psycopg
+
+        while not stop.is_set():
+            try:
+                with psycopg.connect(str(self.location), autocommit=True,
+                                     application_name="ghattempt-app-listen") as conn:
+                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    while not stop.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            notify()
+            except psycopg.Error as exc:
+                log.warning("inbox notifications interrupted (%s); listening again", exc)
+                stop.wait(timeout)
 
 
 def _statements(script: str) -> list[str]:

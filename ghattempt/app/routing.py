@@ -80,7 +80,6 @@ __all__ = [
     "is_routed",
     "make_key",
     "plan_delivery",
-    "request_key_for",
 ]
 
 ROUTED: frozenset[tuple[str, str]] = frozenset(
@@ -168,15 +167,6 @@ def make_key(*parts: str | int) -> str:
     if not is_key(key):
         raise ValueError(f"not a journal key (journal-v1 section 3): {key[:140]!r}")
     return key
-
-
-def request_key_for(pull_request: int) -> str:
-    """The request key of a pull request's attempts: ``pull/<number>``.
-
-    The intent (repository, pull request, base) already has its own journal; within
-    it, every attempt answers the same request: deliver this pull request.
-    """
-    return make_key(f"pull/{pull_request}")
 
 
 def has_record_marker(body: object) -> bool:
@@ -300,7 +290,6 @@ def _pull_request(
             writer=writer,
             intent=intent,
             generation=generation,
-            request_key=request_key_for(number),
             opened_at=_opt_str(payload, "pull_request", "created_at"),
         )
         return Plan(requests=(request,), index=(Remember(intent, head),))
@@ -314,7 +303,6 @@ def _pull_request(
             reason=_reason(f"pull request #{number} head moved from {before} to {head}"),
             admit=intent,
             generation=generation,
-            request_key=request_key_for(number),
         )
         return Plan(requests=(request2,), index=(Remember(intent, head),))
     if action == "edited":
@@ -332,7 +320,6 @@ def _pull_request(
             ),
             admit=intent,
             generation=generation,
-            request_key=request_key_for(number),
         )
         return Plan(
             requests=(request3,),

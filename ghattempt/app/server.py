@@ -52,7 +52,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ghattempt.app.catchup import CatchUp
-from ghattempt.app.inbox import Admission, Inbox, InboxUnavailable
+from ghattempt.app.inbox import Admission, InboxUnavailable, open_inbox
 from ghattempt.app.installation import BotLogin
 from ghattempt.app.routing import is_routed
 from ghattempt.app.settings import AppSettings, ConfigurationError
@@ -133,7 +133,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
     Raises:
         InboxUnavailable: the inbox cannot be opened or migrated.
     """
-    inbox = Inbox(settings.inbox_location)
+    inbox = open_inbox(settings.inbox_location)
     secrets = [settings.webhook_secret.reveal(), settings.private_key.reveal()]
     if settings.database is not None:
         secrets.append(settings.database.reveal())

@@ -35,30 +35,23 @@ password) are held in :class:`Secret`, whose
 ``repr`` and ``str`` never show the value; error messages name the variable or the
 file, never the content.
 
-:class:`AppSettings`, :class:`Secret`, :class:`ConfigurationError` and the defaults are
-defined in :mod:`ghattempt.config`, the one settings model (the repository's
-``.github/ghattempt.toml`` and the server's environment); this module reads the
-environment into them and names them too.
+This module is the App's settings model: :class:`AppSettings` (what the environment
+says), :class:`Secret`, :class:`ConfigurationError` and the defaults, and
+:func:`load_settings`, which reads the environment into them. The repository's own
+``.github/ghattempt.toml`` is :mod:`ghattempt.config`'s; the part both read, the
+workflow/job -> phase mapping (``[[app.jobs]]``), is its :class:`~ghattempt.config.PhaseMap`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ghattempt.app.phases import PhaseMap, PhaseMapError, load_phase_map
-from ghattempt.config import (
-    DEFAULT_CATCHUP_INTERVAL,
-    DEFAULT_MAX_BODY,
-    DEFAULT_RETRY_WINDOW,
-    DEFAULT_SINK,
-    DEFAULT_WORKERS,
-    AppSettings,
-    ConfigurationError,
-    Secret,
-)
-from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
+from ghattempt.errors import Fault, GhattemptError
+from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT, RetryPolicy
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -75,6 +68,94 @@ __all__ = [
 ]
 
 MAX_WORKERS = 64
+
+DEFAULT_MAX_BODY = 25 * 1024 * 1024
+"""GitHub caps webhook payloads at 25 MB ("Webhook payloads are capped at 25 MB")."""
+
+DEFAULT_SINK = "ghattempt.app.sink_factory:store_sink"
+DEFAULT_WORKERS = 4
+"""Worker threads per server process (``GHATTEMPT_APP_WORKERS``)."""
+DEFAULT_RETRY_WINDOW = 600.0
+"""Seconds a delivery waiting for its precondition is tried again
+(``GHATTEMPT_APP_RETRY_WINDOW``)."""
+DEFAULT_CATCHUP_INTERVAL = 300.0
+"""Seconds between two catch-ups through GitHub's delivery log
+(``GHATTEMPT_APP_CATCHUP_INTERVAL``)."""
+
+
+class ConfigurationError(GhattemptError):
+    """The environment does not describe a usable server; the message says what to set."""
+
+    fault = Fault.BAD_INPUT
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A secret string that does not show itself in ``repr``, ``str`` or logs."""
+
+    _value: str = field(repr=False)
+
+    def reveal(self) -> str:
+        """The secret value; pass it straight to the one call that needs it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    def __str__(self) -> str:
+        return "***"
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """Everything the server reads from its environment (see the module table).
+
+    Attributes:
+        app_id: GitHub App id.
+        private_key: the App's PEM private key (RSA).
+        webhook_secret: the secret GitHub signs deliveries with.
+        state_path: the SQLite inbox file (``None`` with ``database``).
+        api_url: GitHub REST base URL, ending in ``/``.
+        phase_map: the workflow/job -> phase mapping.
+        max_body: largest accepted request body, bytes.
+        sink: ``module:callable`` that builds the :class:`~ghattempt.app.sink.JournalSink`.
+        http_timeout: GitHub request timeout, seconds.
+        max_tries: tries of a delivery meeting an unavailable sink.
+        retry_base: first retry delay, seconds.
+        database: the PostgreSQL inbox's URL, or ``None`` for the SQLite file.
+        workers: worker threads.
+        retry_window: seconds a delivery waiting for its precondition is retried.
+        catchup_interval: seconds between catch-ups (0: never).
+        retry: the retry bounds of every provider the server's sink builds (the library's
+            :class:`~ghattempt.github.RetryPolicy`; no variable sets it).
+    """
+
+    app_id: int
+    private_key: Secret
+    webhook_secret: Secret
+    state_path: Path | None
+    api_url: str = DEFAULT_API_URL
+    phase_map: PhaseMap = field(default_factory=PhaseMap)
+    max_body: int = DEFAULT_MAX_BODY
+    sink: str = DEFAULT_SINK
+    http_timeout: float = DEFAULT_TIMEOUT
+    max_tries: int = 10
+    retry_base: float = 2.0
+    database: Secret | None = None
+    workers: int = DEFAULT_WORKERS
+    retry_window: float = DEFAULT_RETRY_WINDOW
+    catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @property
+    def inbox_location(self) -> Path | str:
+        """Where the inbox is: the PostgreSQL URL, else the SQLite file."""
+        if self.database is not None:
+            return self.database.reveal()
+        if self.state_path is None:
+            raise ConfigurationError("neither GHATTEMPT_APP_STATE nor GHATTEMPT_APP_DATABASE "
+                                     "is set: name the inbox")
+        return self.state_path
 
 
 def _require(env: Mapping[str, str], name: str) -> str:

@@ -117,9 +117,11 @@ class OpenIntent:
     """Ensure the intent's journal exists and admit an attempt for a generation.
 
     Sent for ``pull_request`` ``opened`` and ``reopened``. The sink follows ADR-038's
-    admission table: when a blocking attempt for ``request_key`` already exists it
-    admits nothing and answers :attr:`Outcome.ALREADY_APPLIED` or
-    :attr:`Outcome.REFUSED` with the reason.
+    admission table for the request key the repository's configuration renders for the
+    intent (``attempt.request_key``, docs/configuration.md; the sink reads the
+    configuration, the router does not): when a blocking attempt for that key already
+    exists it admits nothing and answers :attr:`Outcome.ALREADY_APPLIED` (the same
+    generation) or :attr:`Outcome.REFUSED` with the reason.
     """
 
     key: str
@@ -127,7 +129,6 @@ class OpenIntent:
     writer: DeliveryWriter
     intent: IntentRef
     generation: GenerationRef
-    request_key: str
     opened_at: str | None = None
     """The payload's ``pull_request.created_at`` (GitHub's DateTime): the category scan
     for a first journal stops before it (docs/store.md, "Finding a journal"); None reads
@@ -151,7 +152,6 @@ class SupersedeAndAdmit:
     reason: str
     admit: IntentRef
     generation: GenerationRef
-    request_key: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,18 +16,23 @@ For each request the sink
    head commit, or at the default branch when the head has none (its path, blob oid and
    digest go into the generation, ADR 0006); the configuration names the journal
    category, the writer login, the channel's plan, the request key and the lease timing;
-3. writes through :class:`~ghattempt.store.BusinessAttemptStore` under a
-   :class:`~ghattempt.exclusive.RefLease` (a Git ref lease on the repository, never the
-   in-memory lock), with the idempotency key the router derived. The store captures
-   and replays the journal with the core and refuses what the reader would refuse.
-   Inside ``hold(lane)`` (a worker's burst of one lane) each scope's lease is kept
-   until the burst ends (:mod:`ghattempt.app.holds`).
+3. turns the routed request into the request of the application layer
+   (``ghattempt.commands``: ``Admit``, ``Supersede``, ``Record``), with the idempotency
+   key the router derived and the generation the delivery observed, and runs it with
+   ``ghattempt.commands.execute``, the command the CLI and the Action run: it writes
+   through the business attempt store under a ``RefLease`` writer scope (a Git ref
+   lease on the repository, never the in-memory lock); the store captures and replays
+   the journal with the core and refuses what the reader would refuse. Inside
+   ``hold(lane)`` (a worker's burst of one lane) each scope's lease is kept until the
+   burst ends (:mod:`ghattempt.app.holds`).
 
-Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied``; ``already-applied`` when
-the key (or, for admissions, the same generation's attempt) is already in the journal;
-``not-yet`` when a result finds no journal, no attempt, or a current attempt at another
-head no attempt had (its ``synchronize`` may come later); ``refused`` for a result for a
-head an earlier attempt had. Every other error is decided by its kind of fault
+Outcomes (:class:`~ghattempt.app.sink.Outcome`): ``applied`` when the command wrote;
+``already-applied`` when it wrote nothing because the key (or, for admissions, the same
+generation's attempt) is already in the journal; ``not-yet`` when a result finds no
+journal, no attempt, or a current attempt at another head no attempt had (its
+``synchronize`` may come later: ``Record.out_of_order``, ``commands.NotYet``);
+``refused`` for a result for a head an earlier attempt had. Every other error is decided
+by its kind of fault
 (:class:`ghattempt.errors.Fault`) in one table, ``OUTCOME_BY_FAULT``: bad input, refused
 by the rules and an invalid journal give ``refused``; GitHub unavailable, an outcome
 still unknown and the writer scope busy or lost raise
@@ -41,11 +46,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -65,10 +68,21 @@ from ghattempt.app.sink import (
     SupersedeAndAdmit,
     TamperingReport,
 )
-from ghattempt.compose import generation, writing_store
-from ghattempt.config import DEFAULT_CONFIG_PATH, Channel, ConfigError, LoadedConfig, parse_config
+from ghattempt.commands import (
+    Admit,
+    Connection,
+    NotYet,
+    Observed,
+    RecordEvent,
+    Supersede,
+    Target,
+    WriteRequest,
+    execute,
+    verdict_for,
+)
+from ghattempt.config import DEFAULT_CONFIG_PATH, ConfigError, LoadedConfig, parse_config
 from ghattempt.core import AppWriter as CoreAppWriter
-from ghattempt.core import Generation, JournalInvalid, is_oid, parse_body
+from ghattempt.core import JournalInvalid, is_oid, parse_body
 from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import (
     AppAuth,
@@ -78,7 +92,6 @@ from ghattempt.github import (
     ProviderConfig,
     RetryPolicy,
 )
-from ghattempt.store import BusinessAttemptStore, Journal, Session
 
 __all__ = ["CHECK_NAME", "OUTCOME_BY_FAULT", "StoreSink", "store_sink"]
 
@@ -103,31 +116,6 @@ OUTCOME_BY_FAULT: dict[Fault, Outcome | None] = {
 
 _RETRY_AFTER = {Fault.SCOPE_BUSY: _BUSY_RETRY}
 """The wait for a retry when the error names none."""
-
-
-@dataclass
-class _Ctx:
-    """One request's GitHub access, configuration and store."""
-
-    gh: GitHubProvider
-    owner: str
-    name: str
-    repository_id: str
-    cfg: LoadedConfig
-    store: BusinessAttemptStore
-
-    def request_key(self, base_ref: str, pull_request: int) -> str:
-        return self.cfg.request_key(repository_id=self.repository_id,
-                                    pull_request=pull_request, base_ref=base_ref)
-
-    @property
-    def channel(self) -> Channel:
-        return self.cfg.channel(None)
-
-    def expires_at(self) -> str:
-        now = self.gh.last_server_time or time.time()
-        seconds = now + self.cfg.settings.attempt.expires_after
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
 
 
 def _split(full_name: str) -> tuple[str, str]:
@@ -251,8 +239,13 @@ class StoreSink:
         data, blob = found
         return parse_config(data, path=self._config_path, blob_oid=blob)
 
-    def _context(self, installation_id: int | None, repository_name: str, repository_id: str,
-                 head_sha: str | None, writer: CoreAppWriter) -> _Ctx:
+    def _access(self, installation_id: int | None, repository_name: str,
+                repository_id: str, head_sha: str | None
+                ) -> tuple[LoadedConfig, GitHubProvider, Connection]:
+        """The repository's configuration (at ``head_sha``), a provider for the
+        installation with the configuration's lease timeout and write pacing, and the
+        connection a command runs through: that provider, the repository's node id from
+        the delivery, the burst's lease holds."""
         owner, name = _split(repository_name)
         timeout = self._settings.http_timeout
         probe = self._provider(installation_id, timeout=timeout, interval=1.0)
@@ -260,23 +253,37 @@ class StoreSink:
         lease = cfg.settings.lease
         gh = self._provider(installation_id, timeout=min(timeout, lease.request_timeout),
                             interval=cfg.settings.pacing.write_interval)
-        # who the installation token is (the App's bot, learned from the configured
-        # host): a configured writer that is not it is refused before any write
-        store = writing_store(gh, cfg, writer, repository=f"{owner}/{name}",
-                              repository_id=repository_id, notice=_notice,
-                              adapt=self._bursts.adapter)
-        return _Ctx(gh, owner, name, repository_id, cfg, store)
+        return cfg, gh, Connection(provider=gh, repository_id=repository_id,
+                                   notice=_notice, adapt=self._bursts.adapter)
+
+    def _execute(self, request: PhaseResult | CancelAttempt | OpenIntent | SupersedeAndAdmit,
+                 intent: IntentRef, head_sha: str,
+                 build: Callable[[LoadedConfig, GitHubProvider], WriteRequest | SinkResult]
+                 ) -> SinkResult:
+        """Build the command's request with the repository's configuration (``build``;
+        or its answer without one) and run it: ``applied`` when it wrote,
+        ``already-applied`` when it found the same operation in the journal."""
+        cfg, gh, connection = self._access(request.installation_id, intent.repository_name,
+                                           intent.repository_id, head_sha)
+        command = build(cfg, gh)
+        if isinstance(command, SinkResult):
+            return command
+        outcome = execute(command, cfg, connection)
+        return SinkResult(Outcome.APPLIED if outcome.wrote else Outcome.ALREADY_APPLIED,
+                          outcome.message)
 
     @staticmethod
     def _writer(request: Any) -> CoreAppWriter:
         return CoreAppWriter(request.writer.app_id, request.writer.delivery)
 
-    def _generation(self, ctx: _Ctx, ref: GenerationRef) -> Generation:
-        """ADR 0006: source commit and its tree, the configuration, the observed base."""
-        commit = self._once(("commit", ctx.owner, ctx.name, ref.head_sha),
-                            lambda: ctx.gh.commit(ctx.owner, ctx.name, ref.head_sha))
-        return generation(ctx.cfg, source_commit=ref.head_sha, tree=commit.tree_oid,
-                          base_ref=ref.base_ref, base_commit=ref.base_sha)
+    def _observed(self, gh: GitHubProvider, intent: IntentRef,
+                  ref: GenerationRef) -> Observed:
+        """The generation the delivery saw (ADR 0006): its head commit, the commit's tree
+        (read once per commit: ``_once``) and the base commit."""
+        owner, name = _split(intent.repository_name)
+        commit = self._once(("commit", owner, name, ref.head_sha),
+                            lambda: gh.commit(owner, name, ref.head_sha))
+        return Observed(ref.head_sha, commit.tree_oid, ref.base_sha)
 
     @contextmanager
     def _outcomes(self, what: str) -> Iterator[None]:
@@ -285,6 +292,8 @@ class StoreSink:
             yield
         except (_Refused, SinkUnavailable):
             raise
+        except NotYet as exc:
+            raise _NotYet(str(exc)) from None
         except GhattemptError as exc:
             if exc.fault not in OUTCOME_BY_FAULT:
                 raise
@@ -306,18 +315,13 @@ class StoreSink:
 
     # -- admissions -------------------------------------------------------------------
 
-    def _admit(self, ctx: _Ctx, s: Session, key: str, gen: Generation) -> SinkResult:
-        tip = s.state.tip(key)
-        if tip is not None and tip.generation_id == gen.id and tip.blocks:
-            return SinkResult(Outcome.ALREADY_APPLIED,
-                              f"attempt {tip.id} for {key} is admitted ({tip.status})")
-        channel = ctx.channel
-        state = s.admit(request_key=key, generation=gen, plan=channel.plan,
-                        channel=channel.name, expires_at=ctx.expires_at())
-        return SinkResult(Outcome.APPLIED, f"admitted attempt {state.id} for {key}")
+    @staticmethod
+    def _target(intent: IntentRef) -> Target:
+        return Target(intent.repository_name, intent.pull_request, intent.base_ref)
 
     def open_intent(self, request: OpenIntent) -> SinkResult:
-        """Find or create the intent's journal and admit an attempt for the generation.
+        """Find or create the intent's journal and admit an attempt for the generation
+        (``commands.Admit``).
 
         A blocking attempt of the same generation answers ``already-applied`` (the
         delivery was processed before); one of another generation is ``refused``
@@ -326,20 +330,17 @@ class StoreSink:
         intent = request.intent
 
         def body() -> SinkResult:
-            ctx = self._context(request.installation_id, intent.repository_name,
-                                intent.repository_id, request.generation.head_sha,
-                                self._writer(request))
-            gen = self._generation(ctx, request.generation)
-            key = ctx.request_key(intent.base_ref, intent.pull_request)
-            ctx.store.pull_request_opened(intent.pull_request, request.opened_at)
-            with ctx.store.open(intent.pull_request, intent.base_ref) as s:
-                return self._admit(ctx, s, key, gen)
+            return self._execute(request, intent, request.generation.head_sha, lambda cfg, gh:
+                                 Admit(target=self._target(intent),
+                                       writer=self._writer(request),
+                                       observed=self._observed(gh, intent, request.generation),
+                                       opened_at=request.opened_at))
 
         return self._run(f"admit #{intent.pull_request} into {intent.base_ref}", body)
 
     def supersede_and_admit(self, request: SupersedeAndAdmit) -> SinkResult:
         """Supersede the current attempt (event key ``request.key``), admit the new
-        generation as its successor.
+        generation as its successor (``commands.Supersede`` with ``or_admit``).
 
         The head moved (same intent): the tip attempt, when it blocks, gets the
         ``superseded`` event and the new root names it as predecessor; a tip that no
@@ -350,52 +351,28 @@ class StoreSink:
         old, new = request.superseded, request.admit
 
         def body() -> SinkResult:
-            ctx = self._context(request.installation_id, new.repository_name,
-                                new.repository_id, request.generation.head_sha,
-                                self._writer(request))
-            gen = self._generation(ctx, request.generation)
-            key = ctx.request_key(new.base_ref, new.pull_request)
-            if old == new:
-                with ctx.store.open(new.pull_request, new.base_ref) as s:
-                    tip = s.state.tip(key)
-                    if tip is not None and tip.generation_id == gen.id and tip.blocks:
-                        return SinkResult(Outcome.ALREADY_APPLIED,
-                                          f"attempt {tip.id} is at this generation")
-                    if tip is None or not tip.blocks:
-                        return self._admit(ctx, s, key, gen)
-                    channel = ctx.channel
-                    state = s.supersede(tip.id, generation=gen, reason=request.reason,
-                                        expires_at=ctx.expires_at(), plan=channel.plan,
-                                        channel=channel.name, key=request.key)
-                    return SinkResult(Outcome.APPLIED,
-                                      f"superseded {tip.id}; admitted attempt {state.id}")
-            notes = self._supersede_only(ctx, old, request.key, request.reason)
-            with ctx.store.open(new.pull_request, new.base_ref) as s:
-                result = self._admit(ctx, s, key, gen)
-            return SinkResult(result.outcome, f"{notes}; {result.detail}")
+            return self._execute(request, new, request.generation.head_sha, lambda cfg, gh:
+                                 Supersede(target=self._target(new),
+                                           writer=self._writer(request),
+                                           observed=self._observed(gh, new,
+                                                                   request.generation),
+                                           reason=request.reason, key=request.key,
+                                           superseded=None if old == new
+                                           else self._target(old),
+                                           or_admit=True))
 
         return self._run(f"supersede #{new.pull_request} ({old.base_ref} -> {new.base_ref})",
                          body)
 
-    def _supersede_only(self, ctx: _Ctx, intent: IntentRef, key: str, reason: str) -> str:
-        journal = ctx.store.locate(intent.pull_request, intent.base_ref)
-        if journal is None:
-            return f"no journal for #{intent.pull_request} into {intent.base_ref}"
-        request_key = ctx.request_key(intent.base_ref, intent.pull_request)
-        with ctx.store.session(journal) as s:
-            tip = s.state.tip(request_key)
-            if tip is None or not tip.blocks:
-                return f"nothing to supersede into {intent.base_ref}"
-            s.append(tip.id, key=key, phase=None, status="superseded", reason=reason)
-            return f"superseded {tip.id} into {intent.base_ref}"
-
     # -- results ----------------------------------------------------------------------
 
-    def _phase(self, ctx: _Ctx, request: PhaseResult) -> str | None:
+    def _phase(self, cfg: LoadedConfig, gh: GitHubProvider, intent: IntentRef,
+               request: PhaseResult) -> str | None:
         """The consumer configuration's ``[[app.jobs]]`` first, the server map second: as
         routing matched it (the workflow's name), else by the workflow file, which a
         ``workflow_job`` delivery does not name (looked up from the run)."""
-        jobs = ctx.cfg.settings.app
+        owner, name = _split(intent.repository_name)
+        jobs = cfg.settings.app
         server = self._settings.phase_map
         asks = bool(jobs.jobs) or (request.phase is None and bool(server.jobs))
         if asks and request.job_name is not None and request.run_id is not None:
@@ -403,9 +380,8 @@ class StoreSink:
             if path is None:
                 try:
                     run_id = request.run_id
-                    path = self._once(("run", ctx.owner, ctx.name, run_id),
-                                      lambda: ctx.gh.workflow_run_path(ctx.owner, ctx.name,
-                                                                       run_id))
+                    path = self._once(("run", owner, name, run_id),
+                                      lambda: gh.workflow_run_path(owner, name, run_id))
                 except NotFound:  # the run was deleted: only the server map can say
                     path = None
             if path is not None:
@@ -417,49 +393,24 @@ class StoreSink:
                     return mapped
         return request.phase
 
-    @contextmanager
-    def _current(self, ctx: _Ctx, intent: IntentRef, head_sha: str) -> Iterator[Any]:
-        """The session and tip attempt of ``intent``; refuses when its generation is not
-        at ``head_sha`` but an earlier attempt's was (a result for an old head); not yet
-        when there is no journal, no attempt, or no attempt ever at ``head_sha``."""
-        journal: Journal | None = ctx.store.locate(intent.pull_request, intent.base_ref)
-        if journal is None:
-            raise _NotYet(f"no journal for #{intent.pull_request} into {intent.base_ref}")
-        key = ctx.request_key(intent.base_ref, intent.pull_request)
-        with ctx.store.session(journal) as s:
-            tip = s.state.tip(key)
-            if tip is None:
-                raise _NotYet(f"no attempt for {key} in journal #{journal.number}")
-            at = tip.attempt.generation.source_commit
-            if at != head_sha:
-                if any(a.attempt.generation.source_commit == head_sha
-                       for a in s.state.attempts):
-                    raise _Refused(f"the current attempt {tip.id} is at head {at}, not "
-                                   f"{head_sha}: that is an earlier attempt's head")
-                raise _NotYet(f"the current attempt {tip.id} is at head {at}, not {head_sha}")
-            yield s, tip
-
     def record_phase(self, request: PhaseResult) -> SinkResult:
-        """Append the phase result to the current attempt (key ``request.key``)."""
+        """Append the phase result to the current attempt (key ``request.key``;
+        ``commands.RecordEvent`` fenced by the delivery's head, out of order allowed)."""
         intent = request.intent
 
-        def body() -> SinkResult:
-            ctx = self._context(request.installation_id, intent.repository_name,
-                                intent.repository_id, request.head_sha, self._writer(request))
-            phase = self._phase(ctx, request)
+        def command(cfg: LoadedConfig, gh: GitHubProvider) -> RecordEvent | SinkResult:
+            phase = self._phase(cfg, gh, intent, request)
             if phase is None:
                 return SinkResult(Outcome.REFUSED,
                                   f"job {request.job_name!r} of workflow "
                                   f"{request.workflow_name!r} is mapped to no phase by "
-                                  f"{ctx.cfg.path} [[app.jobs]] nor by the server")
-            with self._current(ctx, intent, request.head_sha) as (s, tip):
-                if phase not in tip.attempt.plan:
-                    return SinkResult(Outcome.REFUSED, f"phase {phase} is not in the plan of "
-                                      f"attempt {tip.id} ({', '.join(tip.attempt.plan)})")
-                result = s.append(tip.id, key=request.key, phase=phase, status=request.status,
-                                  reason=request.reason)
-            outcome = Outcome.ALREADY_APPLIED if result.replayed else Outcome.APPLIED
-            return SinkResult(outcome, f"{phase} {request.status} (seq {result.event.seq})")
+                                  f"{cfg.path} [[app.jobs]] nor by the server")
+            return RecordEvent(target=self._target(intent), writer=self._writer(request),
+                          phase=phase, status=request.status, reason=request.reason,
+                          key=request.key, head=request.head_sha, out_of_order=True)
+
+        def body() -> SinkResult:
+            return self._execute(request, intent, request.head_sha, command)
 
         return self._run(f"{request.key} on #{intent.pull_request}", body)
 
@@ -468,13 +419,12 @@ class StoreSink:
         intent = request.intent
 
         def body() -> SinkResult:
-            ctx = self._context(request.installation_id, intent.repository_name,
-                                intent.repository_id, request.head_sha, self._writer(request))
-            with self._current(ctx, intent, request.head_sha) as (s, tip):
-                result = s.append(tip.id, key=request.key, phase=None, status="cancelled",
-                                  reason=request.reason)
-            outcome = Outcome.ALREADY_APPLIED if result.replayed else Outcome.APPLIED
-            return SinkResult(outcome, f"cancelled attempt {tip.id}")
+            return self._execute(request, intent, request.head_sha, lambda cfg, gh:
+                                 RecordEvent(target=self._target(intent),
+                                        writer=self._writer(request), phase="attempt",
+                                        status="cancelled", reason=request.reason,
+                                        key=request.key, head=request.head_sha,
+                                        out_of_order=True))
 
         return self._run(f"cancel #{intent.pull_request}", body)
 
@@ -507,13 +457,17 @@ class StoreSink:
                 probe.capture(owner, name, request.discussion_number).pages)
             pull = _pull_request(pages, request.previous_body)
             head = probe.pull_request(owner, name, pull).head_oid if pull is not None else None
-            ctx = self._context(request.installation_id, request.repository_name,
-                                request.repository_id, head, self._writer(request))
+            cfg, gh, _ = self._access(request.installation_id, request.repository_name,
+                                      request.repository_id, head)
             if head is None:
                 return SinkResult(Outcome.REFUSED, f"discussion #{request.discussion_number} "
                                   "holds no intent record naming a pull request")
             what = _CHANGES[change]
-            verdict = None if gone else ctx.store.read(pages)
+            # read as the App's writers write: its records count (the token's own
+            # databaseId when the configuration names none)
+            viewer = gh.repository(owner, name).viewer
+            verdict = None if gone else verdict_for(pages, None, cfg, request.repository_id,
+                                                    viewer)
             if verdict is None or change == "journal_moved":
                 title = what
                 read = ("Writers of this pull request now fail closed (journal_missing): "
@@ -531,12 +485,12 @@ class StoreSink:
             summary = (f"{what} by {request.actor} in journal discussion "
                        f"#{request.discussion_number}. {read}\n\n"
                        "A person must inspect the journal before anything is released.")
-            for run in ctx.gh.check_runs(ctx.owner, ctx.name, head):
+            for run in gh.check_runs(owner, name, head):
                 if run.get("external_id") == request.key:  # a redone delivery
                     return SinkResult(Outcome.ALREADY_APPLIED,
                                       f"check run {run.get('id')} on {head}")
-            run_id = ctx.gh.create_check_run(
-                ctx.owner, ctx.name, head_sha=head, check_name=CHECK_NAME,
+            run_id = gh.create_check_run(
+                owner, name, head_sha=head, check_name=CHECK_NAME,
                 conclusion="failure", title=title,
                 summary=summary, external_id=request.key)
             return SinkResult(Outcome.APPLIED, f"check run {run_id} on {head}: {title}")

@@ -84,7 +84,7 @@ class _Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        from ghattempt.cli._errors import scrub
+        from ghattempt.render import scrub
 
         token_env = None
         argv = sys.argv[1:]

@@ -42,8 +42,8 @@ def _read(path: str) -> bytes:
 
 def config_check(args: Any) -> int:
     """Print each problem of ``args.file``; 0 when there is none."""
-    from ghattempt.cli._errors import scrub
     from ghattempt.config import check_config
+    from ghattempt.render import scrub
 
     data = _read(args.file)
     shown = args.file.replace("\\", "/")

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.inbox import Admission, open_inbox
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_effects
 from ghattempt.app.sink import SinkRequest, SinkResult
@@ -83,7 +83,7 @@ def _bodies() -> list[tuple[str, bytes]]:
 def test_each_delivery_has_one_effect_whatever_happens(plan, crash_at, after):
     bodies = _bodies()
     with tempfile.TemporaryDirectory() as tmp:
-        inbox = Inbox(Path(tmp) / "inbox.sqlite")
+        inbox = open_inbox(Path(tmp) / "inbox.sqlite")
         rec = Path(tmp) / "rec.sqlite"
         sink = CrashingSink(RecordingSink(rec), crash_at, after)
         accepted: set[int] = set()

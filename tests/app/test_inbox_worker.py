@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ghattempt.app.inbox import Admission, Inbox
+from ghattempt.app.inbox import Admission, Inbox, open_inbox
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_calls, read_effects
 from ghattempt.app.sink import SinkResult, SinkUnavailable
@@ -26,7 +26,7 @@ class Clock:
 
 
 def make_worker(tmp_path: Path, sink=None, **kw) -> tuple[Inbox, Worker, Path]:
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     rec = tmp_path / "rec.sqlite"
     sink = sink or RecordingSink(rec)
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), **kw)
@@ -39,7 +39,7 @@ def drain(worker: Worker) -> None:
 
 
 def test_accept_is_durable_and_deduplicates(tmp_path):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     body = b'{"action":"opened"}'
     assert inbox.accept("d1", "pull_request", "opened", body).admission is Admission.NEW
     again = inbox.accept("d1", "pull_request", "opened", body)
@@ -53,7 +53,7 @@ def test_accept_is_durable_and_deduplicates(tmp_path):
     conn = sqlite3.connect(tmp_path / "inbox.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT delivery, state FROM deliveries").fetchall() == [("d1", "pending")]
-    assert Inbox(tmp_path / "inbox.sqlite").next_pending().delivery == "d1"
+    assert open_inbox(tmp_path / "inbox.sqlite").next_pending().delivery == "d1"
 
 
 def test_worker_sends_the_plan_and_a_second_run_has_no_second_effect(tmp_path, example):
@@ -95,7 +95,7 @@ def test_unavailable_sink_is_retried_with_backoff_then_failed(tmp_path, example)
     assert inbox.counts()["done"] == 2
 
     always = RecordingSink(tmp_path / "rec2.sqlite", unavailable=100)
-    inbox2 = Inbox(tmp_path / "inbox2.sqlite")
+    inbox2 = open_inbox(tmp_path / "inbox2.sqlite")
     worker2 = Worker(
         inbox2, always, app_id=7, phase_map=PhaseMap(), clock=clock, retry_base=1, max_tries=3
     )
@@ -187,7 +187,7 @@ def test_sink_unavailable_carries_retry_after():
 def test_concurrent_acceptances_are_group_committed_correctly(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     bodies = [f'{{"n":{i}}}'.encode() for i in range(40)]
     jobs = [(f"d{i}", bodies[i]) for i in range(40)]
     jobs += [(f"d{i}", bodies[i]) for i in range(0, 40, 2)]  # redeliveries
@@ -204,13 +204,13 @@ def test_concurrent_acceptances_are_group_committed_correctly(tmp_path):
     assert all(len(ids) == 1 for ids in first.values())
     assert inbox.counts()["pending"] == 40
     inbox.close()
-    reopened = Inbox(tmp_path / "inbox.sqlite")
+    reopened = open_inbox(tmp_path / "inbox.sqlite")
     assert reopened.counts()["pending"] == 40
     reopened.close()
 
 
 def test_an_acceptance_that_cannot_commit_in_time_times_out_and_lands_later(tmp_path):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     with inbox._write:  # another writer holds the inbox
         with pytest.raises(TimeoutError, match="did not commit within 0.2 s"):
             inbox.accept("d1", "e", "a", b"{}", timeout=0.2)
@@ -251,7 +251,7 @@ def test_worker_survives_a_failing_step(tmp_path, example, monkeypatch):
 
 
 def test_a_dead_committer_is_replaced(tmp_path):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     assert inbox.accept("d1", "e", "a", b"{}").admission is Admission.NEW
     inbox._submissions.put(None)  # the committer ends, as if it had died
     inbox._committer.join(5)

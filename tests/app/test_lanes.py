@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from ghattempt.app.inbox import Inbox
+from ghattempt.app.inbox import open_inbox
 from ghattempt.app.lanes import Claim, Decision, decide, pull_request_lane
 
 from .conftest import encode
@@ -43,7 +43,7 @@ def test_a_payload_without_its_fields_is_a_lane_of_its_own(example):
 
 
 def test_a_run_joins_the_lane_of_the_pull_request_that_claimed_its_head(tmp_path, example):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     opened = example("pull_request", "opened")
     repo, head = opened["repository"]["node_id"], opened["pull_request"]["head"]["sha"]
     job = example("workflow_job", "completed")

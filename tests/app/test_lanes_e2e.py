@@ -182,7 +182,7 @@ def _other_writer(emu: Emu, s: Scenario, p: Pull) -> Any:
 def test_a_waiting_scope_holds_back_only_itself_over_http(
         workers: int, emu2: Emu, server_factory: Callable[..., Server],
         example: Callable[..., dict[str, Any]]) -> None:
-    from ghattempt.app.inbox import Inbox
+    from ghattempt.app.inbox import open_inbox
 
     s = Scenario(emu2, example)
     app = _store_server(emu2, server_factory, GHATTEMPT_APP_WORKERS=str(workers)).start()
@@ -193,7 +193,7 @@ def test_a_waiting_scope_holds_back_only_itself_over_http(
     # three results of the waiting pull request, in this order; one for each other one
     waiting = [s.job(WAITING, c) for c in ("action_required", "action_required", "success")]
     others = {p: s.job(p, "success") for p in OTHERS}
-    inbox = Inbox(app.state)
+    inbox = open_inbox(app.state)
     try:
         with lease.hold(scope):
             held: list[str] = []

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from ghattempt.app.inbox import Inbox
+from ghattempt.app.inbox import open_inbox
 
 from .conftest import APP_ID, REPO, SECRET, Emu, Server
 from .test_store_sink_e2e import CONFIG, _accepted, _adjust, _job, _pull_request, app  # noqa: F401
@@ -125,7 +125,7 @@ def test_the_app_reacts_to_none_of_its_own_writes_over_http(
     assert status == 202, status
     counts = app.wait_idle()
     assert counts == {"pending": 0, "done": 3, "failed": 0}, app.log_text()
-    inbox = Inbox(app.state)
+    inbox = open_inbox(app.state)
     try:
         state, outcome = inbox.state_of(guid)  # type: ignore[misc]
     finally:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ghattempt.app.inbox import _V1, SCHEMA_VERSION, Inbox
+from ghattempt.app.inbox import _V1, SCHEMA_VERSION, open_inbox
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_effects
 from ghattempt.app.sink import Outcome, SinkResult, SinkUnavailable
@@ -76,7 +76,7 @@ class Gate:
 
 
 def test_lanes_run_at_the_same_time(tmp_path, example):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Gate(barrier=threading.Barrier(2, timeout=30))  # two calls must meet
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), workers=2)
     inbox.accept("a", "pull_request", "opened", encode(pr(example, "opened", 1)))
@@ -91,7 +91,7 @@ def test_lanes_run_at_the_same_time(tmp_path, example):
 
 
 def test_one_lane_keeps_its_order_and_never_runs_twice_at_once(tmp_path, example):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Gate(delay=0.01)
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), workers=4)
     heads = [f"{i:040x}" for i in range(1, 13)]
@@ -113,7 +113,7 @@ def test_one_lane_keeps_its_order_and_never_runs_twice_at_once(tmp_path, example
 
 
 def test_a_waiting_delivery_holds_back_only_its_own_lane(tmp_path, example):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Gate(down={1})
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), workers=2, retry_base=0.05,
                     max_tries=1000)
@@ -164,7 +164,7 @@ class Journal:
 
 def test_a_result_before_its_pull_request_is_set_aside_then_lands(tmp_path, example):
     clock = Clock()
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Journal()
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), clock=clock, retry_base=2)
     head = "ab" * 20
@@ -187,7 +187,7 @@ def test_a_result_before_its_pull_request_is_set_aside_then_lands(tmp_path, exam
 
 def test_waiting_ends_after_the_window_refused_with_the_reason(tmp_path, example):
     clock = Clock()
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Journal(deaf={6})
     worker = Worker(inbox, sink, app_id=7, phase_map=PhaseMap(), clock=clock, retry_base=2,
                     retry_window=30)
@@ -233,7 +233,7 @@ class Holding(Gate):
 
 
 def test_a_burst_of_one_lane_is_written_under_one_hold(tmp_path, example):
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     sink = Holding()
     for i, action in enumerate(("opened", "synchronize", "closed")):
         inbox.accept(f"d{i}", "pull_request", action,
@@ -261,7 +261,7 @@ def test_an_inbox_of_version_1_is_migrated_and_its_deliveries_keep_one_order(tmp
                      "'pending')", (f"old{i}", f"{i:064x}", body, time.time()))
     conn.commit()
     conn.close()
-    inbox = Inbox(path)
+    inbox = open_inbox(path)
     assert inbox.schema_found == 1
     assert inbox._conn().execute("SELECT version FROM inbox_schema").fetchone()[0] == (
         SCHEMA_VERSION)
@@ -270,7 +270,7 @@ def test_an_inbox_of_version_1_is_migrated_and_its_deliveries_keep_one_order(tmp
     while worker.run_once() is None:
         pass
     assert [e["key"] for e in read_effects(rec)] == ["gh:old0:open", "gh:old1:open"]
-    assert Inbox(path).schema_found == SCHEMA_VERSION
+    assert open_inbox(path).schema_found == SCHEMA_VERSION
     inbox.close()
 
 
@@ -278,7 +278,7 @@ def test_a_free_lane_is_found_behind_many_held_ones(tmp_path, example, monkeypat
     import ghattempt.app.inbox as inbox_module
 
     monkeypatch.setattr(inbox_module, "_CANDIDATES", 4)
-    inbox = Inbox(tmp_path / "inbox.sqlite")
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
     for n in range(1, 12):
         inbox.accept(f"d{n}", "pull_request", "opened", encode(pr(example, "opened", n)))
     now = time.time()

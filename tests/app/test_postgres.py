@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from ghattempt.app.inbox import SCHEMA_VERSION, Admission, Inbox
+from ghattempt.app.inbox import SCHEMA_VERSION, Admission, open_inbox
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.recording import RecordingSink, read_calls, read_effects
 from ghattempt.app.worker import Worker
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.network
 
 
 def test_replicas_deduplicate_against_each_other(postgres):
-    one, two = Inbox(postgres), Inbox(postgres)
+    one, two = open_inbox(postgres), open_inbox(postgres)
     bodies = [f'{{"n":{i}}}'.encode() for i in range(30)]
     jobs = [(inbox, f"d{i}", bodies[i]) for i in range(30) for inbox in (one, two)]
     jobs += [(two, f"x{i}", bodies[i]) for i in range(0, 30, 3)]  # replays, new ids
@@ -46,7 +46,7 @@ def test_replicas_deduplicate_against_each_other(postgres):
 
 def test_replicas_migrate_one_at_a_time(postgres):
     with ThreadPoolExecutor(4) as pool:
-        inboxes = list(pool.map(lambda _: Inbox(postgres), range(4)))
+        inboxes = list(pool.map(lambda _: open_inbox(postgres), range(4)))
     assert sorted(i.schema_found for i in inboxes) == [0, 2, 2, 2]
     with psycopg.connect(postgres) as conn:
         assert conn.execute("SELECT version FROM inbox_schema").fetchall() == [
@@ -56,7 +56,7 @@ def test_replicas_migrate_one_at_a_time(postgres):
 
 
 def test_a_lane_is_held_by_one_replica_and_freed_when_its_session_ends(postgres, example):
-    one, two = Inbox(postgres), Inbox(postgres)
+    one, two = open_inbox(postgres), open_inbox(postgres)
     one.accept("a", "pull_request", "opened", encode(pr(example, "opened", 1, "a" * 40)))
     one.accept("b", "pull_request", "opened", encode(pr(example, "opened", 2, "b" * 40)))
     now = time.time()
@@ -80,7 +80,7 @@ def test_two_pools_share_the_lanes_in_order_and_apply_each_effect_once(postgres,
                                                                        tmp_path):
     rec = tmp_path / "rec.sqlite"
     sink = RecordingSink(rec, delay=0.01)
-    inboxes = [Inbox(postgres), Inbox(postgres)]
+    inboxes = [open_inbox(postgres), open_inbox(postgres)]
     workers = [Worker(i, sink, app_id=7, phase_map=PhaseMap(), workers=3) for i in inboxes]
     expected: dict[int, list[str]] = {}
     for i in range(40):
@@ -175,7 +175,7 @@ def test_workers_wake_on_another_replicas_acceptance(postgres, example, tmp_path
 
     monkeypatch.setattr(worker_module, "_IDLE", 60.0)  # idle workers do not look again
     rec = tmp_path / "rec.sqlite"
-    idle, accepting = Inbox(postgres), Inbox(postgres)
+    idle, accepting = open_inbox(postgres), open_inbox(postgres)
     worker = Worker(idle, RecordingSink(rec), app_id=7, phase_map=PhaseMap(), workers=2)
     worker.start()
     try:
@@ -222,7 +222,7 @@ def test_an_unreachable_database_is_one_line_without_its_password():
 def test_times_keep_their_precision(postgres, example):
     """PostgreSQL's REAL has 24 bits (about two minutes at today's epoch seconds): every
     time column is double precision."""
-    inbox = Inbox(postgres)
+    inbox = open_inbox(postgres)
     before = time.time()
     inbox.accept("t1", "pull_request", "opened", encode(pr(example, "opened", 3, "c" * 40)))
     with psycopg.connect(postgres) as conn:

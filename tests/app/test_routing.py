@@ -69,7 +69,6 @@ def test_opened_admits_the_generation(example):
         "master",
         BASE_SHA,
     )
-    assert req.request_key == "pull/2"
     assert req.installation_id == 1
     assert req.writer.as_record() == {"kind": "app", "app_id": 7, "delivery": DELIVERY}
     assert p.index == (Remember(INTENT, HEAD),)

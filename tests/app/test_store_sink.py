@@ -79,8 +79,7 @@ class World:
     def open(self, base: str = "main") -> Any:
         w = self.writer()
         return self.sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                                self.intent(base), self.generation(base),
-                                                "pull/1"))
+                                                self.intent(base), self.generation(base)))
 
     def journals(self) -> dict[str, int]:
         snap = self.emu.snapshot()
@@ -188,7 +187,7 @@ def test_a_result_before_its_journal_or_head_is_not_yet_and_an_old_head_is_refus
     w2 = world.writer()
     sync = SupersedeAndAdmit(f"gh:{w2.delivery}:synchronize", INSTALLATION, w2,
                              world.intent(), f"head moved from {head} to {moved}",
-                             world.intent(), world.generation(), "pull/1")
+                             world.intent(), world.generation())
     assert world.sink.supersede_and_admit(sync).outcome is Outcome.APPLIED
     assert world.sink.record_phase(ahead).outcome is Outcome.APPLIED
     stale = replace(early, key="run:3:1:build:succeeded")
@@ -218,7 +217,7 @@ def test_a_changed_base_supersedes_in_the_old_journal_and_admits_in_the_new(
     w = world.writer()
     request = SupersedeAndAdmit(f"gh:{w.delivery}:rebase", INSTALLATION, w,
                                 world.intent("main"), "base changed from main to release",
-                                world.intent("release"), world.generation("release"), "pull/1")
+                                world.intent("release"), world.generation("release"))
     result = world.sink.supersede_and_admit(request)
     assert result.outcome is Outcome.APPLIED, result.detail
     assert world.sink.supersede_and_admit(request).outcome is Outcome.ALREADY_APPLIED
@@ -233,7 +232,7 @@ def test_github_trouble_is_unavailable_not_a_failure(world: World) -> None:
     world.commit(".github/ghattempt.toml", CONFIG)
     w = world.writer()
     request = OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w, world.intent(),
-                         world.generation(), "pull/1")
+                         world.generation())
     world.emu.add_fault({"kind": "fail", "operation": "graphql", "status": 502})
     with pytest.raises(SinkUnavailable):
         world.sink.open_intent(request)
@@ -256,7 +255,7 @@ def test_a_write_whose_answer_was_lost_leaves_the_scope_quiet(world: World) -> N
     world.commit(".github/ghattempt.toml", CONFIG)
     w = world.writer()
     request = OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w, world.intent(),
-                         world.generation(), "pull/1")
+                         world.generation())
     # the comment commits, its answer is lost: the store reads it back and reconciles
     world.emu.add_fault({"kind": "lose_response", "operation": "addDiscussionComment",
                          "status": 502, "count": 1})
@@ -331,8 +330,8 @@ def test_immutable_answers_are_read_once_per_sink(world: World, tmp_path: Path) 
     try:
         w = world.writer()
         assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                           world.intent(), world.generation(),
-                                           "pull/1")).outcome is Outcome.APPLIED
+                                           world.intent(), world.generation())
+                                ).outcome is Outcome.APPLIED
         opened = list(counting.seen)
 
         def result(key: str, status: str) -> list[str]:
@@ -375,8 +374,8 @@ def test_the_server_map_is_asked_by_the_workflow_file_of_the_run(
     try:
         w = world.writer()
         assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                           world.intent(), world.generation(),
-                                           "pull/1")).outcome is Outcome.APPLIED
+                                           world.intent(), world.generation())
+                                ).outcome is Outcome.APPLIED
         outcome = sink.record_phase(PhaseResult(
             "run:78:1:test:started", INSTALLATION, world.writer(), world.intent(), head,
             None, "started", None, run_id=78, workflow_name="CI",  # type: ignore[arg-type]
@@ -468,8 +467,8 @@ def test_clients_made_for_other_threads_share_the_installation_token(world: Worl
         w = world.writer()
         with sink._providers.using():  # this thread keeps its clients
             assert sink.open_intent(OpenIntent(f"gh:{w.delivery}:open", INSTALLATION, w,
-                                               world.intent(), world.generation(),
-                                               "pull/1")).outcome is Outcome.APPLIED
+                                               world.intent(), world.generation())
+                                    ).outcome is Outcome.APPLIED
             made = len(sink._providers._every)
             others = [threading.Thread(target=result, args=(n,)) for n in (1, 2)]
             for thread in others:
@@ -514,7 +513,7 @@ def test_a_first_admission_scans_back_to_when_the_pull_request_was_opened(
     result = world.sink.open_intent(OpenIntent(
         f"gh:{w.delivery}:open", INSTALLATION, w,
         IntentRef(world.repository_id, REPO, number, "main"),
-        GenerationRef(pr.head_oid, "main", base.target_oid), f"pull/{number}",
+        GenerationRef(pr.head_oid, "main", base.target_oid),
         opened_at=pr.created_at if bounded else None))
     assert result.outcome is Outcome.APPLIED, result.detail
     assert _scans(world) == scans

@@ -258,7 +258,7 @@ def test_a_journal_deleted_transferred_or_moved_fails_a_check_run(
 
 def test_a_result_before_its_synchronize_waits_for_it_and_one_for_an_old_head_is_refused(
         app: Server, emu: Emu, example: Callable[..., dict[str, Any]]) -> None:
-    from ghattempt.app.inbox import Inbox
+    from ghattempt.app.inbox import open_inbox
 
     emu.commit(".github/ghattempt.toml", CONFIG)
     app.start()
@@ -271,7 +271,7 @@ def test_a_result_before_its_synchronize_waits_for_it_and_one_for_an_old_head_is
     early = str(uuid.uuid4())
     _accepted(app.post("workflow_job", _job(example, emu, run_id=77, job_id=7,
                                             name="compile", workflow="CI"), delivery=early))
-    inbox = Inbox(app.state)
+    inbox = open_inbox(app.state)
     deadline = time.monotonic() + 30
     while "waiting" not in json.dumps(inbox.state_of(early)):
         assert time.monotonic() < deadline, app.log_text()
@@ -362,7 +362,7 @@ def test_a_result_whose_attempt_never_comes_is_refused_at_the_windows_end(
     store answers "not yet" (the current attempt is at the old head), the delivery is
     tried again until ``GHATTEMPT_APP_RETRY_WINDOW`` (here 3 s) after its acceptance, then
     refused with the store's reason."""
-    from ghattempt.app.inbox import Inbox
+    from ghattempt.app.inbox import open_inbox
 
     app = _opened(emu, server_factory, example, GHATTEMPT_APP_RETRY_WINDOW="3")
     pull = emu.pull()
@@ -377,7 +377,7 @@ def test_a_result_whose_attempt_never_comes_is_refused_at_the_windows_end(
     late = str(uuid.uuid4())
     _accepted(app.post("workflow_run", encode(payload), delivery=late))
     assert app.wait_idle(30) == {"pending": 0, "done": 2, "failed": 0}, app.log_text()
-    inbox = Inbox(app.state)
+    inbox = open_inbox(app.state)
     state, outcome = inbox.state_of(late)
     (result,) = outcome["results"]
     assert state == "done" and result["outcome"] == "refused", outcome

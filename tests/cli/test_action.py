@@ -232,8 +232,8 @@ A, B = "a" * 40, "b" * 40
 
 
 def _head_of(tmp: Path, event: dict[str, object] | None, **inputs: str) -> str | None:
-    """``args.head`` of one step: its inputs, and the event payload ``event`` (None: no
-    event file)."""
+    """The head check of one step's request (None: no check): its inputs, and the event
+    payload ``event`` (None: no event file)."""
     env = {"GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REPOSITORY": "o/r",
            "GHATTEMPT_PULL_REQUEST": "1", "GHATTEMPT_PHASE": "build",
            "GHATTEMPT_STATUS": "started"}
@@ -241,7 +241,7 @@ def _head_of(tmp: Path, event: dict[str, object] | None, **inputs: str) -> str |
         (tmp / "event.json").write_text(json.dumps(event))
         env["GITHUB_EVENT_PATH"] = str(tmp / "event.json")
     env.update({"GHATTEMPT_" + name.upper(): value for name, value in inputs.items()})
-    return action_inputs(env).head  # type: ignore[no-any-return]
+    return getattr(action_inputs(env).request, "head", None)  # type: ignore[no-any-return]
 
 
 def test_head_is_the_input_else_the_events_pull_request_head(tmp_path: Path) -> None:
@@ -286,7 +286,7 @@ def test_attempt_is_an_attempt_id_for_record_and_rollback(tmp_path: Path) -> Non
                "GHATTEMPT_PULL_REQUEST": "1", "GHATTEMPT_PHASE": "build",
                "GHATTEMPT_STATUS": "started"}
         env.update({"GHATTEMPT_" + name.upper(): value for name, value in inputs.items()})
-        return action_inputs(env).attempt  # type: ignore[no-any-return]
+        return getattr(action_inputs(env).request, "attempt", None)  # type: ignore[no-any-return]
 
     assert of(command="record", attempt=attempt) == attempt
     assert of(command="rollback", attempt=attempt) == attempt

@@ -190,8 +190,10 @@ def test_a_phase_outside_the_plan_is_bad_input_before_any_request(tmp_path: Path
     (error,) = errors(done)
     assert "input 'phase'" in error and "--phase" not in error
     assert "'deploy' is not in the plan of channel 'stable'" in error
-    for phase in ("admission", "attempt"):  # in the plan: it goes on, to the network
-        ok = entry(offline_env(tmp_path, COMMAND="record", PHASE=phase, STATUS="started"),
+    # in the plan, with a status its kind of phase takes: it goes on, to the network
+    for phase, status, why in (("admission", "started", {}),
+                               ("attempt", "cancelled", {"REASON": "a reason"})):
+        ok = entry(offline_env(tmp_path, COMMAND="record", PHASE=phase, STATUS=status, **why),
                    tmp_path)
         assert ok.returncode == 4, ok.stdout
 

@@ -158,7 +158,7 @@ def test_warnings_below_become_scrubbed_note_lines(capsys: pytest.CaptureFixture
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import logging
 
-    from ghattempt.cli._errors import install_notes
+    from ghattempt.render import install_notes
 
     monkeypatch.setenv("GITHUB_TOKEN", "plain-secret-value-123")
     install_notes(None)

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from ghattempt.cli._context import Progress
-from ghattempt.cli._render import markdown_summary, mermaid_phases, text_report
 from ghattempt.core import read_journal
+from ghattempt.render import Progress
+from ghattempt.render._summary import markdown_summary, mermaid_phases, text_report
 
 from .conftest import CONFORMANCE, require_cases
 
@@ -68,7 +68,7 @@ def test_invalid_verdict_renders_without_journal() -> None:
 
 
 def test_markdown_cells_cannot_break_the_table() -> None:
-    from ghattempt.cli._render import _md
+    from ghattempt.render._summary import _md
 
     assert _md("a|b\nc<!-- x") == "a\\|b c&lt;!-- x"
 

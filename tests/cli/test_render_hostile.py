@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ghattempt.cli._render import text_report
 from ghattempt.core.testing import Scenario
+from ghattempt.render._summary import text_report
 
 
 def test_control_characters_in_a_reason_are_escaped_in_the_table() -> None:

@@ -22,7 +22,7 @@ NOT_ON_THE_READ_PATH = (
     "graphql",                              # documents are plain text on the read path
     "starlette", "uvicorn",                 # the App server
     "ghattempt.store._store", "ghattempt.emulator", "ghattempt.app", "ghattempt.action",
-    "ghattempt.demo", "ghattempt.cli._writing", "ghattempt.cli._render",
+    "ghattempt.demo", "ghattempt.commands._writing", "ghattempt.render._summary",
 )
 """Modules (and their submodules) a ``status --json`` process must not import. (The
 store's pure protocols, ``ghattempt.store._protocol``, are on it: a capture short of its

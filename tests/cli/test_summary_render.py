@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ghattempt.cli._render import ignored_reasons, ignored_text, markdown_summary, next_phase
+from ghattempt.render._summary import ignored_reasons, ignored_text, markdown_summary, next_phase
 
 
 def verdict(**kw: object) -> SimpleNamespace:
@@ -55,8 +55,8 @@ def test_brief_and_none() -> None:
 def test_token_shaped_record_text_is_never_shown() -> None:
     """A record written before such values were refused (or by hand) may hold one: the
     terminal table, the Markdown summary and the timeline page redact it."""
-    from ghattempt.cli._render import _inert, _md
-    from ghattempt.cli._timeline import _esc
+    from ghattempt.render._summary import _inert, _md
+    from ghattempt.render._timeline import _esc
 
     secret = "ghp_" + "a1" * 18
     for shown in (_inert(f"key {secret}"), _md(f"reason {secret}"), _esc(f"by {secret}")):

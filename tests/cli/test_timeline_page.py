@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ghattempt.cli._timeline import COLORS, TAMPERED_COLOR
+from ghattempt.render._timeline import COLORS, TAMPERED_COLOR
 
 ROOT = Path(__file__).resolve().parents[2]
 

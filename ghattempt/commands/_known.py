@@ -89,10 +89,10 @@ def remember(path: Path | None, repository: str, verdict: Verdict) -> None:
         return
 
 
-# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     memo_path, recall, remember,
 ):
-    _exported.__module__ = "ghattempt.cli.shared"
+    _exported.__module__ = "ghattempt.commands"
 del _exported

@@ -132,7 +132,7 @@ def text_report(verdict: Verdict, url: str | None) -> str:
 
 def public(text: str) -> str:
     """``text`` with the environment's tokens and token-shaped strings redacted."""
-    from ghattempt.cli._secrets import secret_values
+    from ghattempt.commands import secret_values
     from ghattempt.github import redact
 
     return redact(text, secret_values())
@@ -248,7 +248,7 @@ def markdown_summary(verdict: Verdict, url: str | None, *, mode: str = "full",
 
 
 def _attempts(journal: JournalState, server_url: str | None) -> list[str]:
-    from ghattempt.cli._timeline import phase_spans, run_url, writer_label
+    from ghattempt.render._timeline import phase_spans, run_url, writer_label
 
     server = server_url or "https://github.com"
     by_id = {s.id: s for s in journal.attempts}
@@ -292,10 +292,10 @@ def _attempts(journal: JournalState, server_url: str | None) -> list[str]:
     return out
 
 
-# Public as ghattempt.cli.shared (README.md, "Layout"): tracebacks and
+# Public as ghattempt.render (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    ignored_text, markdown_summary, next_phase,
+    ignored_text, markdown_summary, next_phase, text_report,
 ):
-    _exported.__module__ = "ghattempt.cli.shared"
+    _exported.__module__ = "ghattempt.render"
 del _exported

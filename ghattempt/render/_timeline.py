@@ -319,7 +319,7 @@ _AXIS = 40
 def _esc(text: object) -> str:
     """Escaped for HTML, with tokens and token-shaped strings redacted (the page may be
     uploaded as an artifact)."""
-    from ghattempt.cli._render import public
+    from ghattempt.render._summary import public
 
     return html.escape(public(str(text)), quote=True)
 
