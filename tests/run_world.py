@@ -33,6 +33,8 @@ URL = "https://github.com/octo-org/widgets/actions/runs/77"
 ME = ActionsWriter(run_id=500, run_attempt=1, job="release", workflow="release.yml")
 OTHER = ActionsWriter(run_id=400, run_attempt=2, job="release", workflow="release.yml")
 PERSON = CliWriter(actor="octocat")
+NEW_EXPIRY = "2026-03-28T00:00:00Z"
+"""The expires_at of attempts a step opens: later than every ``now`` the tests use."""
 
 
 def observed(path: str, content: bytes) -> ObservedFile:
@@ -80,10 +82,11 @@ class World:
             journal = self.journal(req.request_key)
             self.counter += 1
             if write.record == "attempt":
+                # as the wiring does: a new attempt expires after now (expires_after)
                 h = self.scenario.attempt(request_key=req.request_key, plan=req.plan,
                                           generation=req.generation,
                                           predecessor=write.attempt, post=False,
-                                          expires_at=self.expires_at)
+                                          expires_at=max(self.expires_at, NEW_EXPIRY))
                 failure = check_attempt(journal, h.record)
                 if failure is not None:
                     raise RefusedWrite(f"{failure}: attempt after {write.attempt}")

@@ -83,6 +83,10 @@ OUTCOMES = ("ran", "skipped", "settled", "requalified", "refused", "busy")
 """The step's output ``outcome`` when a decision ends the step."""
 
 _REASON_MAX = 1024
+_OTHER_BLOCKING_DONE = frozenset({"reconciling", "rolling-back", "rollback-failed", "succeeded"})
+_NOT_BLOCKING = frozenset({"failed", "cancelled", "superseded", "expired", "rolled-back"})
+_IN_FLIGHT = frozenset({"started", "waiting", "unknown"})
+_NOT_LIVE = frozenset({LIVE, UNKNOWN})
 
 
 @value
@@ -109,9 +113,10 @@ class Write:
     """One record the step writes, in the order given, in the same hold of the scope.
 
     ``record`` is ``"attempt"`` (an attempt root for the request's generation and plan;
-    ``attempt`` is its predecessor, None for the first) or ``"event"`` (appended to
-    ``attempt``, with ``phase`` — None for an attempt-level event — ``status``,
-    ``reason`` and ``materials``).
+    ``attempt`` is its predecessor, None for the first; its ``expires_at`` is the
+    caller's, later than the request's ``now``, or the next decision expires it) or
+    ``"event"`` (appended to ``attempt``, with ``phase`` — None for an attempt-level
+    event — ``status``, ``reason`` and ``materials``).
     """
 
     record: str
@@ -242,7 +247,13 @@ class _Facts:
         if tip is None:
             return None, None, None
         phase: str | None
-        if self.same:
+        if tip.status in _NOT_BLOCKING:
+            # an attempt ended while a phase was in flight: that phase's runner matters
+            phase = self.open
+            status = tip.last.get(phase, (None, None))[0] if phase is not None else None
+            if status != "started":
+                return None, None, None
+        elif self.same:
             phase = self.phase
             status = self.last
         else:
@@ -422,6 +433,16 @@ def _other_ambiguous(f: _Facts, row: str) -> Decision:
                    commands=hand_commands(f.journal, f.tip, f.runner_phase))
 
 
+def _ended_in_flight(f: _Facts, row: str) -> Decision:
+    tip = f.tip
+    assert tip is not None and f.runner_phase is not None
+    return _refuse(row, f, f"attempt {_short(tip.id)} is {tip.status}, but {_ended_reason(f)}: "
+                   "a person checks whether it did, then opens the successor by hand "
+                   "(and, if it did, records the phase succeeded there)",
+                   recovery="manual", names=f.runner_phase,
+                   commands=successor_commands(f.journal, tip, f.runner_phase))
+
+
 def _supersede(f: _Facts, row: str) -> Decision:
     tip = f.tip
     assert tip is not None
@@ -521,10 +542,6 @@ def _run(f: _Facts, row: str) -> Decision:
 Guard = Callable[[_Facts], bool]
 Make = Callable[[_Facts, str], Decision]
 
-_OTHER_BLOCKING_DONE = frozenset({"reconciling", "rolling-back", "rollback-failed", "succeeded"})
-_NOT_BLOCKING = frozenset({"failed", "cancelled", "superseded", "expired", "rolled-back"})
-_IN_FLIGHT = frozenset({"started", "waiting", "unknown"})
-_NOT_LIVE = frozenset({LIVE, UNKNOWN})
 
 DECISIONS: tuple[tuple[str, str, str, str, Guard, Make], ...] = (
     # (when, decision, the step writes, why -- with its source, guard, make)
@@ -551,8 +568,20 @@ DECISIONS: tuple[tuple[str, str, str, str, Guard, Make], ...] = (
      "ADR-038: RECONCILIATION, ROLLING_BACK, ROLLBACK_FAILED and VERIFIED block; "
      "section 8: reconciling refuses `superseded`",
      lambda f: not f.same and f.status in _OTHER_BLOCKING_DONE, _tip_recovery),
+    ("tip failed, cancelled, superseded, expired or rolled-back while its open phase is "
+     "started by a runner live or that cannot be told", BUSY, "nothing (outcome `busy`)",
+     "idempotency note, Limits: never act beside a living runner; a successor would run "
+     "the phase beside it", lambda f: f.tip is not None and f.status in _NOT_BLOCKING
+     and f.runner_status == "started" and f.liveness in _NOT_LIVE, _busy),
+    ("tip failed, cancelled, superseded, expired or rolled-back while its open phase is "
+     "started by a runner that ended", REFUSE,
+     "nothing; prints the commands that open the successor by hand",
+     "idempotency note, Limits: a stop after dispatch proves the effect absent only when "
+     "authoritative recovery confirms it; the ended attempt takes no `unknown` (section "
+     "8: `rewritten_terminal`)", lambda f: f.tip is not None and f.status in _NOT_BLOCKING
+     and f.runner_status == "started", _ended_in_flight),
     ("tip of another generation; its open phase started or waiting by a runner live or "
-     "that cannot be told", BUSY, "nothing",
+     "that cannot be told", BUSY, "nothing (outcome `busy`)",
      "idempotency note, Limits: never act beside a living runner; superseding it would "
      "make its result `rewritten_terminal`",
      lambda f: not f.same and f.runner_status in ("started", "waiting")
@@ -693,6 +722,19 @@ def hand_commands(journal: JournalState | None, attempt: AttemptState,
             f"{attempt.id} --phase {phase}")
     return (f"{base} --status succeeded",
             f"{base} --status failed --reason 'verified absent by hand: WHAT WAS CHECKED'")
+
+
+def successor_commands(journal: JournalState | None, attempt: AttemptState,
+                       phase: str) -> tuple[str, ...]:
+    """The commands that open ``attempt``'s successor by hand, and record ``phase``
+    succeeded there when a person found its effect in place."""
+    where = ""
+    if journal is not None:
+        where = (f" --pull-request {journal.intent.pull_request} --base-ref "
+                 f"{_quote(journal.intent.base_ref)}")
+    key = f" --request-key {attempt.request_key}"
+    return (f"ghattempt successor{where}{key}",
+            f"ghattempt record{where}{key} --phase {phase} --status succeeded")
 
 
 def _quote(text: str) -> str:

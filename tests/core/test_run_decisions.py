@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from run_world import ME, OTHER, PERSON, PLAN, URL, World, observed, request
+from run_world import ME, OTHER, PERSON, URL, World, observed, request
 
 from ghattempt.core import (
     DECISION_KINDS,
@@ -18,7 +18,7 @@ from ghattempt.core import (
     file_material,
     run_needs,
 )
-from ghattempt.core._run import DECISIONS, VERIFY_ROWS, WORK_ROWS, decision_table_markdown
+from ghattempt.core._run import DECISIONS, VERIFY_ROWS, decision_table_markdown
 from ghattempt.core.testing import time_at
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def test_d3_no_attempt_admits_one_and_decides_again() -> None:
     assert (d.row, d.kind, d.again) == ("D3", "admit", True)
     assert [(x.record, x.attempt) for x in d.writes] == [("attempt", None)]
     taken = w.step(request())
-    assert [t.row for t in taken] == ["D3", "D20", "W2"]
+    assert [t.row for t in taken] == ["D3", "D22", "W2"]
     assert w.journal().tip("merge/pr-42@main").last["build"][0] == "succeeded"
 
 
@@ -100,21 +100,47 @@ def test_d5_an_older_generation_that_blocks_for_good_is_not_superseded(status: s
                           "rollback-failed": "manual"}[status]
 
 
+@pytest.mark.parametrize("generation", [1, 2])
 @pytest.mark.parametrize("liveness", ["live", "unknown"])
-def test_d6_an_older_generation_with_a_living_runner_is_busy(liveness: str) -> None:
+def test_d6_an_attempt_cancelled_while_a_runner_may_still_work_is_busy(
+        liveness: str, generation: int) -> None:
     w = World()
-    w.attempt(generation=1).event("build", "started", writer=OTHER)
-    d = first(w, request(generation=2), liveness=liveness)
-    assert (d.row, d.kind, d.outcome, d.recovery) == ("D6", "busy", "busy", "wait:build")
+    a = w.attempt(generation=1)
+    a.event("build", "started", writer=OTHER)
+    a.event(None, "cancelled", "called off", writer=PERSON)
+    d = first(w, request(generation=generation), liveness=liveness)
+    assert (d.row, d.kind, d.outcome, d.writes) == ("D6", "busy", "busy", ())
+    needs = run_needs(w.journal(), request(generation=generation))
+    assert (needs.runner, needs.phase, needs.status) == (OTHER, "build", "started")
+
+
+def test_d7_an_attempt_cancelled_while_a_phase_was_in_flight_is_settled_by_a_person() -> None:
+    w = World()
+    a = w.attempt()
+    a.event("build", "started", writer=OTHER)
+    a.event(None, "cancelled", "called off", writer=PERSON)
+    d = first(w, request())
+    assert (d.row, d.kind, d.recovery, d.names, d.writes) == (
+        "D7", "refuse", "manual", "build", ())
+    assert [c.split()[1] for c in d.commands] == ["successor", "record"]
     assert "run 400 attempt 2" in d.reason
 
 
-def test_d7_an_older_generation_whose_runner_ended_is_marked_unknown_then_refused() -> None:
+@pytest.mark.parametrize("liveness", ["live", "unknown"])
+def test_d8_an_older_generation_with_a_living_runner_is_busy(liveness: str) -> None:
+    w = World()
+    w.attempt(generation=1).event("build", "started", writer=OTHER)
+    d = first(w, request(generation=2), liveness=liveness)
+    assert (d.row, d.kind, d.outcome, d.recovery) == ("D8", "busy", "busy", "wait:build")
+    assert "run 400 attempt 2" in d.reason
+
+
+def test_d9_an_older_generation_whose_runner_ended_is_marked_unknown_then_refused() -> None:
     w = World()
     a = w.attempt(generation=1)
     a.event("build", "started", writer=OTHER)
     d = first(w, request(generation=2))
-    assert (d.row, d.kind, d.recovery) == ("D7", "refuse", "reconcile:build")
+    assert (d.row, d.kind, d.recovery) == ("D9", "refuse", "reconcile:build")
     assert [(x.attempt, x.phase, x.status) for x in d.writes] == [(a.id, "build", "unknown")]
     assert "run 400 attempt 2, job release" in (d.writes[0].reason or "")
     assert any("--status succeeded" in c for c in d.commands)
@@ -124,7 +150,7 @@ def test_d7_an_older_generation_whose_runner_ended_is_marked_unknown_then_refuse
 
 
 @pytest.mark.parametrize("status", ["pending", "running", "waiting"])
-def test_d8_an_older_generation_in_flight_nowhere_is_superseded(status: str) -> None:
+def test_d10_an_older_generation_in_flight_nowhere_is_superseded(status: str) -> None:
     w = World()
     a = w.attempt(generation=1)
     if status == "running":
@@ -132,24 +158,24 @@ def test_d8_an_older_generation_in_flight_nowhere_is_superseded(status: str) -> 
     if status == "waiting":
         a.event("build", "waiting", "queued for a runner", writer=OTHER)
     d = first(w, request(generation=2))
-    assert (d.row, d.kind, d.again) == ("D8", "supersede", True)
+    assert (d.row, d.kind, d.again) == ("D10", "supersede", True)
     assert [(x.record, x.attempt, x.phase, x.status) for x in d.writes] == [
         ("event", a.id, None, "superseded"), ("attempt", a.id, None, None)]
     assert (d.writes[0].reason or "").startswith("new generation: head ")
     taken = w.step(request(generation=2))
-    assert [t.row for t in taken] == ["D8", "D20", "W2"]
+    assert [t.row for t in taken] == ["D10", "D22", "W2"]
 
 
-def test_d9_after_a_failed_older_generation_the_current_one_is_admitted() -> None:
+def test_d11_after_a_failed_older_generation_the_current_one_is_admitted() -> None:
     w = World()
     a = w.attempt(generation=1)
     a.run(("build", "started"), ("build", "failed"))
     d = first(w, request(generation=2))
-    assert (d.row, d.kind, [x.attempt for x in d.writes]) == ("D9", "admit", [a.id])
+    assert (d.row, d.kind, [x.attempt for x in d.writes]) == ("D11", "admit", [a.id])
 
 
 @pytest.mark.parametrize("status", ["rolling-back", "rollback-failed", "superseded"])
-def test_d10_no_step_acts_on_an_unwinding_or_superseded_attempt(status: str) -> None:
+def test_d12_no_step_acts_on_an_unwinding_or_superseded_attempt(status: str) -> None:
     w = World()
     a = w.attempt()
     if status == "superseded":
@@ -160,11 +186,11 @@ def test_d10_no_step_acts_on_an_unwinding_or_superseded_attempt(status: str) -> 
         if status == "rollback-failed":
             a.event("rollback", "failed", "conflicts")
     d = first(w, request("build"))
-    assert (d.row, d.kind, d.outcome) == ("D10", "refuse", "refused")
+    assert (d.row, d.kind, d.outcome) == ("D12", "refuse", "refused")
 
 
 @pytest.mark.parametrize("status", ["failed", "cancelled", "expired", "rolled-back"])
-def test_d11_a_non_blocking_attempt_gets_a_successor(status: str) -> None:
+def test_d13_a_non_blocking_attempt_gets_a_successor(status: str) -> None:
     w = World()
     a = w.attempt()
     if status == "failed":
@@ -178,35 +204,35 @@ def test_d11_a_non_blocking_attempt_gets_a_successor(status: str) -> None:
         a.run(("rollback", "started"), ("rollback", "succeeded"))
     d = first(w, request())
     assert (d.row, d.kind, [(x.record, x.attempt) for x in d.writes]) == (
-        "D11", "successor", [("attempt", a.id)])
-    assert [t.row for t in w.step(request())] == ["D11", "D20", "W2"]
+        "D13", "successor", [("attempt", a.id)])
+    assert [t.row for t in w.step(request())] == ["D13", "D22", "W2"]
 
 
-def test_d12_a_pending_attempt_past_its_expiry_is_recorded_expired_first() -> None:
+def test_d14_a_pending_attempt_past_its_expiry_is_recorded_expired_first() -> None:
     w = World()
     a = w.attempt(expires_at=time_at(50))
     req = request(now=time_at(60))
     d = first(w, req)
-    assert (d.row, d.kind) == ("D12", "successor")
+    assert (d.row, d.kind) == ("D14", "successor")
     assert [(x.record, x.attempt, x.status) for x in d.writes] == [
         ("event", a.id, "expired"), ("attempt", a.id, None)]
-    assert first(w, request(now=time_at(49))).row == "D20"
-    assert [t.row for t in w.step(req)] == ["D12", "D20", "W2"]
+    assert first(w, request(now=time_at(49))).row == "D22"
+    assert [t.row for t in w.step(req)] == ["D14", "D22", "W2"]
 
 
-def test_d13_a_succeeded_phase_is_skipped_and_nothing_is_written() -> None:
+def test_d15_a_succeeded_phase_is_skipped_and_nothing_is_written() -> None:
     w = World()
     w.attempt().succeed("build")
     d = first(w, request("build"), liveness="live")
-    assert (d.row, d.kind, d.outcome, d.writes) == ("D13", "skip", "skipped", ())
+    assert (d.row, d.kind, d.outcome, d.writes) == ("D15", "skip", "skipped", ())
 
 
-def test_d14_earlier_phases_are_requalified_in_a_successor_then_the_phase_runs() -> None:
+def test_d16_earlier_phases_are_requalified_in_a_successor_then_the_phase_runs() -> None:
     w = World()
     a = built_then_failed(w)
     taken = w.step(request("publication"), files=(TAR, WHEEL))
     rows = [t.row for t in taken]
-    assert rows == ["D11", "D14", "D20", "W2"]
+    assert rows == ["D13", "D16", "D22", "W2"]
     requalify = taken[1]
     assert requalify.kind == "requalify" and requalify.again
     assert [r.phase for r in requalify.requalified] == ["build"]
@@ -216,50 +242,50 @@ def test_d14_earlier_phases_are_requalified_in_a_successor_then_the_phase_runs()
     assert tip.predecessor == a.id and tip.status == "succeeded"
 
 
-def test_d14_requalifying_the_phase_itself_ends_the_step() -> None:
+def test_d18_requalifying_the_phase_itself_ends_the_step() -> None:
     w = World()
     built_then_failed(w)
     w.apply(decide(w.journal(), request(), liveness="ended").writes, request())
     d = first(w, request("build"), observed=(TAR, WHEEL))
-    assert (d.row, d.kind, d.outcome) == ("D16", "requalify", "requalified")
+    assert (d.row, d.kind, d.outcome) == ("D18", "requalify", "requalified")
 
 
 @pytest.mark.parametrize("files,why", [((TAR,), "is not in the workspace"),
                                        ((TAR, observed(WHEEL.path, b"rebuilt")),
                                         "recorded"),
                                        ((), "is not in the workspace")])
-def test_d15_a_missing_or_different_file_refuses_naming_the_phase(files: tuple[object, ...],
+def test_d17_a_missing_or_different_file_refuses_naming_the_phase(files: tuple[object, ...],
                                                                    why: str) -> None:
     w = World()
     built_then_failed(w)
     taken = w.step(request("publication"), files=files)
-    assert [t.row for t in taken] == ["D11", "D15"]
+    assert [t.row for t in taken] == ["D13", "D17"]
     refused = taken[-1]
     assert (refused.names, refused.recovery) == ("build", "continue:build")
     assert why in refused.reason
 
 
-def test_d15_without_a_predecessor_the_earlier_phase_is_named() -> None:
+def test_d17_without_a_predecessor_the_earlier_phase_is_named() -> None:
     w = World()
     w.attempt()
     d = first(w, request("publication"))
-    assert (d.row, d.names, d.recovery) == ("D15", "build", "continue:build")
+    assert (d.row, d.names, d.recovery) == ("D17", "build", "continue:build")
 
 
-def test_d16_a_build_whose_files_are_back_is_not_run_again() -> None:
+def test_d18_a_build_whose_files_are_back_is_not_run_again() -> None:
     w = World()
     built_then_failed(w)
     taken = w.step(request("build"), files=(TAR, WHEEL))
-    assert [t.row for t in taken] == ["D11", "D16"]
+    assert [t.row for t in taken] == ["D13", "D18"]
     assert taken[-1].outcome == "requalified"
 
 
-def test_d16_a_rebuilt_file_runs_the_build_again_under_a_new_material_id() -> None:
+def test_d18_a_rebuilt_file_runs_the_build_again_under_a_new_material_id() -> None:
     w = World()
     built_then_failed(w)
     rebuilt = observed(TAR.path, b"other tarball bytes")
     taken = w.step(request("build"), files=(rebuilt, WHEEL), produced=(rebuilt, WHEEL))
-    assert [t.row for t in taken] == ["D11", "D20", "W2"]
+    assert [t.row for t in taken] == ["D13", "D22", "W2"]
     assert "must run again" in taken[1].reason
     # the same path with other bytes is another material id: no material_conflict
     assert w.journal().tip("merge/pr-42@main").status == "running"
@@ -267,72 +293,72 @@ def test_d16_a_rebuilt_file_runs_the_build_again_under_a_new_material_id() -> No
 
 @pytest.mark.parametrize("liveness", ["live", "unknown"])
 @pytest.mark.parametrize("last", ["started", "unknown", "waiting"])
-def test_d17_never_run_beside_a_runner_that_may_be_live(liveness: str, last: str) -> None:
+def test_d19_never_run_beside_a_runner_that_may_be_live(liveness: str, last: str) -> None:
     w = World()
     a = w.attempt()
     a.event("build", "started" if last != "waiting" else "waiting", writer=OTHER)
     if last == "unknown":
         a.event("build", "unknown", "runner lost", writer=PERSON)
     d = first(w, request(), liveness=liveness)
-    assert (d.row, d.kind, d.outcome, d.recovery) == ("D17", "busy", "busy", "wait:build")
+    assert (d.row, d.kind, d.outcome, d.recovery) == ("D19", "busy", "busy", "wait:build")
     needs = run_needs(w.journal(), request())
     assert needs.runner == OTHER and needs.phase == "build" and not needs.own
 
 
-def test_d18_a_started_phase_whose_runner_ended_is_ambiguous() -> None:
+def test_d20_a_started_phase_whose_runner_ended_is_ambiguous() -> None:
     w = World()
     a = w.attempt()
     a.event("build", "started", writer=OTHER)
     d = first(w, request())
-    assert (d.row, d.kind) == ("D18", "ambiguous")
+    assert (d.row, d.kind) == ("D20", "ambiguous")
     assert [(x.phase, x.status) for x in d.writes] == [("build", "unknown")]
     assert "run 400 attempt 2, job release" in (d.writes[0].reason or "")
     assert a.id[7:19] in (d.writes[0].reason or "")
 
 
-def test_d18_this_jobs_own_started_record_has_ended_whatever_liveness_says() -> None:
+def test_d20_this_jobs_own_started_record_has_ended_whatever_liveness_says() -> None:
     w = World()
     w.attempt().event("build", "started", writer=ME)
     assert run_needs(w.journal(), request()).own
     d = first(w, request(), liveness="live")
-    assert d.row == "D18" and "earlier step of this job" in d.reason
+    assert d.row == "D20" and "earlier step of this job" in d.reason
 
 
 def test_a_command_line_writer_is_not_taken_for_ended_by_identity() -> None:
     w = World()
     w.attempt().event("build", "started", writer=PERSON)
     d = first(w, request(writer=PERSON), liveness="unknown")
-    assert d.row == "D17"
+    assert d.row == "D19"
 
 
-def test_d19_an_unknown_phase_is_not_marked_unknown_twice() -> None:
+def test_d21_an_unknown_phase_is_not_marked_unknown_twice() -> None:
     w = World()
     a = w.attempt()
     a.run(("build", "started"))
     a.event("build", "unknown", "runner lost")
     d = first(w, request(writer=OTHER))
-    assert (d.row, d.kind, d.writes) == ("D19", "ambiguous", ())
+    assert (d.row, d.kind, d.writes) == ("D21", "ambiguous", ())
 
 
-def test_d20_a_fresh_phase_is_started_inside_the_decision() -> None:
+def test_d22_a_fresh_phase_is_started_inside_the_decision() -> None:
     w = World()
     a = w.attempt()
     d = first(w, request())
-    assert (d.row, d.kind, d.outcome) == ("D20", "run", None)
+    assert (d.row, d.kind, d.outcome) == ("D22", "run", None)
     assert [(x.attempt, x.phase, x.status) for x in d.writes] == [(a.id, "build", "started")]
 
 
-def test_d20_a_waiting_phase_whose_writer_ended_runs() -> None:
+def test_d22_a_waiting_phase_whose_writer_ended_runs() -> None:
     w = World()
     w.attempt().event("build", "waiting", "approval", writer=OTHER)
-    assert first(w, request()).row == "D20"
+    assert first(w, request()).row == "D22"
 
 
 @pytest.mark.parametrize("verify,rows,status", [
-    ("present", ["D18", "V1"], "running"),
-    ("absent", ["D18", "V2", "D11", "D20", "W2"], "running"),
-    ("neither", ["D18", "V3"], "reconciling"),
-    (None, ["D18", "V4"], "reconciling")])
+    ("present", ["D20", "V1"], "running"),
+    ("absent", ["D20", "V2", "D13", "D22", "W2"], "running"),
+    ("neither", ["D20", "V3"], "reconciling"),
+    (None, ["D20", "V4"], "reconciling")])
 def test_verify_settles_an_ambiguous_phase(verify: str | None, rows: list[str],
                                            status: str) -> None:
     w = World()
@@ -366,7 +392,7 @@ def test_the_work_s_end_is_recorded(exit_code: int, signal: str | None, row: str
     w = World()
     w.attempt()
     taken = w.step(request(), exit_code=exit_code, signal=signal, produced=(TAR,))
-    assert [t.row for t in taken] == ["D20", row]
+    assert [t.row for t in taken] == ["D22", row]
     last = w.journal().tip("merge/pr-42@main").last["build"]
     assert last[0] == status
     if status == "failed":
