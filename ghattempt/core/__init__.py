@@ -95,6 +95,7 @@ if TYPE_CHECKING:
         material_path,
         readback_material,
         requalify,
+        workspace_path_problem,
     )
     from ._rules import AttemptStatus
     from ._run import (
@@ -123,7 +124,8 @@ _RUN = frozenset({"DECISION_KINDS", "LIVENESS", "OUTCOMES", "Decision", "RunNeed
                   "describe_writer", "hand_commands", "run_needs"})
 _REQUALIFY = frozenset({"VERIFY_OUTCOMES", "ObservedFile", "ReleaseAsset", "ReleaseCheck",
                         "Requalification", "compare_release", "file_material", "material_id",
-                        "material_path", "readback_material", "requalify"})
+                        "material_path", "readback_material", "requalify",
+                        "workspace_path_problem"})
 
 
 def __getattr__(name: str) -> Any:
@@ -188,6 +190,7 @@ __all__ = [
     "material_path",
     "readback_material",
     "requalify",
+    "workspace_path_problem",
     "Lease",
     "Witness",
     "build_lease",

@@ -54,7 +54,7 @@ class ObservedFile:
     digest: str
 
 
-def check_path(path: str) -> str | None:
+def workspace_path_problem(path: str) -> str | None:
     """Why ``path`` is not a workspace-relative POSIX path, or None when it is one: not
     empty, no leading ``/``, no ``\\``, no empty, ``.`` or ``..`` component, no NUL."""
     if not path:
@@ -109,11 +109,11 @@ def material_id(phase: str, path: str, digest: str) -> str:
 
     Raises:
         ValueError: ``phase`` is not a phase, ``path`` is not a workspace-relative POSIX
-            path (``check_path``), or ``digest`` is not a ``sha256:`` digest.
+            path (``workspace_path_problem``), or ``digest`` is not a ``sha256:`` digest.
     """
     if phase not in PHASES:
         raise ValueError(f"{phase!r} is not a phase")
-    problem = check_path(path)
+    problem = workspace_path_problem(path)
     if problem is not None:
         raise ValueError(problem)
     suffix = _hex16(digest)
@@ -135,7 +135,7 @@ def material_path(material: Material | str) -> str | None:
     if not at or len(suffix) != 16 or not named or named.startswith("@"):
         return None
     path = _unescape(named)
-    if path is None or check_path(path) is not None or _escape(path) != named:
+    if path is None or workspace_path_problem(path) is not None or _escape(path) != named:
         return None
     return path
 
@@ -385,6 +385,7 @@ def compare_release(tag: str, assets: Sequence[ReleaseAsset] | None,
 for _exported in (
     ObservedFile, Requalification, ReleaseAsset, ReleaseCheck, compare_release,
     file_material, material_id, material_path, readback_material, requalify,
+    workspace_path_problem,
 ):
     _exported.__module__ = "ghattempt.core"
 del _exported

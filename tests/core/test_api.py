@@ -31,7 +31,7 @@ def test_all_is_the_curated_namespace() -> None:
         "Write", "after_verify", "after_work", "decide", "describe_writer", "hand_commands",
         "run_needs", "VERIFY_OUTCOMES", "ObservedFile", "ReleaseAsset", "ReleaseCheck",
         "Requalification", "compare_release", "file_material", "material_id",
-        "material_path", "readback_material", "requalify"}
+        "material_path", "readback_material", "requalify", "workspace_path_problem"}
     for name in core.__all__:
         assert getattr(core, name) is not None
 
