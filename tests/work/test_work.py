@@ -195,11 +195,12 @@ def test_materials_are_collected_from_globs(tmp_path: Path) -> None:
         collect_materials(["dist/*.tar.gz", "dist/*.zip"], root=str(tmp_path))
     with pytest.raises(WorkInputError, match="without '..'"):
         collect_materials(["../etc/*"], root=str(tmp_path))
-    (tmp_path / "outside").mkdir()
     os.symlink(tmp_path / "notes.txt", tmp_path / "dist" / "link.txt")
     assert "dist/link.txt" in [f.path for f in collect_materials(["dist/*.txt"],
                                                                    root=str(tmp_path))]
-    os.symlink("/etc/hostname", tmp_path / "dist" / "escape.txt")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_bytes(b"not the workspace's")
+    os.symlink(outside, tmp_path / "dist" / "escape.txt")
     with pytest.raises(WorkInputError, match="out of the workspace"):
         collect_materials(["dist/escape.txt"], root=str(tmp_path))
 
