@@ -82,9 +82,10 @@ class World:
             journal = self.journal(req.request_key)
             self.counter += 1
             if write.record == "attempt":
+                assert write.generation is not None, write
                 # as the wiring does: a new attempt expires after now (expires_after)
                 h = self.scenario.attempt(request_key=req.request_key, plan=req.plan,
-                                          generation=req.generation,
+                                          generation=write.generation,
                                           predecessor=write.attempt, post=False,
                                           expires_at=max(self.expires_at, NEW_EXPIRY))
                 failure = check_attempt(journal, h.record)

@@ -9,8 +9,9 @@ to read and decide again after writing (``again``: an attempt was opened, supers
 or given up, or earlier phases were re-qualified), and what the step's ``outcome`` is.
 
 ``DECISIONS`` is the table: the first row whose condition holds decides. Rows cite the
-seed or the journal contract they follow (docs/decisions.md; docs/journal-format.md
-sections 4, 8-10). Two follow-up tables finish what a decision starts:
+design decision or the part of the wire contract they follow: ADR 0006, ADR-038 and the
+idempotency note (docs/decisions.md), and "format §N", section N of
+docs/journal-format.md. Two follow-up tables finish what a decision starts:
 
 - ``VERIFY_ROWS`` (``after_verify``): an ``ambiguous`` phase (started or unknown, its
   runner ended) is settled by the step's ``verify``: in place, proven absent, or
@@ -112,11 +113,13 @@ class RunRequest:
 class Write:
     """One record the step writes, in the order given, in the same hold of the scope.
 
-    ``record`` is ``"attempt"`` (an attempt root for the request's generation and plan;
-    ``attempt`` is its predecessor, None for the first; its ``expires_at`` is the
-    caller's, later than the request's ``now``, or the next decision expires it) or
-    ``"event"`` (appended to ``attempt``, with ``phase`` — None for an attempt-level
-    event — ``status``, ``reason`` and ``materials``).
+    ``record`` is ``"attempt"`` (an attempt root with the request's plan and
+    ``generation``: the request's, or for the successor of an attempt of the current
+    generation that attempt's own, which after a merge keeps the merged one; ``attempt``
+    is its predecessor, None for the first; its ``expires_at`` is the caller's, later
+    than the request's ``now``, or the next decision expires it) or ``"event"``
+    (appended to ``attempt``, with ``phase`` — None for an attempt-level event —
+    ``status``, ``reason`` and ``materials``).
     """
 
     record: str
@@ -125,6 +128,7 @@ class Write:
     status: str | None = None
     reason: str | None = None
     materials: tuple[Material, ...] = ()
+    generation: Generation | None = None
 
 
 @value
@@ -235,12 +239,22 @@ class _Facts:
         self._requalified: dict[str, Requalification] = {}
 
     def _merged(self, tip: AttemptState) -> bool:
-        """After its ``merge`` succeeded an attempt's generation is final: a merged pull
-        request's head cannot move, and its base moves with the merge itself."""
-        return (tip.last.get("merge", ("",))[0] == "succeeded"
-                and tip.attempt.generation.source_commit
-                == self.request.generation.source_commit
-                and tip.attempt.generation.tree == self.request.generation.tree)
+        """After ``merge`` succeeded in the chain, the merged generation is final for
+        the tip and its successors: a merged pull request's head cannot move, and its
+        base moves with the merge itself."""
+        journal = self.journal
+        assert journal is not None
+        state: AttemptState | None = tip
+        seen: set[str] = set()
+        while state is not None and state.id not in seen:
+            seen.add(state.id)
+            if state.last.get("merge", ("",))[0] == "succeeded":
+                gen = state.attempt.generation
+                return (state.generation_id == tip.generation_id
+                        and gen.source_commit == self.request.generation.source_commit
+                        and gen.tree == self.request.generation.tree)
+            state = journal.attempt(state.predecessor) if state.predecessor else None
+        return False
 
     def _runner(self) -> tuple[Writer | None, str | None, str | None]:
         tip = self.tip
@@ -371,12 +385,14 @@ def _admit(f: _Facts, row: str) -> Decision:
     tip = f.tip
     if tip is None:
         return _decision(row, ADMIT, f, f"no attempt for {f.request.request_key} yet: admit "
-                         "one for the current generation", writes=(Write("attempt", None),),
+                         "one for the current generation",
+                         writes=(Write("attempt", None, generation=f.request.generation),),
                          again=True)
     change = _describe_generation_change(tip.attempt.generation, f.request.generation)
     return _decision(row, ADMIT, f, f"attempt {_short(tip.id)} is {tip.status} and of another "
                      f"generation ({change}): admit its successor for the current generation",
-                     writes=(Write("attempt", tip.id),), again=True)
+                     writes=(Write("attempt", tip.id, generation=f.request.generation),),
+                     again=True)
 
 
 def _stale(f: _Facts, row: str) -> Decision:
@@ -451,7 +467,7 @@ def _supersede(f: _Facts, row: str) -> Decision:
                      f"older generation ({change}): supersede it and admit the current one",
                      writes=(Write("event", tip.id, None, "superseded",
                                    _bounded(f"new generation: {change}")),
-                             Write("attempt", tip.id)), again=True)
+                             Write("attempt", tip.id, generation=f.request.generation)), again=True)
 
 
 def _successor(f: _Facts, row: str) -> Decision:
@@ -459,7 +475,8 @@ def _successor(f: _Facts, row: str) -> Decision:
     assert tip is not None
     return _decision(row, SUCCESSOR, f, f"attempt {_short(tip.id)} is {tip.status} (it does "
                      "not block): open its successor for this generation and decide there",
-                     writes=(Write("attempt", tip.id),), again=True)
+                     writes=(Write("attempt", tip.id, generation=tip.attempt.generation),),
+                     again=True)
 
 
 def _expire(f: _Facts, row: str) -> Decision:
@@ -470,7 +487,9 @@ def _expire(f: _Facts, row: str) -> Decision:
                      "and open its successor",
                      writes=(Write("event", tip.id, None, "expired",
                                    f"expired at {tip.attempt.expires_at} before any phase "
-                                   "started"), Write("attempt", tip.id)), again=True)
+                                   "started"),
+                             Write("attempt", tip.id, generation=tip.attempt.generation)),
+                     again=True)
 
 
 def _skip(f: _Facts, row: str) -> Decision:
@@ -553,11 +572,11 @@ DECISIONS: tuple[tuple[str, str, str, str, Guard, Make], ...] = (
      _head_moved),
     ("P is not a phase of the plan (the current attempt's, else the channel's)",
      REFUSE, "nothing",
-     "journal-format.md section 8: a record of a phase outside the plan is "
+     "format §8: a record of a phase outside the plan is "
      "`undeclared_phase`",
      lambda f: f.phase not in f.plan, _not_in_plan),
     ("no attempt for the request key", ADMIT, "an attempt root (no predecessor)",
-     "section 9: nothing blocks a fresh attempt; the key is the one `admit` uses, so the "
+     "format §9: nothing blocks a fresh attempt; the key is the one `admit` uses, so the "
      "two never double it", lambda f: f.tip is None, _admit),
     ("tip of another generation; the step's generation is an earlier attempt's of the "
      "chain", REFUSE, "nothing",
@@ -566,43 +585,43 @@ DECISIONS: tuple[tuple[str, str, str, str, Guard, Make], ...] = (
     ("tip of another generation, reconciling, rolling-back, rollback-failed or succeeded",
      REFUSE, "nothing",
      "ADR-038: RECONCILIATION, ROLLING_BACK, ROLLBACK_FAILED and VERIFIED block; "
-     "section 8: reconciling refuses `superseded`",
+     "format §8: reconciling refuses `superseded`",
      lambda f: not f.same and f.status in _OTHER_BLOCKING_DONE, _tip_recovery),
     ("tip failed, cancelled, superseded, expired or rolled-back while its open phase is "
      "started by a runner live or that cannot be told", BUSY, "nothing (outcome `busy`)",
-     "idempotency note, Limits: never act beside a living runner; a successor would run "
+     "the idempotency note, 3: never act beside a living runner; a successor would run "
      "the phase beside it", lambda f: f.tip is not None and f.status in _NOT_BLOCKING
      and f.runner_status == "started" and f.liveness in _NOT_LIVE, _busy),
     ("tip failed, cancelled, superseded, expired or rolled-back while its open phase is "
      "started by a runner that ended", REFUSE,
      "nothing; prints the commands that open the successor by hand",
-     "idempotency note, Limits: a stop after dispatch proves the effect absent only when "
-     "authoritative recovery confirms it; the ended attempt takes no `unknown` (section "
-     "8: `rewritten_terminal`)", lambda f: f.tip is not None and f.status in _NOT_BLOCKING
+     "the idempotency note, 3: a stop after dispatch proves the effect absent only when "
+     "authoritative recovery confirms it; the ended attempt takes no `unknown` (format "
+     "§8: `rewritten_terminal`)", lambda f: f.tip is not None and f.status in _NOT_BLOCKING
      and f.runner_status == "started", _ended_in_flight),
     ("tip of another generation; its open phase started or waiting by a runner live or "
      "that cannot be told", BUSY, "nothing (outcome `busy`)",
-     "idempotency note, Limits: never act beside a living runner; superseding it would "
+     "the idempotency note, 3: never act beside a living runner; superseding it would "
      "make its result `rewritten_terminal`",
      lambda f: not f.same and f.runner_status in ("started", "waiting")
      and f.liveness in _NOT_LIVE, _busy),
     ("tip of another generation; its open phase started by a runner that ended",
      REFUSE, "`unknown` for that phase of the tip",
-     "idempotency note, Limits: a started effect whose runner died is ambiguous; section "
-     "8: an unknown outcome is reconciled, never abandoned",
+     "the idempotency note, 3: a started effect whose runner died is ambiguous; format "
+     "§8: an unknown outcome is reconciled, never abandoned",
      lambda f: not f.same and f.runner_status == "started", _other_ambiguous),
     ("tip of another generation, pending, running or waiting", SUPERSEDE,
      "attempt-level `superseded` on the tip (reason: what changed), then an attempt root "
      "succeeding it; decide again",
      "ADR 0006: a new source or base requires a new generation; supersession retains a "
-     "reason; section 9: `superseded` does not block",
+     "reason; format §9: `superseded` does not block",
      lambda f: not f.same and f.status in ("pending", "running", "waiting"), _supersede),
     ("tip of another generation, failed, cancelled, superseded, expired or rolled-back",
      ADMIT, "an attempt root succeeding the tip; decide again",
-     "section 9 / ADR-038: these do not block; material of another generation is not "
+     "format §9 / ADR-038: these do not block; material of another generation is not "
      "re-qualified", lambda f: not f.same and f.status in _NOT_BLOCKING, _admit),
     ("current attempt rolling-back, rollback-failed or superseded", REFUSE, "nothing",
-     "ADR-038: ROLLING_BACK and ROLLBACK_FAILED block; section 10: `superseded` recovers "
+     "ADR-038: ROLLING_BACK and ROLLBACK_FAILED block; format §10: `superseded` recovers "
      "by a new generation",
      lambda f: f.status in ("rolling-back", "rollback-failed", "superseded"), _tip_recovery),
     ("current attempt failed, cancelled, expired or rolled-back", SUCCESSOR,
@@ -612,45 +631,45 @@ DECISIONS: tuple[tuple[str, str, str, str, Guard, Make], ...] = (
      lambda f: f.status in ("failed", "cancelled", "expired", "rolled-back"), _successor),
     ("current attempt pending and past its expires_at", SUCCESSOR,
      "attempt-level `expired`, then an attempt root succeeding it; decide again",
-     "ADR-038: no transition into executing skips the unexpired check; section 8: "
+     "ADR-038: no transition into executing skips the unexpired check; format §8: "
      "`expired` only while pending",
      lambda f: f.status == "pending" and f.tip is not None
      and f.request.now >= f.tip.attempt.expires_at, _expire),
     ("P succeeded in the current attempt", SKIP, "nothing (outcome `skipped`)",
-     "section 8: a succeeded phase is never written again; ADR-038: VERIFIED blocks a "
+     "format §8: a succeeded phase is never written again; ADR-038: VERIFIED blocks a "
      "second application", lambda f: f.last == "succeeded", _skip),
     ("an earlier plan phase not succeeded; in a successor, each such phase has no record "
      "and is re-qualified", REQUALIFY,
      "`succeeded` for each, citing the predecessor's materials (and for P when it "
      "re-qualifies too: outcome `requalified`); else decide again",
-     "re-qualification decision: a successor inherits no success but may re-qualify "
-     "retained material by its bytes; section 4: a material's attempt may be a "
-     "predecessor", lambda f: f.earlier is not None and f.earlier_requalify(),
+     "ADR 0006, Materials: recovery qualifies retained material (by its bytes) under "
+     "the successor's rules; format §4: a material's attempt may be a predecessor",
+     lambda f: f.earlier is not None and f.earlier_requalify(),
      _requalify_earlier),
     ("an earlier plan phase not succeeded", REFUSE, "nothing",
-     "ADR 0006: every phase requires successful predecessors (section 8: "
+     "ADR 0006: every phase requires successful predecessors (format §8: "
      "`missing_predecessor`)", lambda f: f.earlier is not None, _earlier_open),
     ("P has no record; in a successor whose predecessor of this generation succeeded P "
      "with materials now in the workspace byte for byte", REQUALIFY,
      "`succeeded` for P citing them (outcome `requalified`)",
-     "re-qualification decision (as above); a phase without file materials always runs "
-     "again", lambda f: f.last is None and f.successor
+     "ADR 0006, Materials (as above); a phase without file materials always runs again",
+     lambda f: f.last is None and f.successor
      and f.requalification(f.phase).requalified, _requalify_own),
     ("P started, unknown or waiting by a runner live or that cannot be told", BUSY,
      "nothing (outcome `busy`)",
-     "idempotency note, Limits; never run the work beside a living runner",
+     "the idempotency note, 3; never run the work beside a living runner",
      lambda f: f.last in _IN_FLIGHT and f.liveness in _NOT_LIVE, _busy),
     ("P started by a runner that ended", AMBIGUOUS,
      "`unknown` naming the run, run attempt and job; then verify (`VERIFY_ROWS`)",
-     "idempotency note, Limits: a timeout after dispatch is ambiguous: recover it under "
+     "the idempotency note, 3: a timeout after dispatch is ambiguous: recover it under "
      "the same identity by authoritative read-back, never retry it",
      lambda f: f.last == "started", _ambiguous),
     ("P unknown, its runner ended", AMBIGUOUS, "nothing; then verify (`VERIFY_ROWS`)",
-     "section 8: unknown resolves only to succeeded, failed or unknown",
+     "format §8: unknown resolves only to succeeded, failed or unknown",
      lambda f: f.last == "unknown", _ambiguous),
     ("P has no record, or is waiting by a runner that ended", RUN,
      "`started` for P; the work runs outside the scope; then `WORK_ROWS`",
-     "idempotency note, step 2: the claim is written inside the uniqueness boundary",
+     "the idempotency note, 2: the claim is written inside the uniqueness boundary",
      lambda f: f.last in (None, "waiting"), _run),
 )
 """The decision table: the first row whose guard holds decides (docs/run.md)."""
@@ -770,16 +789,16 @@ VERIFY_ROWS: tuple[tuple[str | None, str, str, str,
                          Callable[[Decision, str, Material | None], Decision]], ...] = (
     (PRESENT, SETTLE, "`succeeded` for P with the verify's stdout as a `readback` material "
      "(outcome `settled`)",
-     "idempotency note, Limits: authoritative recovery confirms the effect",
+     "the idempotency note, 3: authoritative recovery confirms the effect",
      _verify_present),
     (ABSENT, RECORD, "`failed` for P (reason: verified absent); decide again (a successor "
      "runs it)", "ADR-038: FAILED is proven zero effect and does not block a fresh attempt",
      _verify_absent),
     (NEITHER, REFUSE, "nothing; prints the `ghattempt record` commands that settle it",
-     "never re-run an effect on a guess; section 10: `reconcile:P`",
+     "never re-run an effect on a guess; format §10: `reconcile:P`",
      lambda d, row, rb: _verify_neither(d, row, rb, "verify could not tell")),
     (None, REFUSE, "nothing; prints the `ghattempt record` commands that settle it",
-     "never re-run an effect on a guess; section 10: `reconcile:P`",
+     "never re-run an effect on a guess; format §10: `reconcile:P`",
      lambda d, row, rb: _verify_neither(d, row, rb, "no verify was given")),
 )
 """After an ``ambiguous`` decision: the verify's outcome (``present``, ``absent``,
@@ -841,10 +860,10 @@ WorkMake = Callable[[Decision, str, int, "str | None", "str | None", Sequence[Ma
 WORK_ROWS: tuple[tuple[str, str, str, Callable[[int, str | None], bool], WorkMake], ...] = (
     ("interrupted by a signal the runner sent (SIGINT, SIGTERM)",
      "`unknown` for P naming the signal and the runner (never `failed` or `cancelled`)",
-     "idempotency note, Limits: a worker stopped after dispatch proves nothing",
+     "the idempotency note, 3: a worker stopped after dispatch proves nothing",
      lambda code, signal: signal is not None, _work_interrupted),
     ("exit status 0", "`succeeded` for P with its materials",
-     "section 4: materials bind bytes and digest to the producing attempt",
+     "format §4: materials bind bytes and digest to the producing attempt",
      lambda code, signal: code == 0, _work_succeeded),
     ("any other exit status", "`failed` for P: the exit status and the last line of its "
      "error output (bounded, secrets scrubbed)",

@@ -12,6 +12,7 @@ from run_world import ME, OTHER, PERSON, URL, World, observed, request
 from ghattempt.core import (
     DECISION_KINDS,
     Decision,
+    RunRequest,
     after_verify,
     after_work,
     decide,
@@ -399,6 +400,46 @@ def test_the_work_s_end_is_recorded(exit_code: int, signal: str | None, row: str
         assert last[1] == "exit 3: boom"
     if status == "unknown":
         assert signal in (last[1] or "") and "run 500 attempt 1, job release" in (last[1] or "")
+
+
+MERGED_PLAN = ("build", "merge", "publication")
+
+
+def merged(world: World) -> object:
+    a = world.attempt(plan=MERGED_PLAN)
+    a.event("build", "started", writer=OTHER)
+    state = world.journal().attempt(a.id)
+    a.event("build", "succeeded", writer=OTHER, materials=[
+        file_material(TAR, phase="build", attempt=state, url=URL)])  # type: ignore[arg-type]
+    a.run(("merge", "started"), ("merge", "succeeded"))
+    return a
+
+
+def moved_base(phase: str) -> RunRequest:
+    """The request after the merge moved the base: same head and tree."""
+    from ghattempt.core._value import replace
+
+    req = request(phase, plan=MERGED_PLAN)
+    return RunRequest(req.request_key, replace(req.generation, base_commit="c" * 40),
+                      phase, req.plan, req.writer, req.now)
+
+
+def test_after_the_merge_a_moved_base_is_no_new_generation() -> None:
+    w = World()
+    a = merged(w)
+    d = first(w, moved_base("publication"))
+    assert (d.row, d.kind, d.attempt) == ("D22", "run", a.id)  # type: ignore[attr-defined]
+
+
+def test_the_successor_of_a_merged_attempt_keeps_its_generation() -> None:
+    w = World()
+    a = merged(w)
+    a.run(("publication", "started"), ("publication", "failed"))  # type: ignore[attr-defined]
+    taken = w.step(moved_base("publication"), files=(TAR,))
+    assert [t.row for t in taken] == ["D13", "D17"]
+    assert taken[0].writes[0].generation == a.record.generation  # type: ignore[attr-defined]
+    # merge recorded no file material: it cannot be re-qualified by bytes (docs/run.md)
+    assert taken[-1].names == "merge" and "no file material" in taken[-1].reason
 
 
 def test_follow_ups_refuse_the_wrong_decision() -> None:
