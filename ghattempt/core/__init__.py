@@ -83,26 +83,67 @@ if TYPE_CHECKING:
     from ._reader_main import run as _run_reader
 
     run_reader = _run_reader
+    from ._requalify import (
+        VERIFY_OUTCOMES,
+        ObservedFile,
+        ReleaseAsset,
+        ReleaseCheck,
+        Requalification,
+        compare_release,
+        file_material,
+        material_id,
+        material_path,
+        readback_material,
+        requalify,
+        workspace_path_problem,
+    )
     from ._rules import AttemptStatus
+    from ._run import (
+        DECISION_KINDS,
+        LIVENESS,
+        OUTCOMES,
+        Decision,
+        RunNeeds,
+        RunRequest,
+        Write,
+        after_verify,
+        after_work,
+        decide,
+        describe_writer,
+        hand_commands,
+        run_needs,
+    )
 
 _WRITER_SIDE = frozenset({"RecordValueError", "build_attempt", "build_event",
                           "build_generation", "build_intent", "build_material",
                           "check_attempt", "check_event", "key_from", "next_event",
                           "record_block", "render_body"})
 _READ_BACK = frozenset({"READ_BACK_OUTCOMES", "ReadBack", "read_back"})
+_RUN = frozenset({"DECISION_KINDS", "LIVENESS", "OUTCOMES", "Decision", "RunNeeds",
+                  "RunRequest", "Write", "after_verify", "after_work", "decide",
+                  "describe_writer", "hand_commands", "run_needs"})
+_REQUALIFY = frozenset({"VERIFY_OUTCOMES", "ObservedFile", "ReleaseAsset", "ReleaseCheck",
+                        "Requalification", "compare_release", "file_material", "material_id",
+                        "material_path", "readback_material", "requalify",
+                        "workspace_path_problem"})
 
 
 def __getattr__(name: str) -> Any:
-    """Load the builders, the read-back, and the ``Literal`` types ``Failure`` and
-    ``AttemptStatus`` (which need ``typing``), on first use: the reader needs none of
-    them (start-up); and ``run_reader``, the reader's one invocation (arguments and stdin
-    to a verdict), for ``ghattempt read``."""
+    """Load the builders, the read-back, the ``run`` step's decision table and
+    re-qualification, and the ``Literal`` types ``Failure`` and ``AttemptStatus`` (which
+    need ``typing``), on first use: the reader needs none of them (start-up); and
+    ``run_reader``, the reader's one invocation (arguments and stdin to a verdict), for
+    ``ghattempt read``."""
     from importlib import import_module
 
     if name in _WRITER_SIDE:
         source = import_module("._build", __name__)
     elif name in _READ_BACK:
         source = import_module("._readback", __name__)
+    elif name in _RUN:
+        source = import_module("._run", __name__)
+    elif name in _REQUALIFY:
+        source = import_module("._requalify", __name__)
     elif name == "run_reader":
         value = import_module("._reader_main", __name__).run
         globals()[name] = value
@@ -125,6 +166,31 @@ __all__ = [
     "READ_BACK_OUTCOMES",
     "ReadBack",
     "read_back",
+    "DECISION_KINDS",
+    "LIVENESS",
+    "OUTCOMES",
+    "Decision",
+    "RunNeeds",
+    "RunRequest",
+    "Write",
+    "after_verify",
+    "after_work",
+    "decide",
+    "describe_writer",
+    "hand_commands",
+    "run_needs",
+    "VERIFY_OUTCOMES",
+    "ObservedFile",
+    "ReleaseAsset",
+    "ReleaseCheck",
+    "Requalification",
+    "compare_release",
+    "file_material",
+    "material_id",
+    "material_path",
+    "readback_material",
+    "requalify",
+    "workspace_path_problem",
     "Lease",
     "Witness",
     "build_lease",

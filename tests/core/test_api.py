@@ -25,7 +25,13 @@ def test_all_is_the_curated_namespace() -> None:
         "is_digest", "is_reason", "key_from", "markers", "next_event",
         "parse_body", "read_journal", "record_block", "recovery_for", "render_body",
         "LEASE_HEADLINE", "NO_WITNESS", "Lease", "Witness", "build_lease", "lease_ref_name",
-        "parse_lease", "scope_key", "READ_BACK_OUTCOMES", "ReadBack", "read_back"}
+        "parse_lease", "scope_key", "READ_BACK_OUTCOMES", "ReadBack", "read_back",
+        # the run step's decision table and re-qualification (docs/run.md)
+        "DECISION_KINDS", "LIVENESS", "OUTCOMES", "Decision", "RunNeeds", "RunRequest",
+        "Write", "after_verify", "after_work", "decide", "describe_writer", "hand_commands",
+        "run_needs", "VERIFY_OUTCOMES", "ObservedFile", "ReleaseAsset", "ReleaseCheck",
+        "Requalification", "compare_release", "file_material", "material_id",
+        "material_path", "readback_material", "requalify", "workspace_path_problem"}
     for name in core.__all__:
         assert getattr(core, name) is not None
 
