@@ -9,6 +9,7 @@ Stdlib only; imports nothing else from the package. The reader bundle
 from __future__ import annotations
 
 from ._c14n import canonical, digest
+from ._capture import Capture, parse_capture
 from ._capture import check_input as check_input
 from ._capture import reconstruct as reconstruct
 from ._codes import FAILURE_CODES, JournalInvalid
@@ -21,6 +22,7 @@ from ._journal import (
     Verdict,
     find_blocking,
     find_history,
+    read_capture,
     read_journal,
 )
 from ._journal import invalid_verdict as invalid_verdict
@@ -161,6 +163,9 @@ def __getattr__(name: str) -> Any:
 # ``reconstruct``, ``invalid_verdict``, ``PHASE_TERMINAL`` and ``run_reader``, the reader's
 # own steps, which the command line's ``read`` and ``show`` reuse.
 __all__ = [
+    "Capture",
+    "parse_capture",
+    "read_capture",
     "LEASE_HEADLINE",
     "NO_WITNESS",
     "READ_BACK_OUTCOMES",

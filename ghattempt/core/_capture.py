@@ -8,7 +8,15 @@ Top-level comments are the union of every JournalPage's ``comments.nodes`` by ``
 the replies of comment X are the union of X's nested replies and of every RepliesPage
 whose ``node.id`` is X. Anything that cannot come from one consistent capture is
 ``capture_mismatch``; counting what is missing (``incomplete``) needs the trust rules
-and is left to the caller (``Capture.missing``).
+and is left to the reading (``_journal``).
+
+This is the one place raw GraphQL JSON is read. :func:`parse_capture` turns responses
+into a typed :class:`Capture` once; every layer above hands that value on (the store's
+session, the reading commands, the timeline page, the App). A writer that has just
+written a comment extends its capture with :meth:`Capture.with_comment` or
+:meth:`Capture.with_reply` (a new value: the capture as GitHub would now answer it),
+and a journal it has just opened is :meth:`Capture.opened`; nobody builds GitHub's JSON
+by hand to read their own write.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from operator import attrgetter
 
 from ._args import shown
 from ._codes import JournalInvalid
-from ._value import value
+from ._value import replace, value
 
 TYPE_CHECKING = False  # spares importing typing at run time (reader start-up)
 if TYPE_CHECKING:
@@ -83,11 +91,20 @@ EDITED = "edited"
 
 @value
 class Capture:
-    """A reconstructed journal: the discussion and its comments in node order.
+    """A captured journal, parsed once (:func:`parse_capture`): the repository, the
+    discussion and its comments in node order, the lease member.
 
+    ``repository_id`` and ``repository_name`` (``nameWithOwner`` now); the discussion's
+    ``discussion_id`` and ``discussion_number``; ``body`` is the discussion body as a
+    :class:`Comment` (its author, ``lastEditedAt`` and ``includesCreatedEdit``; no
+    ``createdAt``: ``""``); ``comments_total`` is the comments' ``totalCount``;
     ``comments`` are the top-level comments sorted by (createdAt, id); ``replies`` maps
     a top-level comment id to its replies in the same order; ``replies_total`` to its
-    replies' ``totalCount``; ``body_author`` is the discussion body's author node.
+    replies' ``totalCount``. ``lease`` is the lease member (None: no response carried
+    one, or it was null). ``category`` is the discussion's category where a response
+    carried it (``JournalPageLease``, ``WriterRead``; the reader ignores it: an extra
+    field), else None. Nothing here is checked against the trust rules: that is
+    :func:`~ghattempt.core.read_capture`'s reading.
     """
 
     repository_id: str
@@ -100,6 +117,70 @@ class Capture:
     replies: dict[str, tuple[Comment, ...]]
     replies_total: dict[str, int]
     lease: LeaseRef | None = None
+    category: Category | None = None
+
+    @classmethod
+    def opened(cls, *, repository_id: str, repository_name: str, discussion_id: str,
+               number: int, body: str, login: str, database_id: int | None) -> Capture:
+        """The capture of a journal just created by ``login``: its ``body`` and no
+        comments (what a capture reads once GitHub's replicas show it)."""
+        author = Comment(discussion_id, body, "", None, False, False, None, login,
+                         database_id)
+        return cls(repository_id, repository_name, discussion_id, number, author, 0, (),
+                   {}, {})
+
+    def with_comment(self, comment_id: str, body: str, created_at: str, login: str,
+                     database_id: int | None) -> Capture:
+        """This capture with one more top-level comment (an attempt root, no replies),
+        unedited, by ``login``: the journal as GitHub answers it after the write.
+
+        Raises:
+            JournalInvalid: ``capture_mismatch``: ``comment_id`` is in the capture already.
+        """
+        self._refuse_known(comment_id)
+        node = Comment(comment_id, body, created_at, None, False, False, None, login,
+                       database_id)
+        replies = dict(self.replies)
+        replies[comment_id] = ()
+        totals = dict(self.replies_total)
+        totals[comment_id] = 0
+        return replace(self, comments_total=self.comments_total + 1,
+                       comments=tuple(sorted((*self.comments, node), key=node_order)),
+                       replies=replies, replies_total=totals)
+
+    def with_reply(self, root_id: str, comment_id: str, body: str, created_at: str,
+                   login: str, database_id: int | None) -> Capture:
+        """This capture with one more reply to the top-level comment ``root_id`` (an
+        event), unedited, by ``login``: the journal as GitHub answers it after the write.
+
+        Raises:
+            JournalInvalid: ``capture_mismatch``: no top-level comment ``root_id``, or
+                ``comment_id`` is in the capture already.
+        """
+        if root_id not in self.replies:
+            raise _mismatch(f"no top-level comment {root_id} to reply to in the capture")
+        self._refuse_known(comment_id)
+        node = Comment(comment_id, body, created_at, None, False, False, None, login,
+                       database_id)
+        replies = dict(self.replies)
+        replies[root_id] = tuple(sorted((*replies[root_id], node), key=node_order))
+        totals = dict(self.replies_total)
+        totals[root_id] = totals[root_id] + 1
+        return replace(self, replies=replies, replies_total=totals)
+
+    def _refuse_known(self, comment_id: str) -> None:
+        if comment_id == self.discussion_id or comment_id in self.replies or any(
+                r.id == comment_id for rs in self.replies.values() for r in rs):
+            raise _mismatch(f"node {comment_id} is in the capture already")
+
+
+@value
+class Category:
+    """The discussion's category, as a response carried it (``category { id slug }``):
+    its node ``id`` and its ``slug`` (None when the response carried none)."""
+
+    id: str
+    slug: str | None
 
 
 @value
@@ -232,6 +313,7 @@ class _Builder:
         self.lease: LeaseRef | None = None
         self.lease_seen = False
         self.discussion: tuple[Any, ...] | None = None
+        self.category: Category | None = None
         self.comments_total: int | None = None
         self.nodes: dict[str, tuple[Comment, str | None]] = {}  # id -> (node, parent id)
         self.top: list[Comment] = []
@@ -289,6 +371,8 @@ class _Builder:
                        _get(disc, "includesCreatedEdit", bool, dwhere), False, None,
                        *_author(disc, dwhere))
         number = _get(disc, "number", int, dwhere)
+        if self.category is None:
+            self.category = _category(disc.get("category"))
         dident = (body, number)
         if self.discussion is None:
             self.discussion = dident
@@ -353,11 +437,37 @@ class _Builder:
         return Capture(self.repository_id, self.repository_name, body.id, number, body,
                        self.comments_total, tuple(sorted(self.top, key=order)),
                        {p: tuple(sorted(b.values(), key=order)) for p, b in self.replies.items()},
-                       self.replies_total, self.lease)
+                       self.replies_total, self.lease, self.category)
+
+
+def _category(obj: Any) -> Category | None:
+    """A discussion's ``category`` member: read where it is ``{id, slug}`` with a string
+    ``id``, else None. Not part of the contract (section 5): an extra field, never a
+    reason to refuse a capture."""
+    if type(obj) is not dict or type(obj.get("id")) is not str:
+        return None
+    slug = obj.get("slug")
+    return Category(obj["id"], slug if type(slug) is str else None)
 
 
 node_order = attrgetter("created_at", "id")
 """Sort key of comments, section 5: by createdAt, then by id in code-point order."""
+
+
+def parse_capture(value: object) -> Capture:
+    """Parse captured GraphQL responses (a response object or an array of them, as the
+    reader's stdin holds them) into a :class:`Capture`: ``check_input``, then
+    ``reconstruct`` (sections 5 and 7.1).
+
+    Raises:
+        JournalInvalid: ``bad_input`` (not an object or an array of objects, no
+            JournalPage, or nested too deeply to read), ``capture_mismatch`` naming the
+            first conflict.
+    """
+    try:
+        return reconstruct(check_input(value))
+    except RecursionError:
+        raise JournalInvalid("bad_input", "stdin nests too deeply") from None
 
 
 def reconstruct(responses: list[dict[str, Any]]) -> Capture:
@@ -386,3 +496,10 @@ def reconstruct(responses: list[dict[str, Any]]) -> Capture:
         else:
             raise _mismatch(f"{where} is neither a JournalPage, a RepliesPage nor a LeaseRef")
     return builder.finish()
+
+
+# Public as ghattempt.core (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (Capture, parse_capture):
+    _exported.__module__ = "ghattempt.core"
+del _exported

@@ -10,7 +10,7 @@ admit an attempt.
 from __future__ import annotations
 
 from ._args import Options, make_options, shown
-from ._capture import Capture, Comment, LeaseRef, check_input, node_order, reconstruct
+from ._capture import Capture, Comment, LeaseRef, node_order, parse_capture
 from ._codes import CALLER_FAULTS, JournalInvalid
 from ._lease import LEASE_NAME_PREFIX, LEASE_REF_PREFIX, Lease, parse_lease, scope_key
 from ._records import Attempt, Event, Intent, Material, is_key, parse_body
@@ -453,8 +453,8 @@ def _across(states: tuple[AttemptState, ...]) -> None:
                                  f"authorization {auth} is used by two attempts")
 
 
-def _read(responses: list[dict[str, Any]], opts: Options) -> JournalState:
-    capture: Capture = reconstruct(responses)  # section 5: capture_mismatch
+def _read(capture: Capture, opts: Options) -> JournalState:
+    """Sections 7.2-7.7 over a capture parsed by section 5 (:func:`parse_capture`)."""
     if capture.repository_id != opts.repository_id:
         raise JournalInvalid("repository_mismatch", "the capture is of repository "
                              f"{capture.repository_id}, not --repository-id")
@@ -589,7 +589,7 @@ def read_journal(pages: object, *, writer: str, repository_id: str,
     Args:
         pages: the parsed stdin value: a GraphQL response dict or a list of them
             (``JournalPage``/``RepliesPage``/``LeaseRef``, any order; a JournalPage may
-            carry a ``lease`` member).
+            carry a ``lease`` member), parsed here (:func:`parse_capture`).
         writer: the login whose unedited comments contribute (``--writer``).
         repository_id: the repository's GraphQL node id (``--repository-id``).
         writer_id: the author's ``databaseId`` that must also match (``--writer-id``).
@@ -605,21 +605,57 @@ def read_journal(pages: object, *, writer: str, repository_id: str,
         A ``Verdict``; never raises for any input. Wrong arguments give a
         ``bad_arguments`` verdict (exit 2), as the CLI would.
     """
+    opts = _options(writer, repository_id, writer_id, request_key, server_url,
+                    max_records, max_attempts, require_witness)
+    if isinstance(opts, JournalInvalid):
+        key = request_key if is_key(request_key) else None
+        return invalid_verdict(opts.code, opts.detail, key, reader)
+    return read_with(pages, opts, reader)
+
+
+def read_capture(capture: Capture | JournalInvalid, *, writer: str, repository_id: str,
+                 writer_id: int | None = None, request_key: str | None = None,
+                 server_url: str | None = None, max_records: int = 1000,
+                 max_attempts: int = 100, reader: str | None = None,
+                 require_witness: bool = False) -> Verdict:
+    """:func:`read_journal` of a capture already parsed (:func:`parse_capture`), or of
+    the ``JournalInvalid`` parsing raised (``bad_input``, ``capture_mismatch``): the same
+    verdict ``read_journal`` gives for the responses, in the same order (the arguments
+    are checked first). Never raises."""
+    opts = _options(writer, repository_id, writer_id, request_key, server_url,
+                    max_records, max_attempts, require_witness)
+    if isinstance(opts, JournalInvalid):
+        key = request_key if is_key(request_key) else None
+        return invalid_verdict(opts.code, opts.detail, key, reader)
+    if isinstance(capture, JournalInvalid):
+        return invalid_verdict(capture.code, capture.detail, opts.request_key, reader)
+    return _verdict(capture, opts, reader)
+
+
+def _options(writer: str, repository_id: str, writer_id: int | None,
+             request_key: str | None, server_url: str | None, max_records: int,
+             max_attempts: int, require_witness: bool) -> Options | JournalInvalid:
     try:
-        opts = make_options(writer, repository_id, writer_id=writer_id,
+        return make_options(writer, repository_id, writer_id=writer_id,
                             request_key=request_key, server_url=server_url,
                             max_records=max_records, max_attempts=max_attempts,
                             require_witness=require_witness)
     except JournalInvalid as exc:
-        key = request_key if is_key(request_key) else None
-        return invalid_verdict(exc.code, exc.detail, key, reader)
-    return read_with(pages, opts, reader)
+        return exc
 
 
 def read_with(pages: object, opts: Options, reader: str | None = None) -> Verdict:
     """``read_journal`` with already checked ``Options`` (used by the reader CLI)."""
     try:
-        journal = _read(check_input(pages), opts)
+        capture = parse_capture(pages)
+    except JournalInvalid as exc:
+        return invalid_verdict(exc.code, exc.detail, opts.request_key, reader)
+    return _verdict(capture, opts, reader)
+
+
+def _verdict(capture: Capture, opts: Options, reader: str | None) -> Verdict:
+    try:
+        journal = _read(capture, opts)
     except JournalInvalid as exc:
         return invalid_verdict(exc.code, exc.detail, opts.request_key, reader)
     except RecursionError:
@@ -682,7 +718,7 @@ def find_history(journal: JournalState, request_key: str) -> tuple[AttemptState,
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     AttemptState, JournalState, PhaseState, Verdict, find_blocking, find_history,
-    read_journal,
+    read_capture, read_journal,
 ):
     _exported.__module__ = "ghattempt.core"
 del _exported

@@ -26,6 +26,8 @@ def test_all_is_the_curated_namespace() -> None:
         "parse_body", "read_journal", "record_block", "recovery_for", "render_body",
         "LEASE_HEADLINE", "NO_WITNESS", "Lease", "Witness", "build_lease", "lease_ref_name",
         "parse_lease", "scope_key", "READ_BACK_OUTCOMES", "ReadBack", "read_back",
+        # the typed capture: parsed once, read, extended by a writer (docs/reader.md)
+        "Capture", "parse_capture", "read_capture",
         # the run step's decision table and re-qualification (docs/run.md)
         "DECISION_KINDS", "LIVENESS", "OUTCOMES", "Decision", "RunNeeds", "RunRequest",
         "Write", "after_verify", "after_work", "decide", "describe_writer", "hand_commands",
