@@ -343,7 +343,7 @@ def run_store(work: Path, key: Path, args: argparse.Namespace) -> None:
 
     from cryptography.hazmat.primitives import serialization
 
-    from ghattempt.core import read_journal
+    from ghattempt.core import read_capture
     from ghattempt.emulator import DEFAULT_FIXTURE
     from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
 
@@ -419,8 +419,8 @@ def run_store(work: Path, key: Path, args: argparse.Namespace) -> None:
         number = max(d["number"] for r in httpx.get(f"{emu_url}/_emulator/state",
                                                      timeout=10).json()["repositories"]
                      for d in r["discussions"])
-        pages = list(gh.capture("octo-org", "widgets", number).pages)
-        verdict = read_journal(pages, writer="ghattempt-app", repository_id=repo_id,
+        capture = gh.capture("octo-org", "widgets", number).capture
+        verdict = read_capture(capture, writer="ghattempt-app", repository_id=repo_id,
                                writer_id=5550001)
         events = len(verdict.current.events) if verdict.current is not None else 0
         print(f"store sink over the HTTP emulator: open {first:.2f} s (token exchange, "

@@ -67,7 +67,7 @@ from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 if TYPE_CHECKING:
     from ghattempt.commands import Connection, Status, WriteOutcome, WriteRequest
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import ActionsWriter, Verdict
+    from ghattempt.core import ActionsWriter, Capture, JournalInvalid, Verdict
 
 __all__ = ["COMMANDS", "EXIT_BY_FAULT", "OUTPUTS", "SUMMARY_MODES", "ActionStep", "action_inputs",
            "default_event_key", "in_action_words", "outputs_of"]
@@ -542,19 +542,20 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text)[:60]
 
 
-def _timeline(env: Mapping[str, str], step: ActionStep, verdict: Verdict, pages: Any,
+def _timeline(env: Mapping[str, str], step: ActionStep, verdict: Verdict,
+              capture: Capture | JournalInvalid | None,
               config: LoadedConfig | None) -> str | None:
     """Write the journal's timeline page to ``RUNNER_TEMP``; its path, or None (no
     journal yet, no ``RUNNER_TEMP``, or the page could not be written: a note says why)."""
     path = _timeline_path(env)
-    if path is None or pages is None:
+    if path is None or capture is None:
         return None
     from ghattempt.commands import reader_identity
     from ghattempt.render import timeline_page, write_page
 
     try:
         writer, writer_id = reader_identity(None, None, config)
-        page, _lanes = timeline_page(pages, verdict, writer=writer, writer_id=writer_id,
+        page, _lanes = timeline_page(capture, verdict, writer=writer, writer_id=writer_id,
                                      server_url=step.connection.server_url)
         write_page(path, page)
     except OSError as exc:
@@ -565,13 +566,13 @@ def _timeline(env: Mapping[str, str], step: ActionStep, verdict: Verdict, pages:
 
 
 def _publish(env: Mapping[str, str], step: ActionStep, verdict: Verdict, url: str | None,
-             pages: Any, config: LoadedConfig | None, message: str = "",
-             planned: WriteOutcome | None = None) -> None:
+             capture: Capture | JournalInvalid | None, config: LoadedConfig | None,
+             message: str = "", planned: WriteOutcome | None = None) -> None:
     from ghattempt.render import markdown_summary
 
     plan = ""
     if planned is None:
-        timeline = _timeline(env, step, verdict, pages, config)
+        timeline = _timeline(env, step, verdict, capture, config)
         text = markdown_summary(verdict, url, mode=step.summary, command=step.command,
                                 message=message, server_url=step.connection.server_url)
     else:  # a plan: nothing was written, so no timeline of it
@@ -661,7 +662,7 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) 
         reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, step, reading.verdict, reading.url, reading.pages, reading.cfg)
+    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg)
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -732,7 +733,7 @@ def run(env: Mapping[str, str]) -> int:
     step = replace(step, connection=replace(
         step.connection, known=recall(memo, step.repository, step.pull_request,
                                       step.base_ref)))
-    pages: Any = None
+    capture: Capture | JournalInvalid | None = None
     planned: WriteOutcome | None = None
     config: LoadedConfig | None = None
     group = False
@@ -750,7 +751,7 @@ def run(env: Mapping[str, str]) -> int:
                 from ghattempt.commands import execute
 
                 reading = execute(step.request, config, step.connection)
-                verdict, url, pages = reading.verdict, reading.url, reading.pages
+                verdict, url, capture = reading.verdict, reading.url, reading.capture
                 message = f"status {verdict.status}, recovery {verdict.recovery}"
             else:
                 from ghattempt.commands import execute, plan
@@ -759,7 +760,7 @@ def run(env: Mapping[str, str]) -> int:
                 run_request = plan if step.planning else execute
                 outcome = run_request(step.request, config, step.connection)
                 verdict, url, message = outcome.verdict, outcome.url, outcome.message
-                pages = outcome.pages
+                capture = outcome.capture
                 if step.planning:
                     planned = outcome
         finally:
@@ -779,7 +780,7 @@ def run(env: Mapping[str, str]) -> int:
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         _outputs_after_failure(env, step, code)
         return code
-    _publish(env, step, verdict, url, pages, config, scrub(message, TOKEN_ENV), planned)
+    _publish(env, step, verdict, url, capture, config, scrub(message, TOKEN_ENV), planned)
     _warn_ignored(verdict)
     if planned is not None:
         from ghattempt.render import plan_lines

@@ -380,8 +380,11 @@ def _check(demo: Demo, facts: dict[str, Any]) -> dict[str, Any]:
     proc = _cli(demo, "capture", "--discussion", number, "--output", str(capture_path))
     if proc.returncode != 0:
         raise DemoFailed(f"ghattempt capture exited {proc.returncode}: {proc.stderr.strip()}")
-    pages = json.loads(capture_path.read_text(encoding="utf-8"))
-    repository_id = pages[0]["data"]["repository"]["id"]
+    from ghattempt.core import parse_capture
+
+    # the saved capture, parsed where it is read (the reader reads the file itself)
+    capture = parse_capture(json.loads(capture_path.read_text(encoding="utf-8")))
+    repository_id = capture.repository_id
     bundle = _root() / "readers" / "business-attempt.pyz"
     if not bundle.is_file():
         from ghattempt.readers import bundle_path
@@ -417,15 +420,12 @@ def _check(demo: Demo, facts: dict[str, Any]) -> dict[str, Any]:
                                       f"{facts['fault_fired']} times, expected 1")
     bodies: Counter[str] = Counter()
     publication = 0
-    for page in pages:
-        repo = (page.get("data") or {}).get("repository")
-        nodes = repo["discussion"]["comments"]["nodes"] if repo else []
-        for root in nodes:
-            bodies[root["body"]] += 1
-            for reply in root["replies"]["nodes"]:
-                bodies[reply["body"]] += 1
-                if '"key":"publish-v1.4.0"' in reply["body"]:
-                    publication += 1
+    for root in capture.comments:
+        bodies[root.body] += 1
+        for reply in capture.replies[root.id]:
+            bodies[reply.body] += 1
+            if '"key":"publish-v1.4.0"' in reply.body:
+                publication += 1
     dupes = [b for b, n in bodies.items() if n > 1]
     expect(not dupes, f"{len(dupes)} records were written more than once")
     expect(publication == 1, f"the publication event is in the journal {publication} times")

@@ -82,7 +82,7 @@ from ghattempt.commands import (
 )
 from ghattempt.config import DEFAULT_CONFIG_PATH, ConfigError, LoadedConfig, parse_config
 from ghattempt.core import AppWriter as CoreAppWriter
-from ghattempt.core import JournalInvalid, is_oid, parse_body
+from ghattempt.core import Capture, JournalInvalid, is_oid, parse_body
 from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import (
     AppAuth,
@@ -453,9 +453,9 @@ class StoreSink:
             change: str = request.change
             # a deleted or transferred journal is no longer in this repository
             gone = change in ("journal_deleted", "journal_transferred")
-            pages = [] if gone else list(
-                probe.capture(owner, name, request.discussion_number).pages)
-            pull = _pull_request(pages, request.previous_body)
+            capture = None if gone else probe.capture(
+                owner, name, request.discussion_number).capture
+            pull = _pull_request(capture, request.previous_body)
             head = probe.pull_request(owner, name, pull).head_oid if pull is not None else None
             cfg, gh, _ = self._access(request.installation_id, request.repository_name,
                                       request.repository_id, head)
@@ -466,8 +466,8 @@ class StoreSink:
             # read as the App's writers write: its records count (the token's own
             # databaseId when the configuration names none)
             viewer = gh.repository(owner, name).viewer
-            verdict = None if gone else verdict_for(pages, None, cfg, request.repository_id,
-                                                    viewer)
+            verdict = None if capture is None else verdict_for(
+                capture, None, cfg, request.repository_id, viewer)
             if verdict is None or change == "journal_moved":
                 title = what
                 read = ("Writers of this pull request now fail closed (journal_missing): "
@@ -512,14 +512,13 @@ def _notice(line: str) -> None:
     log.warning("%s", line)
 
 
-def _pull_request(pages: list[dict[str, Any]], previous_body: str | None) -> int | None:
+def _pull_request(capture: Capture | JournalInvalid | None,
+                  previous_body: str | None) -> int | None:
     """The journal's pull request, from the intent record in the Discussion's body (now,
     or before the edit: an edited journal keeps it only there)."""
     bodies: list[str] = []
-    try:
-        bodies.append(pages[0]["data"]["repository"]["discussion"]["body"])
-    except (LookupError, TypeError):
-        pass
+    if isinstance(capture, Capture):
+        bodies.append(capture.body.body)
     if previous_body:
         bodies.append(previous_body)
     for text in bodies:

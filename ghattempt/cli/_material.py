@@ -50,15 +50,22 @@ def _expected(args: Any) -> tuple[str, int, str]:
     if args.id:
         if not args.capture:
             raise CliError(Fault.BAD_INPUT, "--id needs --capture FILE (and --repository-id)")
-        from ghattempt.core import read_journal
+        from ghattempt.core import Capture, JournalInvalid, parse_capture, read_capture
 
         with open(args.capture, "rb") as f:
             try:
-                pages = json.loads(f.read().decode("utf-8"))
+                value = json.loads(f.read().decode("utf-8"))
             except (ValueError, RecursionError) as exc:
                 raise CliError(Fault.BAD_INPUT, f"{args.capture}: not UTF-8 JSON ({exc})") from None
-        repo = args.repository_id or _repo_id(pages)
-        verdict = read_journal(pages, writer=args.writer, writer_id=args.writer_id,
+        # the capture file is parsed here, where it is read (or why it is none: the
+        # verdict names it)
+        try:
+            capture: Capture | JournalInvalid = parse_capture(value)
+        except JournalInvalid as exc:
+            capture = exc
+        repo = args.repository_id or (
+            capture.repository_id if isinstance(capture, Capture) else "")
+        verdict = read_capture(capture, writer=args.writer, writer_id=args.writer_id,
                                repository_id=repo, server_url=args.server_url)
         if verdict.journal is None:
             raise CliError(Fault.JOURNAL_INVALID if verdict.exit_code == 3 else Fault.BAD_INPUT,
@@ -73,14 +80,6 @@ def _expected(args: Any) -> tuple[str, int, str]:
                        "give the expected reference: --bytes N --digest sha256:<hex>, "
                           "--material JSON, or --id ID --capture FILE")
     return "material", args.size, args.digest
-
-
-def _repo_id(pages: Any) -> str:
-    for page in pages if isinstance(pages, list) else [pages]:
-        repo = (page.get("data") or {}).get("repository") if isinstance(page, dict) else None
-        if isinstance(repo, dict) and isinstance(repo.get("id"), str):
-            return str(repo["id"])
-    return ""
 
 
 def verify_material(args: Any) -> int:

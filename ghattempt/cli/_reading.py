@@ -3,7 +3,7 @@
 Shape::
 
     read(argv: list[str]) -> int                 # the reader CLI, reporting the bundle digest
-    capture(args) -> int                         # pages -> file or stdout
+    capture(args) -> int                         # the responses -> file or stdout
     status(args) -> int                          # table or --json verdict
     show(args) -> int                            # the timeline page, --html FILE
     status_of(args) -> Status                    # the reading options as a request
@@ -113,10 +113,11 @@ def _config(args: argparse.Namespace) -> LoadedConfig | None:
 
 
 def capture(args: argparse.Namespace) -> int:
-    """``ghattempt capture``: the pages as one JSON array (UTF-8, then a newline)."""
-    from ghattempt.commands import Capture, execute
+    """``ghattempt capture``: the responses as GitHub sent them, one JSON array (UTF-8,
+    then a newline): what the reader takes on stdin."""
+    from ghattempt.commands import CaptureJournal, execute
 
-    request = Capture(repository=args.repository, discussion=args.discussion,
+    request = CaptureJournal(repository=args.repository, discussion=args.discussion,
                       pull_request=args.pull_request, base_ref=args.base_ref)
     pages = execute(request, _config(args), connection(args)).pages
     text = json.dumps(pages, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -140,7 +141,8 @@ def show(args: argparse.Namespace) -> int:
 
     request = Show(status_of(args))
     reading = execute(request, _config(args), connection(args))
-    page, lanes = timeline_page(reading.pages, reading.verdict, writer=reading.writer,
+    assert reading.capture is not None  # a show without a journal is refused
+    page, lanes = timeline_page(reading.capture, reading.verdict, writer=reading.writer,
                                 writer_id=reading.writer_id, server_url=args.server_url)
     write_page(args.html, page)
     if args.html != "-":

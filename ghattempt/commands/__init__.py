@@ -16,7 +16,7 @@ composition root but through here (docs/layout.md)::
 =====================  =================================================================
 requests (writing)     ``Admit``, ``Record``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
                        ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
-requests (reading)     ``Status``, ``Show``, ``Capture``
+requests (reading)     ``Status``, ``Show``, ``CaptureJournal``
 running                ``execute``, ``plan``, ``check``, ``WriteOutcome``, ``Reading``,
                        ``JournalPages``, ``Connection``, ``find_config``
 keys                   ``request_key``, ``event_key``
@@ -57,7 +57,7 @@ if _typing.TYPE_CHECKING:
     from ._requests import (
         GRAPHQL_INT_MAX,
         Admit,
-        Capture,
+        CaptureJournal,
         Expire,
         MaterialInput,
         Observed,
@@ -86,7 +86,7 @@ _SUBMODULE = {
     **dict.fromkeys(("memo_path", "recall", "remember"), "._known"),
     **dict.fromkeys(("JournalPages", "Reading", "capture", "read", "reader_digest",
                      "reader_identity", "verdict_for"), "._reading"),
-    **dict.fromkeys(("GRAPHQL_INT_MAX", "Admit", "Capture", "Expire", "MaterialInput",
+    **dict.fromkeys(("GRAPHQL_INT_MAX", "Admit", "CaptureJournal", "Expire", "MaterialInput",
                      "Observed", "ReadRequest", "RecordEvent", "Rollback", "Show", "Status",
                      "OpenSuccessor", "Supersede", "Target", "WriteRequest", "check",
                      "materials_from", "split_repository"), "._requests"),
@@ -100,7 +100,7 @@ __all__ = [
     "DEFAULT_SERVER_URL",
     "GRAPHQL_INT_MAX",
     "Admit",
-    "Capture",
+    "CaptureJournal",
     "JournalPages",
     "CommandError",
     "Connection",
@@ -154,12 +154,12 @@ def execute(request: WriteRequest, config: LoadedConfig,
 def execute(request: Status | Show, config: LoadedConfig | None,
             connection: Connection) -> Reading: ...
 @_typing.overload
-def execute(request: Capture, config: LoadedConfig | None,
+def execute(request: CaptureJournal, config: LoadedConfig | None,
             connection: Connection) -> JournalPages: ...
 def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) -> _typing.Any:
     """Run one request under ``config`` (the loaded configuration; a reading may have
     none) through ``connection``: a writing request gives an :class:`WriteOutcome`, ``Status``
-    and ``Show`` a :class:`Reading`, ``Capture`` the :class:`JournalPages` pages.
+    and ``Show`` a :class:`Reading`, ``CaptureJournal`` the :class:`JournalPages`.
 
     Every check that needs no request to GitHub runs first (the request's own when it
     was built, :func:`check` for what needs the configuration): an input error is raised
@@ -167,10 +167,10 @@ def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) 
     """
     from . import _requests
 
-    if isinstance(request, _requests.Status | _requests.Show | _requests.Capture):
+    if isinstance(request, _requests.Status | _requests.Show | _requests.CaptureJournal):
         from . import _reading
 
-        if isinstance(request, _requests.Capture):
+        if isinstance(request, _requests.CaptureJournal):
             return _reading.capture(request, config, connection)
         return _reading.read(request, config, connection)
     from . import _writing  # a reading never loads the writer side (cold start)

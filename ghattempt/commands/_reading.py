@@ -3,16 +3,18 @@
 Shape::
 
     read(request: Status | Show, config, connection) -> Reading
-    capture(request: Capture, config, connection) -> JournalPages
-    Reading(verdict, url, pages, cfg, writer, writer_id)
+    capture(request: CaptureJournal, config, connection) -> JournalPages
+    Reading(verdict, url, capture, cfg, writer, writer_id)
     reader_identity(writer, writer_id, cfg, viewer) -> tuple[str, int | None]
-    verdict_for(pages, request, cfg, repository_id, viewer, *, request_key) -> Verdict
+    verdict_for(capture, request, cfg, repository_id, viewer, *, request_key) -> Verdict
 
-``read`` reads exactly as the reader does (``ghattempt.core.read_journal``, spec
+``read`` reads exactly as the reader does (``ghattempt.core.read_capture``, spec
 journal-v1 sections 5-10), so a verdict is the one ``ghattempt read`` prints for the
 same capture and arguments. The request key a reading reads is the one its writers
 write under (``ghattempt.commands._keys.request_key`` with the journal's own intent).
-The pages are handed on as they are (opaque here): to the reader, and to the renderers.
+What is read is the typed :class:`ghattempt.core.Capture` the core parses GitHub's
+responses into (or a capture file, parsed where it is read); the responses themselves
+are only moved, to be saved as they came (``capture``).
 """
 
 from __future__ import annotations
@@ -25,13 +27,19 @@ from typing import TYPE_CHECKING, Any
 
 from ghattempt.commands._connection import Connection, connect, journal_url
 from ghattempt.commands._errors import CommandError, NoJournal
-from ghattempt.commands._requests import Capture, Show, Status, _Read, split_repository
+from ghattempt.commands._requests import CaptureJournal, Show, Status, _Read, split_repository
 from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import Intent, Verdict
-    from ghattempt.github import GitHubProvider, Identity, Repository
+    from ghattempt.core import Capture, Intent, JournalInvalid, Verdict
+    from ghattempt.github import (
+        CaptureResult,
+        GitHubProvider,
+        Identity,
+        Repository,
+        WriterStart,
+    )
 
 __all__ = ["JournalPages", "Reading", "capture", "read", "reader_digest", "reader_identity",
            "verdict_for"]
@@ -69,13 +77,26 @@ def reader_identity(writer: str | None, writer_id: int | None, cfg: LoadedConfig
 
 @dataclass(frozen=True, slots=True)
 class JournalPages:
-    """A journal's pages as the reader takes them, and where they are: the repository
+    """A captured journal and where it is: what the capture read (``captured``: the
+    responses as GitHub sent them and the capture parsed from them), the repository
     (``owner/name``) and the Discussion's number, and who the token is (``viewer``)."""
 
-    pages: Any
+    captured: CaptureResult
     repository: str
     number: int
     viewer: Identity | None
+
+    @property
+    def pages(self) -> tuple[Any, ...]:
+        """The responses as GitHub sent them, in request order: what the reader takes on
+        stdin, for saving byte for byte (``ghattempt capture``); read through
+        :attr:`capture`."""
+        return self.captured.pages
+
+    @property
+    def capture(self) -> Capture | JournalInvalid:
+        """The capture the core parsed the responses into (or why they are none)."""
+        return self.captured.capture
 
 
 def _notice(connection: Connection) -> Any:
@@ -144,12 +165,12 @@ def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -
             assert repo is not None
             number = int(request.discussion)
             with _progress(connection, gh, f"capturing {owner}/{name}#{number}"):
-                first = gh.capture_journal(owner, name, number)
-                intent = _intent_of(first)
+                first = gh.capture(owner, name, number)
+                intent = _intent_of(first.capture)
                 if intent is None or intent.repository_id != repo.id:
-                    pages = first  # not a journal of this repository: the reader says so
+                    captured = first  # not a journal of this repository: the reader says so
                 else:
-                    pages = _witnessed(gh, request, cfg, repo, number, intent, connection)
+                    captured = _witnessed(gh, request, cfg, repo, number, intent, connection)
         elif known is not None:
             # where an earlier step of the job found the journal: read in one request,
             # every part checked (ghattempt.store.Known), else located afresh
@@ -160,15 +181,15 @@ def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -
             repo = start.repository
             store = _reading_store(gh, request, repo, cfg, connection)
             journal = store.prime(start, known)
-            first_page = start.page
+            primed: WriterStart | None = start
             if journal is None or (request.base_ref and request.base_ref != known.base_ref):
                 journal, store = _locate(gh, request, owner, name, cfg, connection)
-                first_page = None
+                primed = None
             if journal is None:
                 raise NoJournal(f"no journal for pull request #{request.pull_request} in "
                                 f"{owner}/{name} yet (admit opens it)")
             number = journal.number
-            pages = store.capture_witnessed(journal, first_page=first_page)
+            captured = store.capture_witnessed(journal, start=primed)
         else:
             journal, store = _locate(gh, request, owner, name, cfg, connection)
             if journal is None:
@@ -176,29 +197,32 @@ def _capture(request: _Read, cfg: LoadedConfig | None, connection: Connection) -
                                 f"{owner}/{name} yet (admit opens it)")
             number = journal.number
             with _progress(connection, gh, f"capturing {owner}/{name}#{number}"):
-                pages = store.capture_witnessed(journal)
+                captured = store.capture_witnessed(journal)
     assert repo is not None
-    return JournalPages(pages, f"{owner}/{name}", number, repo.viewer)
+    return JournalPages(captured, f"{owner}/{name}", number, repo.viewer)
 
 
 def _witnessed(gh: GitHubProvider, request: _Read, cfg: LoadedConfig | None,
                repo: Repository, number: int, intent: Intent,
-               connection: Connection) -> Any:
+               connection: Connection) -> CaptureResult:
     """The journal with its lease member, read again (a few times, with backoff) while
-    the pages hold fewer records than the witness names (replicas lag): the store's rule
-    (``ghattempt.store.capture_until_witnessed``), without loading its writer side."""
-    from ghattempt.core import lease_ref_name
+    the capture holds fewer records than the witness names (replicas lag): the store's
+    rule (``ghattempt.store.capture_until_witnessed``), without loading its writer side."""
+    from ghattempt.core import Capture, lease_ref_name
     from ghattempt.store import Captured as Read
     from ghattempt.store import capture_until_witnessed, witness_in
 
     lease = lease_ref_name(intent.digest, repo.id)
     notice = _notice(connection)
     reading = request if isinstance(request, Status) else None
+    reads: list[CaptureResult] = []
 
     def read() -> Read:
-        pages = list(gh.capture_with_lease(repo.owner, repo.name, number, lease).pages)
-        return Read(verdict_for(pages, reading, cfg, repo.id, repo.viewer), pages,
-                    witness_in(pages))
+        reads.append(gh.capture_with_lease(repo.owner, repo.name, number, lease))
+        capture = reads[-1].capture
+        return Read(verdict_for(capture, reading, cfg, repo.id, repo.viewer),
+                    capture if isinstance(capture, Capture) else None,
+                    witness_in(capture))
 
     def sleep(action: Any) -> None:
         if action.notice is not None:
@@ -206,30 +230,32 @@ def _witnessed(gh: GitHubProvider, request: _Read, cfg: LoadedConfig | None,
         gh.config.sleep(action.seconds)
 
     policy = gh.config.retry
-    got, _ = capture_until_witnessed(read, sleep, attempts=policy.lag_attempts,
-                                     base=policy.lag_base, cap=policy.lag_cap)
-    return got.pages
+    capture_until_witnessed(read, sleep, attempts=policy.lag_attempts,
+                            base=policy.lag_base, cap=policy.lag_cap)
+    return reads[-1]
 
 
-def _intent_of(pages: Any) -> Intent | None:
-    """The intent record in the journal body of a first page, if it holds one."""
-    from ghattempt.core import Intent, JournalInvalid, parse_body
+def _intent_of(capture: Capture | JournalInvalid | None) -> Intent | None:
+    """The intent record in the journal body of a capture, if it holds one."""
+    from ghattempt.core import Capture, Intent, JournalInvalid, parse_body
 
+    if not isinstance(capture, Capture):
+        return None
     try:
-        body = pages[0]["data"]["repository"]["discussion"]["body"]
-        record = parse_body(body, "intent")
-    except (LookupError, TypeError, JournalInvalid):
+        record = parse_body(capture.body.body, "intent")
+    except JournalInvalid:
         return None
     return record if isinstance(record, Intent) else None
 
 
-def capture(request: Capture, config: LoadedConfig | None,
+def capture(request: CaptureJournal, config: LoadedConfig | None,
             connection: Connection) -> JournalPages:
     """``capture``: the journal's pages as the reader takes them (module docstring)."""
     return _capture(request, config, connection)
 
 
-def _channel_request_key(request: Status, cfg: LoadedConfig | None, pages: Any) -> str | None:
+def _channel_request_key(request: Status, cfg: LoadedConfig | None,
+                         capture: Capture | JournalInvalid) -> str | None:
     """The request key a reading reads: the one given; else, with a configuration, its
     template rendered for the request's channel (default: ``attempt.default_channel``)
     and the journal's own intent record, the key the writers of that channel write under
@@ -241,7 +267,7 @@ def _channel_request_key(request: Status, cfg: LoadedConfig | None, pages: Any) 
     """
     if request.request_key or cfg is None:
         return request.request_key
-    intent = _intent_of(pages) if isinstance(pages, list) and pages else None
+    intent = _intent_of(capture)
     if intent is None:
         return None
     from ghattempt.commands._keys import request_key
@@ -251,45 +277,37 @@ def _channel_request_key(request: Status, cfg: LoadedConfig | None, pages: Any) 
                        channel=request.channel)
 
 
-def verdict_for(pages: object, request: Status | None, cfg: LoadedConfig | None,
-                repository_id: str, viewer: Identity | None = None, *,
-                request_key: str | None = None) -> Verdict:
-    """The reader's verdict for ``pages`` with the reading options of ``request`` (None:
-    the reader's defaults, as ``capture`` reads; ``viewer``: who the token is, whose
-    databaseId stands in for a writer id nobody gave when the token is that writer;
+def verdict_for(capture: Capture | JournalInvalid, request: Status | None,
+                cfg: LoadedConfig | None, repository_id: str, viewer: Identity | None = None,
+                *, request_key: str | None = None) -> Verdict:
+    """The reader's verdict for ``capture`` (or for the ``JournalInvalid`` its responses
+    gave when parsed) with the reading options of ``request`` (None: the reader's
+    defaults, as ``capture`` reads; ``viewer``: who the token is, whose databaseId
+    stands in for a writer id nobody gave when the token is that writer;
     ``request_key``: the chain to read, default the request's)."""
-    from ghattempt.core import read_journal
+    from ghattempt.core import read_capture
 
     if request is None:
         request = Status()
     writer, writer_id = reader_identity(request.writer, request.writer_id, cfg, viewer)
     key = request_key if request_key is not None else request.request_key
-    return read_journal(pages, writer=writer, repository_id=repository_id,
+    return read_capture(capture, writer=writer, repository_id=repository_id,
                         writer_id=writer_id, request_key=key, server_url=request.server_url,
                         max_records=request.max_records, max_attempts=request.max_attempts,
                         reader=reader_digest())
 
 
-def _captured_repository_id(pages: object) -> str | None:
-    items = pages if isinstance(pages, list) else [pages]
-    for page in items:
-        repo = ((page or {}).get("data") or {}).get("repository") if isinstance(page, dict) \
-            else None
-        if isinstance(repo, dict) and isinstance(repo.get("id"), str):
-            return str(repo["id"])
-    return None
-
-
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What one read of a journal gives: the verdict, the journal's URL (None when
-    unknown), the captured pages (None when there is no journal yet; opaque), the
+    unknown), the capture read (None when there is no journal yet; the
+    ``JournalInvalid`` of responses that did not parse, which the verdict names), the
     configuration the reading options came from (None when there was no file), and
     whose records counted (``writer``, ``writer_id``)."""
 
     verdict: Verdict
     url: str | None
-    pages: Any
+    capture: Capture | JournalInvalid | None
     cfg: LoadedConfig | None
     writer: str
     writer_id: int | None
@@ -310,14 +328,9 @@ def read(request: Status | Show, config: LoadedConfig | None,
     writer, writer_id = reader_identity(status.writer, status.writer_id, config)
     target: JournalPages | None = None
     viewer: Identity | None = None
+    capture: Capture | JournalInvalid
     if status.capture:
-        raw = sys.stdin.buffer.read() if status.capture == "-" \
-            else Path(status.capture).read_bytes()
-        try:
-            pages: Any = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise CommandError(Fault.BAD_INPUT,
-                               f"{status.capture}: not UTF-8 JSON ({exc})") from None
+        capture = _capture_file(status.capture)
     else:
         try:
             target = _capture(status, config, connection)
@@ -328,17 +341,45 @@ def read(request: Status | Show, config: LoadedConfig | None,
                 raise CommandError(Fault.REFUSED, f"{reading.verdict.detail}; there is no "
                                    "timeline to show yet") from None
             return reading
-        pages, viewer = target.pages, target.viewer
-    repository_id = status.repository_id or _captured_repository_id(pages) or ""
-    verdict = verdict_for(pages, status, config, repository_id, viewer,
-                          request_key=_channel_request_key(status, config, pages))
+        capture, viewer = target.capture, target.viewer
+    repository_id = status.repository_id or _captured_repository_id(capture) or ""
+    verdict = verdict_for(capture, status, config, repository_id, viewer,
+                          request_key=_channel_request_key(status, config, capture))
     url = None
     if target is not None:
         url = journal_url(status.server_url, target.repository, target.number)
     elif verdict.journal is not None:
         url = journal_url(status.server_url, verdict.journal.repository_name,
                           verdict.journal.discussion_number)
-    return Reading(verdict, url, pages, config, writer, writer_id)
+    return Reading(verdict, url, capture, config, writer, writer_id)
+
+
+def _capture_file(path: str) -> Capture | JournalInvalid:
+    """A capture file (``-``: standard input) parsed where it is read: the reader's
+    stdin, a GraphQL response or an array of them, as the core parses it (or why it is
+    none, which the verdict then names).
+
+    Raises:
+        CommandError: (bad input) the file is not UTF-8 JSON.
+    """
+    from ghattempt.core import JournalInvalid, parse_capture
+
+    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        value: Any = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CommandError(Fault.BAD_INPUT, f"{path}: not UTF-8 JSON ({exc})") from None
+    try:
+        return parse_capture(value)
+    except JournalInvalid as exc:
+        return exc
+
+
+def _captured_repository_id(capture: Capture | JournalInvalid) -> str | None:
+    """The repository node id the capture is of (None: the responses did not parse)."""
+    from ghattempt.core import Capture
+
+    return capture.repository_id if isinstance(capture, Capture) else None
 
 
 def _no_journal(request: Status, detail: str) -> Verdict:

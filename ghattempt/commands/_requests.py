@@ -6,7 +6,7 @@ Shape::
     Observed(head, tree, base_commit)                       # a generation a delivery saw
     MaterialInput(id, kind, bytes, digest, url, attempt=None, generation=None)
     Admit / RecordEvent / OpenSuccessor / Supersede / Expire / Rollback   # the writing requests
-    Status / Show / Capture                                  # the reading requests
+    Status / Show / CaptureJournal                           # the reading requests
     materials_from(text: str | None, token_env) -> tuple[MaterialInput, ...]
     check(request, config, token_env) -> None                # what needs the configuration
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GRAPHQL_INT_MAX",
     "Admit",
-    "Capture",
+    "CaptureJournal",
     "Expire",
     "MaterialInput",
     "Observed",
@@ -633,18 +633,18 @@ class Show:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Capture(_Read):
+class CaptureJournal(_Read):
     """``capture``: the journal's pages as the reader takes them (with its lease ref)."""
 
 
-ReadRequest = Status | Show | Capture
+ReadRequest = Status | Show | CaptureJournal
 """Every request that only reads."""
 
 
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Admit, Capture, Expire, MaterialInput, Observed, RecordEvent, Rollback, Show, Status,
+    Admit, CaptureJournal, Expire, MaterialInput, Observed, RecordEvent, Rollback, Show, Status,
     OpenSuccessor, Supersede, Target, check, materials_from, split_repository,
 ):
     _exported.__module__ = "ghattempt.commands"

@@ -4,7 +4,7 @@ Shape::
 
     write(request: WriteRequest, config, connection) -> WriteOutcome   # commands.execute
     plan(request: WriteRequest, config, connection) -> WriteOutcome    # nothing is sent
-    WriteOutcome(verdict, url, message, wrote, pages, planned)
+    WriteOutcome(verdict, url, message, wrote, capture, planned)
 
 Every write goes through the business attempt store (``ghattempt.store``), built by the
 composition root (``ghattempt.compose``), under a ``RefLease`` writer scope on the
@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ghattempt.commands._connection import Connection, connect, journal_url
 from ghattempt.commands._errors import CommandError, NotYet, PartWritten
@@ -52,7 +52,7 @@ from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import AttemptState, Generation, JournalState, Material, Verdict
+    from ghattempt.core import AttemptState, Capture, Generation, JournalState, Material, Verdict
     from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Planned, Session
 
@@ -61,21 +61,22 @@ __all__ = ["WriteOutcome", "plan", "write"]
 
 class WriteOutcome:
     """What a write did (or, planned, would do): the verdict read right after it (read
-    on first use, from the session's pages), the journal URL, a one-line message, whether
-    anything was written (False: the same operation was there already), the pages the
-    verdict is read from (for the timeline page; opaque here), and for a plan what it
+    on first use, from the session's capture), the journal URL, a one-line message,
+    whether anything was written (False: the same operation was there already), the
+    capture the verdict is read from (for the timeline page), and for a plan what it
     would write, in order (the lease first); None for a command that wrote."""
 
-    __slots__ = ("_read", "_verdict", "message", "pages", "planned", "url", "wrote")
+    __slots__ = ("_read", "_verdict", "capture", "message", "planned", "url", "wrote")
 
     def __init__(self, read: Callable[[], Verdict], url: str, message: str, wrote: bool,
-                 pages: Any = None, planned: tuple[Planned, ...] | None = None) -> None:
+                 capture: Capture | None = None,
+                 planned: tuple[Planned, ...] | None = None) -> None:
         self._read = read
         self._verdict: Verdict | None = None
         self.url = url
         self.message = message
         self.wrote = wrote
-        self.pages = pages
+        self.capture = capture
         self.planned = planned
 
     @property
@@ -87,7 +88,8 @@ class WriteOutcome:
 
     def said(self, message: str) -> WriteOutcome:
         """The same outcome with another message."""
-        said = WriteOutcome(self._read, self.url, message, self.wrote, self.pages, self.planned)
+        said = WriteOutcome(self._read, self.url, message, self.wrote, self.capture,
+                            self.planned)
         said._verdict = self._verdict
         return said
 
@@ -335,11 +337,12 @@ def _check_target(state: JournalState, tip: AttemptState, request: RecordEvent |
 
 
 def _outcome(w: _Where, s: Session, key: str, message: str, wrote: bool) -> WriteOutcome:
-    """What a command did (or, in a plan, would do), read from the session's pages."""
-    pages, store = s.pages, w.store
+    """What a command did (or, in a plan, would do), read from the session's capture."""
+    capture, store = s.capture, w.store
     number = s.journal.number
     url = journal_url(w.connection.server_url, w.repository, number) if number else ""
-    return WriteOutcome(lambda: store.read(pages, key), url, message, wrote, pages, s.planned)
+    return WriteOutcome(lambda: store.read(capture, key), url, message, wrote, capture,
+                        s.planned)
 
 
 def _materials(request: RecordEvent, state: AttemptState) -> tuple[Material, ...]:

@@ -11,14 +11,20 @@ A capture is *settled* when its pages agree with one another (same repository,
 discussion and ``totalCount`` on every page of a connection) and every comment id the
 caller expects is present. Otherwise it is read again, whole, after a bounded backoff
 (read lag: a just-written comment may be missing from a list for a moment).
+
+The pages are GitHub's JSON as it came: the layers above read them only as the typed
+:class:`~ghattempt.core.Capture` the core parses them into (``CaptureResult.capture``);
+the responses themselves are kept for saving byte for byte (``ghattempt capture``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from ..core import Capture, JournalInvalid, parse_capture
 from .config import RetryPolicy
 from .errors import GitHubRefused, NotFound, ReadLagExceeded
 
@@ -30,15 +36,31 @@ PAGE_SIZE = 100
 Send = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CaptureResult:
-    """``pages``: the raw responses in request order; ``seen``: every comment id in them;
-    ``consistent``: the pages agree; ``reads``: how many whole captures were made."""
+    """``pages``: the raw responses in request order (for saving as they came);
+    ``seen``: every comment id in them; ``consistent``: the pages agree; ``reads``: how
+    many whole captures were made. ``capture`` is what the layers above read."""
 
     pages: tuple[dict[str, Any], ...]
     seen: frozenset[str]
     consistent: bool
     reads: int
+
+    @cached_property
+    def capture(self) -> Capture | JournalInvalid:
+        """The pages parsed once by the core (:func:`~ghattempt.core.parse_capture`), or
+        the ``JournalInvalid`` parsing raised (``bad_input``, ``capture_mismatch``), which
+        the reader's verdict then names."""
+        return parsed(self.pages)
+
+
+def parsed(pages: Iterable[dict[str, Any]]) -> Capture | JournalInvalid:
+    """``parse_capture`` of ``pages`` as a list, the failure as a value."""
+    try:
+        return parse_capture(list(pages))
+    except JournalInvalid as exc:
+        return exc
 
 
 def floor_requests(replies_per_root: Iterable[int], page: int = PAGE_SIZE) -> int:

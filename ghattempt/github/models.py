@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from .identity import Identity
+
+if TYPE_CHECKING:
+    from ..core import Capture, JournalInvalid
 
 __all__ = [
     "EMPTY_TREE",
@@ -136,14 +140,16 @@ class PullRequest:
     """``createdAt``: when the pull request was opened (GitHub's DateTime, UTC)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class WriterStart:
     """What ``GitHubProvider.writer_read`` read in one request.
 
     ``repository`` (with ``viewer``); ``pull_request`` when asked; ``lease`` the lease ref
     when the journal was asked (None: not asked, or no such ref); ``page`` the raw answer
     when it holds the journal's first page (a JournalPage with the lease member), else
-    None; ``server_time`` GitHub's clock at the answer (POSIX seconds).
+    None: the transport's, handed back to it as a capture's first page
+    (``GitHubProvider.capture_with_lease``); ``server_time`` GitHub's clock at the answer
+    (POSIX seconds). ``journal`` is that page as the layers above read it.
     """
 
     repository: Repository
@@ -151,3 +157,14 @@ class WriterStart:
     lease: Ref | None = None
     page: dict[str, Any] | None = None
     server_time: float | None = None
+
+    @cached_property
+    def journal(self) -> Capture | JournalInvalid | None:
+        """The journal's first page parsed by the core (a capture of that page alone:
+        its repository, discussion, body and lease member), the ``JournalInvalid``
+        parsing raised, or None when the answer holds no journal page."""
+        if self.page is None:
+            return None
+        from .capture import parsed
+
+        return parsed([self.page])

@@ -334,21 +334,22 @@ class GitHubProvider:
 
     def capture_with_lease(self, owner: str, name: str, number: int, lease: str, *,
                            expect_comment_ids: Iterable[str] = (),
-                           first_page: dict[str, Any] | None = None) -> CaptureResult:
+                           start: WriterStart | None = None) -> CaptureResult:
         """:meth:`capture` whose first page also reads the lease ref ``lease`` and the
         discussion's category (``JournalPageLease``): the ``lease`` member of spec
         journal-v1 section 5, which the reader checks the journal against (the witness).
 
         Args:
-            first_page: that first page, already read (:meth:`writer_read`): the capture
-                starts from it, and reads the first page itself only for a re-read.
+            start: a :meth:`writer_read` answer holding that first page, already read:
+                the capture starts from it, and reads the first page itself only for a
+                re-read.
 
         Raises:
             NotFound: no such repository or discussion.
             ReadLagExceeded: as for :meth:`capture`.
         """
         qualified = _qualified(lease)
-        given = [first_page] if first_page is not None else []
+        given = [start.page] if start is not None and start.page is not None else []
 
         def send(op: str, variables: dict[str, Any]) -> dict[str, Any]:
             if op == "JournalPage" and variables.get("after") is None:

@@ -2,7 +2,7 @@
 
 Shape::
 
-    timeline_page(pages, verdict, *, writer, writer_id, server_url) -> tuple[str, int]
+    timeline_page(capture, verdict, *, writer, writer_id, server_url) -> tuple[str, int]
     write_page(path: str, text: str) -> None          # "-": standard output
     plan_lines(outcome) -> list[str]                   # what a plan says, line by line
     plan_json(command: str, outcome) -> dict           # the plan as JSON
@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ghattempt.commands import WriteOutcome
-    from ghattempt.core import Verdict
+    from ghattempt.core import Capture, JournalInvalid, Verdict
 
 __all__ = ["plan_json", "plan_lines", "timeline_page", "write_page"]
 
 
-def timeline_page(pages: Any, verdict: Verdict, *, writer: str, writer_id: int | None,
-                  server_url: str | None) -> tuple[str, int]:
-    """The timeline page (``ghattempt.render._timeline``) of captured ``pages``, read
-    with the writer identity the verdict was read with, and how many attempts it shows."""
+def timeline_page(capture: Capture | JournalInvalid, verdict: Verdict, *, writer: str,
+                  writer_id: int | None, server_url: str | None) -> tuple[str, int]:
+    """The timeline page (``ghattempt.render._timeline``) of a ``capture`` (or of
+    responses that did not parse: their ``JournalInvalid``), read with the writer
+    identity the verdict was read with, and how many attempts it shows."""
     from ghattempt.render._timeline import build_timeline, render_html
 
-    timeline = build_timeline(pages, verdict, writer=writer, writer_id=writer_id,
+    timeline = build_timeline(capture, verdict, writer=writer, writer_id=writer_id,
                               server_url=server_url)
     return render_html(timeline), len(timeline.lanes)
 

@@ -2,12 +2,13 @@
 
 Shape::
 
-    build_timeline(pages, verdict, *, writer, writer_id, server_url) -> Timeline
+    build_timeline(capture, verdict, *, writer, writer_id, server_url) -> Timeline
     render_html(timeline: Timeline) -> str        # one page: inline CSS and SVG, no script
     phase_spans(events) -> list[Span]             # also used by the job summary
     run_url(server_url, repository, writer) -> str | None
 
-The page is built from the capture itself, so it shows a journal the reader refused too:
+The page is built from the capture itself (the typed ``ghattempt.core.Capture``), so it
+shows a journal the reader refused too:
 every top-level comment that holds an attempt record is a lane, every reply that holds
 an event record a point of it. What counts is decided by the core alone: a comment
 *contributes* when ``Comment.refused_because`` (journal-v1 section 6) says nothing
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from ghattempt.core import Attempt, Event, Verdict, Writer
+    from ghattempt.core import Attempt, Capture, Event, JournalInvalid, Verdict, Writer
 
 __all__ = ["COLORS", "TAMPERED_COLOR", "Lane", "Mark", "Span", "Timeline", "build_timeline",
            "phase_spans", "render_html", "run_url"]
@@ -196,26 +197,24 @@ def _named_in(detail: str | None) -> tuple[set[str], set[tuple[str, int | None]]
     return nodes, pairs
 
 
-def build_timeline(pages: Any, verdict: Verdict | None, *, writer: str,
-                   writer_id: int | None, server_url: str | None = None) -> Timeline:
-    """The timeline of a captured journal (``pages``: what the reader reads on stdin).
+def build_timeline(capture: Capture | JournalInvalid, verdict: Verdict | None, *,
+                   writer: str, writer_id: int | None,
+                   server_url: str | None = None) -> Timeline:
+    """The timeline of a captured journal (``capture``: the core's parse of what the
+    reader reads on stdin, or the ``JournalInvalid`` parsing raised).
 
-    Never raises for a bad capture: a capture that cannot be reconstructed gives a page
-    with no lanes and the reader's reason in the banner.
+    Never raises for a bad capture: responses that do not parse give a page with no
+    lanes and the reader's reason in the banner.
     """
-    from ghattempt.core import Attempt, Event, JournalInvalid, check_input, parse_body, reconstruct
+    from ghattempt.core import Attempt, Event, JournalInvalid, parse_body
 
     server = (server_url or "https://github.com").rstrip("/")
     invalid = verdict is not None and verdict.status == "invalid"
     problem = f"{verdict.reason}: {verdict.detail}" if invalid and verdict else None
-    try:
-        capture = reconstruct(check_input(pages))
-    except (JournalInvalid, RecursionError) as exc:
-        failure = f"{exc.code}: {exc.detail}" if isinstance(exc, JournalInvalid) \
-            else "bad_input"
+    if isinstance(capture, JournalInvalid):
         now = datetime.now(UTC).timestamp()
         return Timeline("journal (unreadable capture)", "", server, verdict, [], [],
-                        problem or failure, now, now + 1)
+                        problem or f"{capture.code}: {capture.detail}", now, now + 1)
     nodes, pairs = _named_in(verdict.detail if invalid and verdict else None)
     states = {s.id: s for s in verdict.journal.attempts} \
         if verdict is not None and verdict.journal is not None else {}

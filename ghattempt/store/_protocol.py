@@ -47,6 +47,7 @@ from ..core import (
     parse_lease,
     read_back,
 )
+from ..core import Capture as JournalCapture
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -79,12 +80,13 @@ MAX_RATE_WAIT = 120.0
 
 @dataclass(frozen=True, slots=True)
 class Captured:
-    """A capture was read: ``verdict`` is the core reader's, ``pages`` what was read,
-    ``witness`` the lease's witness the pages carry (None: no lease member). What a
+    """A capture was read: ``verdict`` is the core reader's, ``capture`` what was read
+    (None: responses that did not parse, which the verdict names), ``witness`` the
+    lease's witness it carries (None: no lease member). What a
     :class:`~ghattempt.protocol.Read` of the store's machines is answered with."""
 
     verdict: Verdict
-    pages: Any = None
+    capture: JournalCapture | None = None
     witness: Witness | None = None
 
 
@@ -94,13 +96,14 @@ class Captured:
 @dataclass(frozen=True, slots=True)
 class Appended:
     """How an append ended: ``comment`` (None when a read-back found the record),
-    ``sends`` (how often the bytes went out), ``state`` (the journal as read back, when
-    it was), ``reconciled`` (a lost answer was resolved by reading back)."""
+    ``sends`` (how often the bytes went out), ``state`` and ``capture`` (the journal as
+    read back, when it was), ``reconciled`` (a lost answer was resolved by reading
+    back)."""
 
     comment: Any
     sends: int
     state: JournalState | None = None
-    pages: Any = None
+    capture: JournalCapture | None = None
     reconciled: bool = False
 
 
@@ -223,7 +226,7 @@ class Append(TableMachine[Appending]):
         return Refuse(limited.error)
 
     def _landed(self, captured: Captured, now: float) -> Done:
-        return Done(Appended(None, self._sends, captured.verdict.journal, captured.pages,
+        return Done(Appended(None, self._sends, captured.verdict.journal, captured.capture,
                              reconciled=True))
 
     def _read_again(self, back: Any, now: float) -> Sleep:
@@ -362,7 +365,7 @@ def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[Sleep
     """Drive :class:`Capture` with ``read`` (one capture, read by the core) and ``sleep``
     (a :class:`~ghattempt.protocol.Sleep` to take, and tell when it says so): the last
     capture read, and the error when it is short of its witness or invalid (for a writer
-    to raise; a reader hands the pages over anyway)."""
+    to raise; a reader hands the capture over anyway)."""
     machine = Capture(attempts=attempts, base=base, cap=cap)
     reads: list[Captured] = []
 
@@ -379,13 +382,15 @@ def capture_until_witnessed(read: Callable[[], Captured], sleep: Callable[[Sleep
     return reads[-1], None
 
 
-def witness_in(pages: list[dict[str, Any]]) -> Witness | None:
-    """The witness of the lease member a capture's first page carries, if it holds a
-    lease record (journal-v1 section 4)."""
+def witness_in(capture: JournalCapture | JournalInvalid | None) -> Witness | None:
+    """The witness of the lease member a capture carries, if it holds a lease record
+    (journal-v1 section 4); None for responses that did not parse."""
+    if not isinstance(capture, JournalCapture) or capture.lease is None \
+            or capture.lease.message is None:
+        return None
     try:
-        message = pages[0]["data"]["repository"]["lease"]["target"]["message"]
-        return parse_lease(message).head
-    except (LookupError, TypeError, JournalInvalid):
+        return parse_lease(capture.lease.message).head
+    except JournalInvalid:
         return None
 
 

@@ -29,8 +29,9 @@ the capture that must meet the witness) driven by the thin loops here. A write g
 7. the confirmed write's witness (the journal's distinct record count and the digest
    written) is carried into the lease by its next write (a renewal or the release).
 
-After a confirmed write the session adds the comment to its captured pages and reads
-them again, instead of capturing again: within a held scope nobody else writes.
+After a confirmed write the session extends its capture with the comment (the core's
+``Capture.with_comment``/``with_reply``) and reads it again, instead of capturing again:
+within a held scope nobody else writes.
 Journals are never locked: GitHub refuses comments by Apps and the Actions bot in
 locked conversations.
 
@@ -53,6 +54,7 @@ from typing import Any, Protocol
 from ..core import (
     Attempt,
     AttemptState,
+    Capture,
     Event,
     Generation,
     Intent,
@@ -72,12 +74,13 @@ from ..core import (
     next_event,
     parse_body,
     parse_lease,
-    read_journal,
+    read_capture,
     render_body,
 )
 from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
+    CaptureResult,
     DiscussionSummary,
     GitHubProvider,
     Identity,
@@ -104,7 +107,6 @@ from ._errors import (
     WitnessNotMet,
     WrongWriter,
 )
-from ._pages import add_reply, add_root, empty_journal
 from ._protocol import (
     MAX_SENDS,
     Append,
@@ -275,10 +277,11 @@ class Known:
 
 @dataclass(frozen=True, slots=True)
 class _Primed:
-    """A journal read at start (``WriterRead``) before its scope was entered."""
+    """A journal read at start (``WriterRead``) before its scope was entered: ``start``
+    holds its first page."""
 
     journal: Journal
-    page: dict[str, Any]
+    start: WriterStart
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +367,7 @@ class JournalOptions:
 @dataclass(frozen=True, slots=True)
 class JournalReader:
     """The core reader with one store's arguments (spec sections 5-10), as they stand
-    once the store learned its writer's ``databaseId``; a session reads its pages with
+    once the store learned its writer's ``databaseId``; a session reads its capture with
     it, and the comments it adds carry its author (``login``, ``writer_id``).
 
     ``digest``: the reader digest a writer puts into every record (None: a store that
@@ -378,20 +381,22 @@ class JournalReader:
     max_attempts: int
     digest: str | None
 
-    def verdict(self, pages: object, request_key: str | None = None) -> Verdict:
-        """Read captured pages (``read_journal``)."""
-        return read_journal(pages, writer=self.login, repository_id=self.repository_id,
+    def verdict(self, capture: Capture | JournalInvalid,
+                request_key: str | None = None) -> Verdict:
+        """Read a capture (``read_capture``; a ``JournalInvalid``: the capture's
+        responses did not parse, and the verdict says why)."""
+        return read_capture(capture, writer=self.login, repository_id=self.repository_id,
                             writer_id=self.writer_id, request_key=request_key,
                             server_url=self.server_url, max_records=self.max_records,
                             max_attempts=self.max_attempts, reader=self.digest)
 
-    def state(self, pages: list[dict[str, Any]]) -> JournalState:
-        """The replayed journal of ``pages``.
+    def state(self, capture: Capture) -> JournalState:
+        """The replayed journal of ``capture``.
 
         Raises:
-            JournalInvalidError: the pages do not read as a valid journal.
+            JournalInvalidError: the capture does not read as a valid journal.
         """
-        verdict = self.verdict(pages)
+        verdict = self.verdict(capture)
         if verdict.journal is None:
             raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
         return verdict.journal
@@ -550,9 +555,11 @@ class BusinessAttemptStore:
         return JournalReader(j.writer_login, j.repository_id, self._writer_id, j.server_url,
                              j.max_records, j.max_attempts, self._reader)
 
-    def read(self, pages: object, request_key: str | None = None) -> Verdict:
-        """Read captured pages with this store's reader arguments (spec sections 5-10)."""
-        return self.reader().verdict(pages, request_key)
+    def read(self, capture: Capture | JournalInvalid,
+             request_key: str | None = None) -> Verdict:
+        """Read a capture with this store's reader arguments (spec sections 5-10); a
+        ``JournalInvalid`` (responses that did not parse) reads as the verdict naming it."""
+        return self.reader().verdict(capture, request_key)
 
     # -- initialisation ---------------------------------------------------------------
 
@@ -772,8 +779,8 @@ class BusinessAttemptStore:
             The journal, or None when something did not hold (nothing is primed).
         """
         self._primed = None
-        page = start.page
-        if page is None or start.repository.id != self._journals.repository_id:
+        first = start.journal
+        if not isinstance(first, Capture) or start.repository.id != self._journals.repository_id:
             return None
         if known.repository_id != self._journals.repository_id:
             return None
@@ -786,9 +793,8 @@ class BusinessAttemptStore:
         if record is None or record.journal != known.number or record.intent != known.intent:
             return None
         try:
-            body = page["data"]["repository"]["discussion"]
-            intent = parse_body(body["body"], "intent")
-        except (LookupError, TypeError, JournalInvalid):
+            intent = parse_body(first.body.body, "intent")
+        except JournalInvalid:
             return None
         if (not isinstance(intent, Intent) or intent.digest != known.intent
                 or not self._same_intent(intent, known.pull_request, known.base_ref)):
@@ -796,8 +802,8 @@ class BusinessAttemptStore:
         assert lease is not None
         observed = RefSnapshot(self._lease_name(intent), lease.target_oid, message,
                                math.floor(start.server_time or 0))
-        journal = Journal(intent, str(body.get("id", "")), known.number, observed)
-        self._primed = _Primed(journal, page)
+        journal = Journal(intent, first.discussion_id, known.number, observed)
+        self._primed = _Primed(journal, start)
         return journal
 
     def locate(self, pull_request: int, base_ref: str) -> Journal | None:
@@ -834,10 +840,11 @@ class BusinessAttemptStore:
 
     # -- captures ---------------------------------------------------------------------
 
-    def capture(self, journal: Journal, *,
-                first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Capture the journal with its lease member (spec section 5): the reader's stdin
-        as a list of pages (``first_page``: that page, already read).
+    def capture(self, journal: Journal, *, start: WriterStart | None = None) -> CaptureResult:
+        """Capture the journal with its lease member (spec section 5): the responses
+        (kept for saving) and the :class:`~ghattempt.core.Capture` parsed from them
+        (``CaptureResult.capture``; ``start``: a ``WriterRead`` answer holding the first
+        page, already read).
 
         Raises:
             JournalMissing: the Discussion is gone (deleted or transferred) or was moved
@@ -845,17 +852,18 @@ class BusinessAttemptStore:
         """
         name = self._lease_name(journal.intent)
         try:
-            pages = list(self._provider.capture_with_lease(
-                self._journals.owner, self._journals.name, journal.number, name,
-                first_page=first_page).pages)
+            result = self._provider.capture_with_lease(
+                self._journals.owner, self._journals.name, journal.number, name, start=start)
         except NotFound:
             raise JournalMissing(journal.number, "gone", self._missing(journal, "gone")) from None
-        category = ((pages[0].get("data") or {}).get("repository") or {}).get(
-            "discussion", {}).get("category") or {}
-        if category.get("id") != self._require_category():
+        captured = result.capture
+        category = captured.category if isinstance(captured, Capture) else None
+        if isinstance(captured, Capture) and (category is None
+                                              or category.id != self._require_category()):
+            slug = category.slug if category is not None else None
             raise JournalMissing(journal.number, "moved", self._missing(
-                journal, f"in category {category.get('slug')!r}, not {self._journals.category!r}"))
-        return pages
+                journal, f"in category {slug!r}, not {self._journals.category!r}"))
+        return result
 
     def _missing(self, journal: Journal, what: str) -> str:
         where = self._journals.repository
@@ -865,51 +873,56 @@ class BusinessAttemptStore:
                 f"{journal.intent.base_ref} names journal #{journal.number} of {where}, "
                 f"which is {what}")
 
-    def settled(self, journal: Journal, *, first_page: dict[str, Any] | None = None
-                ) -> tuple[list[dict[str, Any]], JournalState]:
+    def settled(self, journal: Journal, *, start: WriterStart | None = None
+                ) -> tuple[Capture, JournalState]:
         """Capture until the journal holds every record its lease's witness names
-        (:class:`~ghattempt.store._protocol.Capture`), and replay it (``first_page``:
-        the first read's first page, already read).
+        (:class:`~ghattempt.store._protocol.Capture`), and replay it (``start``: a
+        ``WriterRead`` answer holding the first read's first page, already read).
 
         Raises:
             WitnessNotMet: still short of the witness after the re-reads.
             JournalInvalidError: the journal is invalid otherwise.
             JournalMissing: see :meth:`capture`.
         """
-        pages, error = self._capture_witnessed(journal, first_page)
+        result, error = self._capture_witnessed(journal, start)
         if error is not None:
             raise error
-        return pages, self.reader().state(pages)
+        capture = result.capture
+        if not isinstance(capture, Capture):  # pragma: no cover - an invalid verdict above
+            raise JournalInvalidError(capture.code, capture.detail)
+        return capture, self.reader().state(capture)
 
     def capture_witnessed(self, journal: Journal, *,
-                          first_page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """:meth:`capture`, read again (a few times, with backoff) while the pages hold
+                          start: WriterStart | None = None) -> CaptureResult:
+        """:meth:`capture`, read again (a few times, with backoff) while the capture holds
         fewer records than the lease's witness names (spec journal-v1 section 5: a
         capture tool reads lagging pages again before handing them over). Returns the
-        last pages whatever the reader says of them: for reading, not for writing.
+        last read whatever the reader says of it: for reading, not for writing.
 
         Raises:
             JournalMissing: see :meth:`capture`.
         """
-        return self._capture_witnessed(journal, first_page)[0]
+        return self._capture_witnessed(journal, start)[0]
 
-    def _capture_witnessed(self, journal: Journal, first_page: dict[str, Any] | None = None
-                           ) -> tuple[list[dict[str, Any]], JournalInvalidError | None]:
+    def _capture_witnessed(self, journal: Journal, start: WriterStart | None = None
+                           ) -> tuple[CaptureResult, JournalInvalidError | None]:
         policy = self._provider.config.retry
-        first = [first_page] if first_page is not None else []
+        first = [start] if start is not None else []
+        reads: list[CaptureResult] = []
 
         def read() -> Captured:
-            pages = self.capture(journal, first_page=first.pop() if first else None)
-            return Captured(self.read(pages), pages, witness_in(pages))
+            reads.append(self.capture(journal, start=first.pop() if first else None))
+            capture = reads[-1].capture
+            return Captured(self.read(capture), _parsed(capture), witness_in(capture))
 
-        got, error = capture_until_witnessed(read, self._sleep, attempts=policy.lag_attempts,
-                                             base=policy.lag_base, cap=policy.lag_cap)
-        return got.pages, error
+        _, error = capture_until_witnessed(read, self._sleep, attempts=policy.lag_attempts,
+                                           base=policy.lag_base, cap=policy.lag_cap)
+        return reads[-1], error
 
     def verdict(self, journal: Journal, request_key: str | None = None) -> Verdict:
         """Capture (:meth:`capture_witnessed`) and read the journal without entering the
         writer scope."""
-        return self.read(self.capture_witnessed(journal), request_key)
+        return self.read(self.capture_witnessed(journal).capture, request_key)
 
     # -- sessions ---------------------------------------------------------------------
 
@@ -958,7 +971,7 @@ class BusinessAttemptStore:
         whether the repository's rulesets let the token create and move the lease ref),
         and instead of sending, every write it is asked for (a journal not there yet,
         with ``create``; each record) is built and checked as for a real one, then
-        recorded in ``Session.planned`` and added to its pages, so the next step sees it.
+        recorded in ``Session.planned`` and added to its capture, so the next step sees it.
         Reads only: the writer check, the lease ref, the journal (not under the scope;
         the category scan once).
 
@@ -1023,12 +1036,11 @@ class BusinessAttemptStore:
             number = writes.journal if writes.journal is not None else (
                 journal.number if journal is not None else None)
             if number is None:
-                pages, state = self._opened(intent, writes, create)
+                capture, state = self._opened(intent, writes, create)
             else:
                 where = Journal(intent, "" if journal is None else journal.discussion_id,
                                 number)
-                pages, state = self.settled(where, first_page=self._read_before(
-                    journal, writes))
+                capture, state = self.settled(where, start=self._read_before(journal, writes))
             if state.intent.digest != intent.digest:
                 raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
                                           f"intent {state.intent.digest}, not {intent.digest}")
@@ -1039,10 +1051,10 @@ class BusinessAttemptStore:
             self._step("captured")
             writes.carry_journal(state.discussion_number)
             yield Session(Journal(state.intent, state.discussion_id, state.discussion_number),
-                          pages, state, recording, writes)
+                          capture, state, recording, writes)
 
-    def _read_before(self, journal: Journal | None, writes: Writes) -> dict[str, Any] | None:
-        """The page read at start (:meth:`prime`), when it may be built on: the lease
+    def _read_before(self, journal: Journal | None, writes: Writes) -> WriterStart | None:
+        """The answer read at start (:meth:`prime`), when its page may be built on: the lease
         was taken by a compare-and-set straight from the head read with the page, and
         that head was a released lease whose quiet period was over. Nobody can have
         written since (the compare-and-set proves nobody held the scope in between), and
@@ -1062,10 +1074,10 @@ class BusinessAttemptStore:
             return None
         if lease.state != "released" or utc(observed.server_time) < lease.expires_at:
             return None
-        return primed.page
+        return primed.start
 
     def _opened(self, intent: Intent, writes: Writes,
-                create: bool) -> tuple[list[dict[str, Any]], JournalState]:
+                create: bool) -> tuple[Capture, JournalState]:
         """The journal of a scope whose lease names none: found by the scan (again,
         under the scope now), else created when ``create``. The scan that led here
         stands when nobody can have held the scope since (``Writes.scanned``: the
@@ -1084,7 +1096,7 @@ class BusinessAttemptStore:
         return self._create(intent, writes)
 
     def _create(self, intent: Intent,
-                writes: Writes) -> tuple[list[dict[str, Any]], JournalState]:
+                writes: Writes) -> tuple[Capture, JournalState]:
         title = self._journals.journal_title(intent)
         if not isinstance(title, str) or not title.strip():
             raise StoreInputError(f"the journal title of {intent.digest} is empty; "
@@ -1111,17 +1123,17 @@ class BusinessAttemptStore:
                                      "the journal may not be listed yet (read lag)"))
                 continue
             writes.carry_journal(number)
-            # Nothing is in a journal made a moment ago: its pages are known without a
+            # Nothing is in a journal made a moment ago: its capture is known without a
             # read (which could lag behind the creation).
-            pages = empty_journal(
+            capture = Capture.opened(
                 repository_id=self._journals.repository_id,
                 repository_name=self._journals.repository,
                 discussion_id=discussion_id, number=number, body=body,
                 login=self._journals.writer_login, database_id=self._writer_id)
-            verdict = self.read(pages)
+            verdict = self.read(capture)
             if verdict.journal is None:  # pragma: no cover - the core built both
                 raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
-            return pages, verdict.journal
+            return capture, verdict.journal
         raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
                             f"into {intent.base_ref} was created after {MAX_SENDS} sends")
 
@@ -1141,15 +1153,15 @@ class Session:
 
     Obtain one from :meth:`BusinessAttemptStore.session`,
     :meth:`BusinessAttemptStore.open` or :meth:`BusinessAttemptStore.plan`; valid inside
-    that block only. Not thread-safe. The session owns its journal, pages and state; it
+    that block only. Not thread-safe. The session owns its journal, capture and state; it
     builds records with ``recording`` and hands each to ``writes``, which either sends
     it (:class:`Sender`) or records it (:class:`Planner`).
     """
 
-    def __init__(self, journal: Journal, pages: list[dict[str, Any]], state: JournalState,
+    def __init__(self, journal: Journal, capture: Capture, state: JournalState,
                  recording: Recording, writes: Writes) -> None:
         self._journal = journal
-        self._pages = pages
+        self._capture = capture
         self._state = state
         self._recording = recording
         self._writes = writes
@@ -1168,9 +1180,9 @@ class Session:
         return self._state
 
     @property
-    def pages(self) -> list[dict[str, Any]]:
-        """The captured pages (plus this session's writes)."""
-        return self._pages
+    def capture(self) -> Capture:
+        """The captured journal (plus this session's writes)."""
+        return self._capture
 
     @property
     def journal(self) -> Journal:
@@ -1225,17 +1237,17 @@ class Session:
 
     def _write(self, record: Attempt | Event, body: str,
                reply_to: str | None) -> tuple[Any, int]:
-        """Hand ``record`` (``body``) to the writes; the session's pages and state
+        """Hand ``record`` (``body``) to the writes; the session's capture and state
         include the record after it (and a read-back's, as soon as one was made).
         Returns the comment (None when a read-back found it, or nothing was sent) and the
         number of sends."""
-        written = self._writes.write(self._journal, record, body, reply_to, self._pages,
+        written = self._writes.write(self._journal, record, body, reply_to, self._capture,
                                      self._seen)
-        self._seen(written.pages, written.state)
+        self._seen(written.capture, written.state)
         return written.comment, written.sends
 
-    def _seen(self, pages: list[dict[str, Any]], state: JournalState) -> None:
-        self._pages, self._state = pages, state
+    def _seen(self, capture: Capture, state: JournalState) -> None:
+        self._capture, self._state = capture, state
 
     def append(self, attempt_id: str, *, key: str, phase: str | None, status: str,
                reason: str | None = None, materials: Sequence[Material] = ()) -> AppendResult:
@@ -1425,11 +1437,11 @@ class Session:
 class Written:
     """What :meth:`Writes.write` gives back: the ``comment`` GitHub made (None when a
     read-back found the record, or nothing was sent), the ``sends``, and the session's
-    ``pages`` and ``state`` with the record."""
+    ``capture`` and ``state`` with the record."""
 
     comment: Any
     sends: int
-    pages: list[dict[str, Any]]
+    capture: Capture
     state: JournalState
 
 
@@ -1479,11 +1491,11 @@ class Writes(Protocol):
         ...
 
     def write(self, journal: Journal, record: Attempt | Event, body: str,
-              reply_to: str | None, pages: list[dict[str, Any]],
-              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
+              reply_to: str | None, capture: Capture,
+              seen: Callable[[Capture, JournalState], None]) -> Written:
         """Write ``record`` (``body``; a reply to ``reply_to``, else a root) to
-        ``journal`` whose captured pages are ``pages``; ``seen`` is told each read-back
-        at once (it stands even when the write then fails)."""
+        ``journal`` whose capture is ``capture``; ``seen`` is told each read-back at once
+        (it stands even when the write then fails)."""
         ...
 
 
@@ -1502,7 +1514,7 @@ class Sender:
     """
 
     def __init__(self, owner: Owner, provider: GitHubProvider, recording: Recording,
-                 recapture: Callable[[Journal], tuple[list[dict[str, Any]], JournalState]],
+                 recapture: Callable[[Journal], tuple[Capture, JournalState]],
                  create_discussion: Callable[[str, str], Any]) -> None:
         self._owner = owner
         self._provider = provider
@@ -1539,8 +1551,8 @@ class Sender:
         return created.id, created.number
 
     def write(self, journal: Journal, record: Attempt | Event, body: str,
-              reply_to: str | None, pages: list[dict[str, Any]],
-              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
+              reply_to: str | None, capture: Capture,
+              seen: Callable[[Capture, JournalState], None]) -> Written:
         """Send ``record`` by the append protocol, then carry its witness into the
         lease."""
         rec, provider = self._recording, self._provider
@@ -1548,7 +1560,7 @@ class Sender:
         machine = Append(record, reads=policy.lag_attempts, base=policy.lag_base,
                          cap=policy.lag_cap)
         lost_at: float | None = None
-        current = pages  # the pages the comment is added to: the latest read-back's
+        current = capture  # the capture the comment is added to: the latest read-back's
 
         def perform(step: Send | Read) -> Result:
             nonlocal lost_at, current
@@ -1580,11 +1592,12 @@ class Sender:
             rec.tell(f"the answer to writing {_what(record)} was lost; reading the journal "
                      f"back after {waited:.1f} s showed it landed ({done.sends} "
                      f"send{'s' if done.sends != 1 else ''})")
-            current, state = done.pages, done.state
+            assert done.capture is not None
+            current, state = done.capture, done.state
         else:
             comment = done.comment
-            state = _added(current, reply_to, comment.id, body, comment.created_at,
-                           rec.reader)
+            current, state = _added(current, reply_to, comment.id, body, comment.created_at,
+                                    rec.reader)
         seen(current, state)
         self._carry(record, state)
         return Written(done.comment, done.sends, current, state)
@@ -1606,7 +1619,7 @@ class Sender:
 class Planner:
     """A planning session's writes: nothing is held and nothing is sent; each write is
     recorded as :class:`Planned` (the first is the lease's, ``lease``), and a record is
-    added to the session's pages as the comment it would be.
+    added to the session's capture as the comment it would be.
 
     Args:
         lease: what holding the writer scope would write (the adapter's ``preview``).
@@ -1645,27 +1658,36 @@ class Planner:
         return "", 0
 
     def write(self, journal: Journal, record: Attempt | Event, body: str,
-              reply_to: str | None, pages: list[dict[str, Any]],
-              seen: Callable[[list[dict[str, Any]], JournalState], None]) -> Written:
-        """Record ``record`` and add it to ``pages``; nothing is sent."""
+              reply_to: str | None, capture: Capture,
+              seen: Callable[[Capture, JournalState], None]) -> Written:
+        """Record ``record`` and add it to ``capture``; nothing is sent."""
         rec = self._recording
-        state = _added(pages, reply_to, f"planned-{len(self._planned)}", body, rec.now(),
-                       rec.reader)
+        capture, state = _added(capture, reply_to, f"planned-{len(self._planned)}", body,
+                                rec.now(), rec.reader)
         kind = "event" if isinstance(record, Event) else "attempt"
         self._planned.append(Planned(kind, planned_line(record), record, body))
-        return Written(None, 0, pages, state)
+        return Written(None, 0, capture, state)
 
 
-def _added(pages: list[dict[str, Any]], reply_to: str | None, comment_id: str, body: str,
-           created_at: str, reader: JournalReader) -> JournalState:
-    """Add the comment ``comment_id`` (a reply to ``reply_to``, else a root) by the writer
-    to ``pages`` and read them again: the journal with it."""
-    if reply_to is None:
-        add_root(pages, comment_id, body, created_at, reader.login, reader.writer_id)
-    else:
-        add_reply(pages, reply_to, comment_id, body, created_at, reader.login,
-                  reader.writer_id)
-    return reader.state(pages)
+def _added(capture: Capture, reply_to: str | None, comment_id: str, body: str,
+           created_at: str, reader: JournalReader) -> tuple[Capture, JournalState]:
+    """The capture with the comment ``comment_id`` (a reply to ``reply_to``, else a root)
+    by the writer (the core's ``Capture.with_reply``/``with_comment``), and the journal
+    read from it."""
+    try:
+        if reply_to is None:
+            added = capture.with_comment(comment_id, body, created_at, reader.login,
+                                         reader.writer_id)
+        else:
+            added = capture.with_reply(reply_to, comment_id, body, created_at, reader.login,
+                                       reader.writer_id)
+    except JournalInvalid as exc:  # pragma: no cover - GitHub never reuses a node id
+        raise JournalInvalidError(exc.code, exc.detail) from None
+    return added, reader.state(added)
+
+
+def _parsed(capture: Capture | JournalInvalid) -> Capture | None:
+    return capture if isinstance(capture, Capture) else None
 
 
 _Enter = Callable[[Scope, "RefSnapshot | None", Recording], AbstractContextManager[Writes]]

@@ -26,7 +26,7 @@ def _events(world: Any) -> list[tuple[str, str, str]]:
     store = world.store()
     journal = store.locate(1, "main")
     assert journal is not None
-    state = store.read(store.capture_witnessed(journal)).journal
+    state = store.read(store.capture_witnessed(journal).capture).journal
     assert state is not None
     (attempt,) = state.attempts
     return [(e.phase or "attempt", e.status, e.key) for e in attempt.events]
@@ -63,8 +63,8 @@ def test_admit_starts_the_phase_in_the_same_hold_and_a_rerun_writes_nothing(
     assert [(p, s) for p, s, _ in events] == [("admission", "started")]
     records, last, state = _witness(world)
     store = world.store()
-    pages = store.capture_witnessed(store.locate(1, "main"))
-    digests = {e.digest for a in store.read(pages).journal.attempts for e in a.events}
+    capture = store.capture_witnessed(store.locate(1, "main")).capture
+    digests = {e.digest for a in store.read(capture).journal.attempts for e in a.events}
     assert (records, state) == (2, "released") and last in digests
     # the same admission again, and the separate step of the same key: nothing written
     world.emu.clear_request_log()
@@ -135,5 +135,5 @@ def _attempts(world: Any) -> int:
     journal = store.locate(1, "main")
     if journal is None:
         return 0
-    state = store.read(store.capture_witnessed(journal)).journal
+    state = store.read(store.capture_witnessed(journal).capture).journal
     return 0 if state is None else len(state.attempts)

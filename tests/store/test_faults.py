@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from ghattempt.core import Material, build_material, render_body
+from ghattempt.core import Material, build_material, parse_capture, render_body
 from ghattempt.core.testing import forge
 from ghattempt.emulator import Clock, Emulator
 from ghattempt.exclusive import InMemoryExclusive, OwnershipLost, RefLease
@@ -198,7 +198,7 @@ def test_out_of_order_delivery_reconstructs_the_history(world: World):
         for root in page["data"]["repository"]["discussion"]["comments"]["nodes"]:
             root["replies"]["nodes"].reverse()
     pages.reverse()
-    v = world.store.read(pages, KEY)
+    v = world.store.read(parse_capture(pages), KEY)
     assert v.status == "running" and v.recovery == "continue:build"
     assert [e.seq for e in v.journal.attempt(a.id).events] == [1, 2, 3]
 

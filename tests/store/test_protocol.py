@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ghattempt.core import Witness, read_journal
+from ghattempt.core import Witness, parse_capture, read_journal
 from ghattempt.core.testing import Scenario
 from ghattempt.github.errors import RateLimited
 from ghattempt.protocol import Answered, Done, Limited, Lost, Read, Refuse, Send, Sleep
@@ -28,7 +28,7 @@ from ghattempt.store._protocol import (
 def captured(s: Scenario, **kwargs: Any) -> Answered:
     """A read's answer: a capture read by the core."""
     pages = kwargs.pop("pages", None) or s.pages()
-    return Answered(Captured(s.read(pages=pages, **kwargs), pages))
+    return Answered(Captured(s.read(pages=pages, **kwargs), parse_capture(pages)))
 
 
 def limit(seconds: float) -> Limited:
@@ -200,13 +200,13 @@ def test_a_capture_short_of_its_witness_is_read_again_then_refused_naming_the_re
     sleeps = []
     for _ in range(2):
         assert isinstance(m.next(), Read)
-        m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
+        m.feed(Answered(Captured(s.read(pages=pages), parse_capture(pages), witness)))
         sleep = m.next()
         assert isinstance(sleep, Sleep) and sleep.notice is None  # short waits go untold
         sleeps.append(sleep.seconds)
     assert sleeps == [0.5, 0.75]
     assert isinstance(m.next(), Read)
-    m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
+    m.feed(Answered(Captured(s.read(pages=pages), parse_capture(pages), witness)))
     refused = m.next()
     assert isinstance(refused, Refuse) and isinstance(refused.error, WitnessNotMet)
     assert refused.error.code == "rolled_back" and witness.last in str(refused.error)
@@ -217,7 +217,7 @@ def test_a_capture_that_catches_up_is_done():
     s, pages, witness = _short_of_witness()
     m = Capture(attempts=3, base=0.5, cap=4)
     m.next()
-    m.feed(Answered(Captured(s.read(pages=pages), pages, witness)))
+    m.feed(Answered(Captured(s.read(pages=pages), parse_capture(pages), witness)))
     m.next()
     assert isinstance(m.next(), Read)
     m.feed(captured(s))  # the lagging records showed up

@@ -42,8 +42,8 @@ def _started(serve: Any, tmp_path: Path) -> tuple[Any, Path]:
 
 def _digests(world: Any) -> set[str]:
     store = world.store()
-    pages = store.capture_witnessed(store.locate(1, "main"))
-    return {e.digest for a in store.read(pages).journal.attempts for e in a.events}
+    capture = store.capture_witnessed(store.locate(1, "main")).capture
+    return {e.digest for a in store.read(capture).journal.attempts for e in a.events}
 
 
 def test_the_success_and_the_next_start_are_one_hold_and_a_rerun_writes_nothing(
