@@ -441,6 +441,8 @@ def test_the_check_holds_the_seams_to_the_limits_table(tmp_path):
     check = failed.stdout.rsplit("check: ", 1)[1]
     assert "3 argparse namespaces outside cli/, not more than 0" in check
     assert "the request key derived in 3 places, not more than 1" in check
+    # the typed capture landed: raw pages are in no signature above the transport
+    assert "2 signatures with raw JSON pages, not more than 0" in check
     # the allow-lists are empty now that the store and the lease own their state: the
     # sample store's Session and its isinstance fail the check
     assert ("private attributes of another object read in 1 classes beyond the allow-list "
@@ -472,3 +474,61 @@ def test_this_checkout_derives_the_request_key_once_and_keeps_namespaces_in_cli(
     assert [i["where"] for i in seams["request_key_derivations"]["list"]] == [
         "ghattempt.commands._keys.request_key"]
     assert seams["namespaces"]["list"] == []
+
+
+def test_this_checkout_passes_raw_pages_in_no_signature_above_the_transport():
+    report = _script().measure(ROOT)
+    assert report["seams"]["raw_pages"]["list"] == []
+    assert _script().failures(report) == []
+
+
+RAW = {
+    "ghattempt/__init__.py": "",
+    # the application layer deriving the request key once, as in SEAMS
+    **{name: SEAMS[name] for name in ("ghattempt/commands/__init__.py",
+                                      "ghattempt/commands/_keys.py")},
+    "ghattempt/render/__init__.py": "",
+    "ghattempt/render/_timeline.py": """\
+        from dataclasses import dataclass
+        from typing import Any
+        def build(pages: Any, page_size: int) -> None:
+            return None
+        def counted(first_page: "object | None" = None) -> None:
+            return None
+        def typed(capture: "Capture", pages: int = 1) -> None:
+            return None
+        @dataclass
+        class Reading:
+            pages: Any
+            page_count: int = 0
+        """,
+    "ghattempt/core/__init__.py": "",
+    "ghattempt/core/testing.py": """\
+        from typing import Any
+        def pages() -> list[dict[str, Any]]:
+            return []
+        """,
+    "ghattempt/core/_journal.py": """\
+        def read_journal(pages: object) -> None:
+            return None
+        def select(pages: object) -> None:
+            return None
+        """,
+}
+
+
+def test_untyped_pages_and_fields_count_as_raw_pages(tmp_path):
+    # an Any or object page is GitHub's JSON all the same; so is a class's field; the
+    # reader's own stdin entry and GitHub's stand-ins are not counted
+    seams = _script().measure(_write(tmp_path, RAW))["seams"]
+    assert sorted(i["where"] for i in seams["raw_pages"]["list"]) == [
+        "ghattempt.core._journal.select", "ghattempt.render._timeline.Reading.pages",
+        "ghattempt.render._timeline.build", "ghattempt.render._timeline.counted"]
+
+
+def test_a_request_key_derived_nowhere_fails_the_check(tmp_path):
+    files = dict(RAW)
+    files["ghattempt/commands/_keys.py"] = "def request_key(config, **values):\n    return 1\n"
+    report = _script().measure(_write(tmp_path, files))
+    assert "the request key derived in 0 places, not 1 (ghattempt/commands/_keys.py)" in \
+        _script().failures(report)
