@@ -7,6 +7,7 @@ Shape::
     status(args) -> int                          # table or --json verdict
     show(args) -> int                            # the timeline page, --html FILE
     status_of(args) -> Status                    # the reading options as a request
+    capture_file(path) -> Capture | JournalInvalid  # a --capture FILE, parsed here
 
 ``status`` reads exactly as the reader does (``ghattempt.commands.read``, with
 ``ghattempt.core.read_journal``, spec journal-v1 sections 5-10), so its ``--json``
@@ -28,9 +29,9 @@ from ghattempt.cli._context import connection
 if TYPE_CHECKING:
     from ghattempt.commands import Status
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import Verdict
+    from ghattempt.core import Capture, JournalInvalid, Verdict
 
-__all__ = ["capture", "read", "show", "status", "status_of"]
+__all__ = ["capture", "capture_file", "read", "show", "status", "status_of"]
 
 
 def read(argv: list[str]) -> int:
@@ -90,20 +91,53 @@ def _print_verdict(verdict: Verdict) -> None:
 
 
 def status_of(args: argparse.Namespace) -> Status:
-    """The reading request of ``status`` and ``show`` (its options).
+    """The reading request of ``status`` and ``show`` (its options), holding the journal
+    of ``--capture FILE`` parsed (:func:`capture_file`) once the options are checked.
 
     Raises:
         RequestError: (bad input) a request key holding a token, a ``--writer`` that is
             no GraphQL login.
+        CommandError: (bad input) the capture file is not UTF-8 JSON.
     """
+    from dataclasses import replace
+
     from ghattempt.commands import Status
 
-    return Status(repository=args.repository, discussion=args.discussion,
-                  pull_request=args.pull_request, base_ref=args.base_ref,
-                  capture=args.capture, writer=args.writer, writer_id=args.writer_id,
-                  repository_id=args.repository_id, request_key=args.request_key,
-                  channel=args.channel, server_url=args.server_url,
-                  max_records=args.max_records, max_attempts=args.max_attempts)
+    request = Status(repository=args.repository, discussion=args.discussion,
+                     pull_request=args.pull_request, base_ref=args.base_ref,
+                     writer=args.writer, writer_id=args.writer_id,
+                     repository_id=args.repository_id, request_key=args.request_key,
+                     channel=args.channel, server_url=args.server_url,
+                     max_records=args.max_records, max_attempts=args.max_attempts)
+    if args.capture:
+        request = replace(request, capture=capture_file(args.capture))
+    return request
+
+
+def capture_file(path: str) -> Capture | JournalInvalid:
+    """A capture file (``-``: standard input), parsed where it is read: what the reader
+    takes on stdin (a GraphQL response or an array of them) as the core parses it
+    (``ghattempt.core.parse_capture``), or the ``JournalInvalid`` parsing raised, which
+    the verdict names.
+
+    Raises:
+        CommandError: (bad input) the file is not UTF-8 JSON.
+    """
+    from pathlib import Path
+
+    from ghattempt.commands import CommandError
+    from ghattempt.core import JournalInvalid, parse_capture
+    from ghattempt.errors import Fault
+
+    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CommandError(Fault.BAD_INPUT, f"{path}: not UTF-8 JSON ({exc})") from None
+    try:
+        return parse_capture(value)
+    except JournalInvalid as exc:
+        return exc
 
 
 def _config(args: argparse.Namespace) -> LoadedConfig | None:

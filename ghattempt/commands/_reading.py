@@ -13,16 +13,13 @@ journal-v1 sections 5-10), so a verdict is the one ``ghattempt read`` prints for
 same capture and arguments. The request key a reading reads is the one its writers
 write under (``ghattempt.commands._keys.request_key`` with the journal's own intent).
 What is read is the typed :class:`ghattempt.core.Capture` the core parses GitHub's
-responses into (or a capture file, parsed where it is read); the responses themselves
-are only moved, to be saved as they came (``capture``).
+responses into (or the one a face parsed from a capture file, ``Status.capture``); the
+responses themselves are only moved, to be saved as they came (``capture``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.commands._connection import Connection, connect, journal_url
@@ -315,7 +312,7 @@ class Reading:
 
 def read(request: Status | Show, config: LoadedConfig | None,
          connection: Connection) -> Reading:
-    """Capture the journal the request names (or read its capture file) and judge it;
+    """Capture the journal the request names (or take the capture it holds) and judge it;
     ``show`` also needs a journal to show.
 
     Raises:
@@ -329,8 +326,8 @@ def read(request: Status | Show, config: LoadedConfig | None,
     target: JournalPages | None = None
     viewer: Identity | None = None
     capture: Capture | JournalInvalid
-    if status.capture:
-        capture = _capture_file(status.capture)
+    if status.capture is not None:
+        capture = status.capture
     else:
         try:
             target = _capture(status, config, connection)
@@ -352,27 +349,6 @@ def read(request: Status | Show, config: LoadedConfig | None,
         url = journal_url(status.server_url, verdict.journal.repository_name,
                           verdict.journal.discussion_number)
     return Reading(verdict, url, capture, config, writer, writer_id)
-
-
-def _capture_file(path: str) -> Capture | JournalInvalid:
-    """A capture file (``-``: standard input) parsed where it is read: the reader's
-    stdin, a GraphQL response or an array of them, as the core parses it (or why it is
-    none, which the verdict then names).
-
-    Raises:
-        CommandError: (bad input) the file is not UTF-8 JSON.
-    """
-    from ghattempt.core import JournalInvalid, parse_capture
-
-    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    try:
-        value: Any = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise CommandError(Fault.BAD_INPUT, f"{path}: not UTF-8 JSON ({exc})") from None
-    try:
-        return parse_capture(value)
-    except JournalInvalid as exc:
-        return exc
 
 
 def _captured_repository_id(capture: Capture | JournalInvalid) -> str | None:

@@ -41,7 +41,7 @@ from ghattempt.errors import Fault
 
 if TYPE_CHECKING:
     from ghattempt.config import LoadedConfig
-    from ghattempt.core import Writer
+    from ghattempt.core import Capture, JournalInvalid, Writer
 
 __all__ = [
     "GRAPHQL_INT_MAX",
@@ -569,7 +569,9 @@ class _Read:
         repository: ``owner/name`` (not needed with ``capture``).
         discussion: the journal Discussion's number; or
         pull_request, base_ref: the pull request whose journal it is (base: its own).
-        capture: a capture file (``-``: standard input) read instead of GitHub.
+        capture: a captured journal read instead of GitHub: what a face parsed from a
+            capture file where it read it (``ghattempt.core.parse_capture``), or the
+            ``JournalInvalid`` parsing raised (the verdict names it).
         writer, writer_id: whose unedited records count (None: the configuration's
             ``[writer]``, else ``github-actions``).
     """
@@ -578,7 +580,7 @@ class _Read:
     discussion: int | None = None
     pull_request: int | None = None
     base_ref: str | None = None
-    capture: str | None = None
+    capture: Capture | JournalInvalid | None = None
     writer: str | None = None
     writer_id: int | None = None
 
