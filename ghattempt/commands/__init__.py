@@ -14,7 +14,7 @@ composition root but through here (docs/layout.md)::
     plan(request, config, connection).planned                  # the same, nothing sent
 
 =====================  =================================================================
-requests (writing)     ``Admit``, ``Record``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
+requests (writing)     ``Admit``, ``RecordEvent``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
                        ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
 requests (reading)     ``Status``, ``Show``, ``CaptureJournal``
 running                ``execute``, ``plan``, ``check``, ``WriteOutcome``, ``Reading``,
