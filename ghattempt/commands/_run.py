@@ -477,3 +477,12 @@ def _release(step: _Step, tag: str) -> tuple[bytes, str]:
             return compare_release(tag, assets, ()).readback, "neither"
     check = compare_release(tag, assets, expected)
     return check.readback, check.outcome
+
+
+# Public as ghattempt.commands (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    RunOutcome,
+):
+    _exported.__module__ = "ghattempt.commands"
+del _exported
