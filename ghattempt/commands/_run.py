@@ -184,14 +184,15 @@ class _Step:
         needs = run_needs(journal, req)
         liveness: str = LIVENESS[2]  # unknown (not asked: no runner matters)
         if needs.runner is not None and not needs.own:
-            liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase)
+            liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase,
+                                      needs.status)
         observed = observe(needs.paths, root=self.root) if needs.paths else ()
         decision = decide(journal, req, liveness=liveness, observed=observed)
         self.rows.append(decision.row)
         return decision
 
     def _liveness(self, journal: JournalState, runner: Writer, attempt: str | None,
-                  phase: str | None) -> str:
+                  phase: str | None, status: str | None) -> str:
         from ghattempt.core import LIVENESS, ActionsWriter, CliWriter
 
         live, ended, unknown = LIVENESS
@@ -202,7 +203,9 @@ class _Step:
                 return ended if takeover else unknown
             return live if alive else ended
         if isinstance(runner, CliWriter):
-            if takeover:
+            if takeover or status == "unknown":
+                # an ``unknown`` is written once the runner has ended: by the runner on its
+                # way out (a signal, W1), or by a step that took it as ended (D20)
                 return ended
             at = _record_time(journal, attempt, phase)
             stale_after = self.w.cfg.settings.run.stale_after

@@ -206,3 +206,22 @@ def test_github_release_verify_reads_the_release_back(world: RunWorld, release: 
     assert outputs(again)["outcome"] == outcome
     assert world.phase_statuses("publication") == statuses
     assert world.count("publication") == (2 if outcome == "ran" else 1)
+
+
+def test_a_command_line_step_interrupted_is_settled_by_the_next_without_takeover(
+        world: RunWorld) -> None:
+    """SIGTERM during a person's step: ``unknown`` (W1) says the runner ended; the next
+    step asks the verify at once, no ``--takeover`` or ``stale_after`` needed."""
+    hold = world.workspace / "hold-build"
+    hold.write_text("")
+    step = world.popen("build")
+    world.wait_for(world.workspace / "counter-build")
+    step.send_signal(signal.SIGINT)
+    step.communicate(timeout=60)
+    hold.unlink()
+    assert step.returncode == 128 + signal.SIGINT
+    assert world.phase_statuses("build") == ["started", "unknown"]
+    settled = world.run("build", "--verify", "exit 0", "--json")
+    assert settled.returncode == 0, settled.stderr.decode()
+    assert (outputs(settled)["outcome"], outputs(settled)["row"]) == ("settled", "V1")
+    assert world.count("build") == 1
