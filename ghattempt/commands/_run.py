@@ -156,7 +156,8 @@ class _Step:
         self.channel = channel
         self.key = w.key()
         self.generation: Generation = _generation(w)
-        self.root = os.path.realpath(request.workspace or os.environ.get("GITHUB_WORKSPACE")
+        env = request.env if request.env is not None else os.environ
+        self.root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE")
                                      or os.getcwd())
         self.where = os.path.join(self.root, request.working_directory or "")
         """Where the work and the verify run (an absolute working directory wins)."""
@@ -401,7 +402,8 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
     from ghattempt.work import WorkInputError, collect_materials, run_work
 
     request, w = step.request, step.w
-    result = run_work(request.work, working_directory=step.where, secrets=step.secrets)
+    result = run_work(request.work, env=request.env, working_directory=step.where,
+                      secrets=step.secrets)
     observed: tuple[ObservedFile, ...] = ()
     error_line = result.error_line
     exit_code = result.exit_code
@@ -456,7 +458,8 @@ def _read_back(step: _Step) -> tuple[bytes, str]:
     tag = request.release_tag
     if tag is not None:
         return _release(step, tag)
-    result = run_verify(request.verify, working_directory=step.where, secrets=step.secrets)
+    result = run_verify(request.verify, env=request.env, working_directory=step.where,
+                        secrets=step.secrets)
     return result.work.stdout or b"", result.outcome
 
 
