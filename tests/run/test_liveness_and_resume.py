@@ -225,3 +225,33 @@ def test_a_command_line_step_interrupted_is_settled_by_the_next_without_takeover
     assert settled.returncode == 0, settled.stderr.decode()
     assert (outputs(settled)["outcome"], outputs(settled)["row"]) == ("settled", "V1")
     assert world.count("build") == 1
+
+
+def test_a_job_that_ended_in_a_run_still_running_has_ended(world: RunWorld) -> None:
+    """The run attempt is still in progress (another job runs), but the job named in the
+    ``started`` has completed: its runner has ended (the job's status, by name)."""
+    world.run_id += 1
+    run_id = world.run_id
+    jobs = world.emulator.add_workflow_run(REPO, run_id, ".github/workflows/release.yml",
+                                           "release", "0" * 40, status="in_progress",
+                                           jobs=["release", "other"])
+    assert world.run("build", run_id=run_id).returncode == 0
+    hold = world.workspace / "hold-publication"
+    hold.write_text("")
+    step = world.popen("publication", run_id=run_id)
+    world.wait_for(world.workspace / "counter-publication")
+    step.send_signal(signal.SIGKILL)
+    step.wait(timeout=30)
+    world.kill_work("publication")
+    hold.unlink()
+    other = {**world.actions_env(run_id), "GITHUB_JOB": "other"}
+    # while the job "release" is in progress its step's started is live: busy
+    busy = world.cli(*world.run_args("publication", "--verify", "exit 0", "--json"), **other)
+    assert (busy.returncode, outputs(busy)["outcome"]) == (4, "busy"), busy.stderr.decode()
+    [release] = [j for j in jobs if j["name"] == "release"]
+    world.emulator.set_workflow_job(release["id"], "completed", "cancelled")
+    settled = world.cli(*world.run_args("publication", "--verify", "exit 0", "--json"),
+                        **other)
+    assert settled.returncode == 0, settled.stderr.decode()
+    assert outputs(settled)["outcome"] == "settled"
+    assert world.count("publication") == 1
