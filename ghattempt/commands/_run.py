@@ -430,13 +430,20 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
 
 def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
     """Run the verify outside the scope, then record what it found in a new hold;
-    None when the phase was recorded absent (decide again)."""
+    None when the phase was recorded absent, or was settled by someone else while the
+    verify ran (decide again)."""
     from ghattempt.core import after_verify, readback_material
 
     request, w = step.request, step.w
     content, outcome = _read_back(step)
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
+        # what the verify found is written only on the journal it was asked about: the
+        # phase still ambiguous in the same attempt (a person, or another run's step,
+        # may have settled it meanwhile: then decide again on what is there now)
+        fresh = step.decide(s.state)
+        if fresh.kind != "ambiguous" or fresh.attempt != d.attempt:
+            return None
         state = s.attempt(d.attempt)
         readback = readback_material(request.phase, content, attempt=state,
                                      url=step.material_url(s)) if outcome == "present" \

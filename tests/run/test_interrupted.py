@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 
 import pytest
 
@@ -122,3 +123,19 @@ def test_a_runner_cancellation_is_recorded_unknown_and_the_next_run_settles_it(
     assert outputs(again)["outcome"] == "settled"
     assert world.count("publication") == 1
     assert "status            succeeded" in world.status()
+
+
+def test_a_phase_settled_by_hand_while_the_verify_ran_is_not_written_again(
+        world: RunWorld) -> None:
+    """The verify takes its time; meanwhile a person records the phase succeeded. What
+    the verify found is written only if the phase is still ambiguous: here the step
+    decides again and skips."""
+    run_id = killed_during_publication(world)
+    by_hand = (f"{sys.executable} -m ghattempt.cli record --pull-request 1 --phase "
+               "publication --status succeeded --actor bob >/dev/null 2>&1; exit 0")
+    again = world.run("publication", "--verify", by_hand, "--json", run_id=run_id,
+                      attempt=2)
+    assert again.returncode == 0, again.stderr.decode()
+    assert outputs(again)["outcome"] == "skipped"
+    assert world.phase_statuses("publication") == ["started", "unknown", "succeeded"]
+    assert world.count("publication") == 1
