@@ -46,8 +46,8 @@ if _typing.TYPE_CHECKING:
     from ._connection import DEFAULT_SERVER_URL, Connection, connect, find_config, journal_url
     from ._errors import CommandError, NoJournal, NotYet, PartWritten, RequestError
     from ._keys import event_key, request_key
-    from ._probe import Observation, Probe, ProbeReport
     from ._known import memo_path, recall, remember
+    from ._probe import Observation, Probe, ProbeReport
     from ._reading import (
         JournalPages,
         Reading,
@@ -177,9 +177,7 @@ def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) 
     was built, :func:`check` for what needs the configuration): an input error is raised
     before anything is sent.
     """
-    from . import _requests
-
-    from . import _probe
+    from . import _probe, _requests
 
     if isinstance(request, _probe.Probe):
         return _probe.probe(request, config, connection)

@@ -1,0 +1,224 @@
+"""``ghattempt probe`` over HTTP on 127.0.0.1 against the emulator: as it is, every
+relied-on behaviour holds and the probe removes what it created; set to misbehave (a
+lock, a rule, another identity, a missing permission, and the fidelity switches a probe
+checks: docs/emulator.md, "Misbehaving"), the probe exits with the GitHub-refused status
+and names the behaviour that failed, in its table and in its JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ghattempt.cli._errors import EXIT_BY_FAULT
+from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
+from ghattempt.errors import Fault
+
+from .conftest import cli_env, run_cli
+
+pytestmark = pytest.mark.network
+REPO = "octo-org/widgets"
+REFUSED = EXIT_BY_FAULT[Fault.GITHUB_REFUSED]
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[Emulator, str]]:
+    emu = Emulator(fixture=DEFAULT_FIXTURE)
+    with EmulatorServer(emu) as server:
+        yield emu, server.url
+
+
+def probe(url: str, tmp_path: Path, *extra: str, token: str = "ghs_actions",
+          category: str | None = "release-journal") -> tuple[int, str, dict[str, Any]]:
+    out = tmp_path / "probe.json"
+    args = ["probe", "--repository", REPO, "--api-url", f"{url}/", "--json", str(out),
+            *extra]  # run in tmp_path: no .github/ghattempt.toml there
+    if category:
+        args += ["--category", category]
+    done = run_cli(*args, env=cli_env(GITHUB_TOKEN=token), cwd=tmp_path)
+    text = done.stdout.decode() + done.stderr.decode()
+    report = json.loads(out.read_text()) if out.exists() else {}
+    return done.returncode, text, report
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, str]:
+    return {o["behaviour"]: o["verdict"] for o in report["observations"]}
+
+
+def leftovers(emu: Emulator) -> tuple[int, list[str]]:
+    discussions = emu.state.one("SELECT COUNT(*) AS n FROM discussions")["n"]
+    refs = [r["name"] for r in emu.state.all("SELECT name FROM refs")
+            if "ghattempt/lease/" in r["name"]]
+    return discussions, refs
+
+
+def test_against_the_emulator_as_it_is_every_relied_on_behaviour_holds(
+        served: tuple[Emulator, str], tmp_path: Path) -> None:
+    emu, url = served
+    before = leftovers(emu)
+    code, text, report = probe(url, tmp_path)
+    assert code == 0, text
+    assert report["ok"] is True and report["failed"] == []
+    seen = verdicts(report)
+    for behaviour in ("token identity", "Discussions enabled", "journal category present",
+                      "journals not locked", "node-id format", "comment and replies written",
+                      "replies oldest first", "edit flags", "rules on the lease prefix",
+                      "lease ref created", "stale head refused", "lease ref deleted",
+                      "Actions API readable", "rate-limit headers", "remaining budgets"):
+        assert seen[behaviour] == "holds", (behaviour, text)
+    # no ruleset protects the lease prefix from deletion in the default fixture: advice
+    assert seen["lease refs protected from deletion"] == "advice"
+    for o in report["observations"]:
+        assert o["expected"] and o["source"] and o["observed"]
+    assert "every relied-on behaviour holds" in text
+    assert "ghs_actions" not in text and "ghs_actions" not in json.dumps(report)
+    # what it created is gone: the discussion (with its comments) and the ref
+    assert leftovers(emu) == before
+    assert report["left"] == [] and len(report["removed"]) == len(report["created"]) == 2
+
+
+def test_a_locked_journal_in_the_category_is_named(served: tuple[Emulator, str],
+                                                    tmp_path: Path) -> None:
+    emu, url = served
+    journal = _open_discussion(emu)  # a journal of the category, which a lock bot locks
+    emu.lock_discussion(journal["id"])
+    code, text, report = probe(url, tmp_path)
+    assert code == REFUSED, text
+    assert report["failed"] == ["journals not locked"]
+    row = next(o for o in report["observations"] if o["behaviour"] == "journals not locked")
+    assert f"#{journal['number']}" in row["observed"] and "lock bot" in row["observed"]
+    assert "journals not locked" in text.splitlines()[-1]
+
+
+def test_a_locked_throwaway_discussion_refuses_the_comment(served: tuple[Emulator, str],
+                                                          tmp_path: Path) -> None:
+    emu, url = served
+    journal = _open_discussion(emu)
+    emu.lock_discussion(journal["id"])
+    code, text, report = probe(url, tmp_path, "--discussion", str(journal["number"]),
+                               category=None)
+    assert code == REFUSED, text
+    seen = verdicts(report)
+    assert seen["comment and replies written"] == "FAILS"
+    row = next(o for o in report["observations"]
+               if o["behaviour"] == "comment and replies written")
+    assert "locked" in row["observed"]
+    assert seen["edit flags"] == seen["replies oldest first"] == "not checked"
+
+
+def test_a_ruleset_on_the_lease_prefix_is_named(served: tuple[Emulator, str],
+                                                tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_ruleset(REPO, "leases", ["refs/heads/ghattempt/lease/**"], ["creation"])
+    code, text, report = probe(url, tmp_path)
+    assert code == REFUSED, text
+    assert report["failed"] == ["rules on the lease prefix", "lease ref created"]
+    row = next(o for o in report["observations"]
+               if o["behaviour"] == "rules on the lease prefix")
+    assert "creation" in row["observed"] and "exclude" in row["observed"]
+    assert verdicts(report)["stale head refused"] == "not checked"
+    assert leftovers(emu)[1] == []
+
+
+def test_a_deletion_rule_is_reported_and_its_ref_left_named(served: tuple[Emulator, str],
+                                                            tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_ruleset(REPO, "keep leases", ["refs/heads/ghattempt/lease/**"], ["deletion"])
+    code, text, report = probe(url, tmp_path)
+    assert code == 0, text  # deletion protection refuses none of the lease's own writes
+    seen = verdicts(report)
+    assert seen["lease refs protected from deletion"] == "holds"
+    # the probe's own ref is kept by that rule, as the expected column says
+    row = next(o for o in report["observations"] if o["behaviour"] == "lease ref deleted")
+    assert row["verdict"] == "holds" and "Cannot delete this protected ref" in row["observed"]
+    (left,) = report["left"]
+    assert "ghattempt/lease/probe-" in left and "admin" in left
+    assert "left behind:" in text
+
+
+def test_a_token_of_another_identity_is_named(served: tuple[Emulator, str],
+                                              tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_token("ghs_other", "some-other-bot", "write", kind="Bot")
+    code, text, report = probe(url, tmp_path, token="ghs_other")
+    assert code == REFUSED, text
+    assert report["failed"] == ["token identity"]
+    row = report["observations"][0]
+    assert "some-other-bot" in row["observed"] and "github-actions" in row["observed"]
+
+
+def test_a_missing_actions_permission_is_named(served: tuple[Emulator, str],
+                                               tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_token("ghs_noactions", "github-actions", "write", kind="Bot", actions="none")
+    code, text, report = probe(url, tmp_path, token="ghs_noactions")
+    assert code == REFUSED, text
+    assert report["failed"] == ["Actions API readable"]
+    row = next(o for o in report["observations"] if o["behaviour"] == "Actions API readable")
+    assert "actions: read" in row["observed"]
+
+
+def test_a_missing_discussions_permission_is_named(served: tuple[Emulator, str],
+                                                   tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_token("ghs_readonly", "github-actions", "write", kind="Bot", discussions="read")
+    code, text, report = probe(url, tmp_path, token="ghs_readonly")
+    assert code == REFUSED, text
+    assert report["failed"] == ["comment and replies written"]
+    row = next(o for o in report["observations"]
+               if o["behaviour"] == "comment and replies written")
+    assert "Resource not accessible" in row["observed"]
+
+
+@pytest.mark.parametrize(("switch", "behaviour"), [
+    ("stale_data", "stale head refused"),
+    ("edit_flags", "edit flags"),
+    ("replies_oldest_first", "replies oldest first"),
+    ("rate_limit_headers", "rate-limit headers"),
+])
+def test_each_misbehaving_switch_is_named(served: tuple[Emulator, str], tmp_path: Path,
+                                          switch: str, behaviour: str) -> None:
+    emu, url = served
+    emu.set_fidelity({switch: False})
+    code, text, report = probe(url, tmp_path)
+    assert code == REFUSED, text
+    assert report["failed"] == [behaviour]
+
+
+def test_discussions_turned_off_are_named(served: tuple[Emulator, str],
+                                          tmp_path: Path) -> None:
+    emu, url = served
+    emu.set_discussions_enabled(REPO, False)
+    code, text, report = probe(url, tmp_path)
+    assert code == REFUSED, text
+    assert report["failed"][:1] == ["Discussions enabled"]
+    assert "comment and replies written" in report["failed"]
+
+
+def test_no_category_is_bad_input_before_any_request(tmp_path: Path) -> None:
+    done = run_cli("probe", "--repository", REPO, "--api-url", "http://127.0.0.1:9/",
+                   env=cli_env(GITHUB_TOKEN="ghs_actions"), cwd=tmp_path)
+    assert done.returncode == EXIT_BY_FAULT[Fault.BAD_INPUT]
+    assert b"--category" in done.stderr
+
+
+def _open_discussion(emu: Emulator) -> dict[str, Any]:
+    """A journal discussion in the category, opened as the Actions bot would."""
+    import httpx
+
+    with EmulatorServer(emu) as server, httpx.Client(base_url=server.url) as http:
+        auth = {"Authorization": "bearer ghs_actions"}
+        repo = http.post("/graphql", headers=auth, json={"query": """query {
+          repository(owner: "octo-org", name: "widgets") { id
+            discussionCategory(slug: "release-journal") { id } } }"""}).json()["data"][
+            "repository"]
+        made = http.post("/graphql", headers=auth, json={
+            "query": """mutation($r: ID!, $c: ID!) { createDiscussion(input: {
+              repositoryId: $r, categoryId: $c, title: "journal", body: "b"}) {
+              discussion { id number } } }""",
+            "variables": {"r": repo["id"], "c": repo["discussionCategory"]["id"]}}).json()
+    discussion: dict[str, Any] = made["data"]["createDiscussion"]["discussion"]
+    return discussion
