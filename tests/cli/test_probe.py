@@ -222,3 +222,61 @@ def _open_discussion(emu: Emulator) -> dict[str, Any]:
             "variables": {"r": repo["id"], "c": repo["discussionCategory"]["id"]}}).json()
     discussion: dict[str, Any] = made["data"]["createDiscussion"]["discussion"]
     return discussion
+
+
+# ------------------------------------------------------------ the Action's face
+def action(url: str, tmp_path: Path, token: str = "ghs_actions",
+           **inputs: str) -> tuple[int, str, dict[str, str], str]:
+    import subprocess
+    import sys
+
+    out, summary, temp = tmp_path / "out", tmp_path / "summary.md", tmp_path / "temp"
+    out.write_text("")
+    temp.mkdir(exist_ok=True)
+    env = cli_env(GITHUB_ACTIONS="true", GITHUB_RUN_ID="41", GITHUB_REPOSITORY=REPO,
+                  GITHUB_API_URL=f"{url}/", GITHUB_WORKSPACE=str(tmp_path),
+                  GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary),
+                  RUNNER_TEMP=str(temp), GHATTEMPT_COMMAND="probe", GHATTEMPT_TOKEN=token)
+    env.update({f"GHATTEMPT_{k.upper()}": v for k, v in inputs.items()})
+    done = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env, text=True,
+                          capture_output=True, timeout=120, cwd=tmp_path)
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    return (done.returncode, done.stdout + done.stderr, outputs,
+            summary.read_text() if summary.exists() else "")
+
+
+def test_the_action_probes_as_the_command_line_does(served: tuple[Emulator, str],
+                                                    tmp_path: Path) -> None:
+    emu, url = served
+    code, text, outputs, summary = action(url, tmp_path, category="release-journal")
+    assert code == 0, text
+    report = json.loads(Path(outputs["probe-report"]).read_text())
+    assert report["ok"] is True
+    assert "| behaviour | expected (source) | observed | verdict |" in summary
+    assert "| stale head refused |" in summary
+    assert "every relied-on behaviour holds" in text and "::error" not in text
+    assert "ghs_actions" not in text.replace("::add-mask::ghs_actions", "")
+
+
+def test_the_action_names_a_missing_permission_in_an_error_annotation(
+        served: tuple[Emulator, str], tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_token("ghs_noactions", "github-actions", "write", kind="Bot", actions="none")
+    code, text, outputs, summary = action(url, tmp_path, token="ghs_noactions",
+                                          category="release-journal")
+    assert code == REFUSED, text
+    errors = [line for line in text.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and "Actions API readable" in errors[0], text
+    assert "actions: read" in errors[0]
+    assert "**FAILS**" in summary
+    assert json.loads(Path(outputs["probe-report"]).read_text())["failed"] == [
+        "Actions API readable"]
+
+
+def test_the_action_refuses_a_probe_without_a_category_in_its_own_words(
+        served: tuple[Emulator, str], tmp_path: Path) -> None:
+    _, url = served
+    code, text, _, _ = action(url, tmp_path)
+    assert code == EXIT_BY_FAULT[Fault.BAD_INPUT]
+    (error,) = [line for line in text.splitlines() if line.startswith("::error")]
+    assert "input 'category'" in error and "--" not in error
