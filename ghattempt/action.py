@@ -193,6 +193,57 @@ class _Debug:
         self.logger.setLevel(self.level)
 
 
+class _Opening:
+    """A stream whose first non-empty write opens its :class:`_Group`."""
+
+    def __init__(self, group: _Group, stream: Any) -> None:
+        self._group, self._stream = group, stream
+
+    def write(self, text: str) -> int:
+        if text:
+            self._group.open()
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _Group:
+    """The step's detail in one ``::group::``, opened at the first line written inside it
+    (notes, notices, ``::debug::`` lines), so that a step with nothing to say shows no
+    empty fold; ``::endgroup::`` only when it was opened."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.opened = False
+
+    def __enter__(self) -> _Group:
+        from ghattempt.render import install_notes
+
+        self.out, self.err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Opening(self, self.out), _Opening(self, self.err)
+        install_notes(TOKEN_ENV)  # its handler writes to the stream of its making: this one
+        return self
+
+    def open(self) -> None:
+        if not self.opened:
+            self.opened = True
+            self.err.flush()
+            self.out.write(f"::group::{self.label}\n")
+            self.out.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        from ghattempt.render import install_notes
+
+        sys.stdout, sys.stderr = self.out, self.err
+        install_notes(TOKEN_ENV)
+        self.out.flush()
+        self.err.flush()
+        if self.opened:
+            self.out.write("::endgroup::\n")
+            self.out.flush()
+
+
 def debug_enabled(env: Mapping[str, str]) -> bool:
     """The runner's step debug logging: ``RUNNER_DEBUG=1`` (set on a re-run with debug
     logging) or the ``ACTIONS_STEP_DEBUG`` secret or variable ``true``."""
@@ -644,9 +695,11 @@ def _reading(step: ActionStep) -> Status:
                   channel=request.channel, server_url=step.connection.server_url)
 
 
-def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) -> None:
+def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int,
+                           why: str = "") -> None:
     """Outputs for ``if: failure()`` steps: the journal as it stands after a refusal or a
-    GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one.
+    GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one;
+    the job summary says why the step failed (``why``: its error line) above the journal.
     """
     out = env.get("GITHUB_OUTPUT", "")
     if not out:
@@ -665,7 +718,10 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) 
         reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg)
+    failed = "refused, nothing written" if code == EXIT_BY_FAULT[Fault.REFUSED] \
+        else "failed"
+    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg,
+             f"{failed}: {why}" if why else "")
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -751,15 +807,15 @@ def probe_step(env: Mapping[str, str]) -> int:
                                 token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
                                 server_url=env.get("GITHUB_SERVER_URL", "") or None,
                                 notice=_notice)
-        sys.stdout.write("::group::ghattempt probe: requests and notes\n")
-        sys.stdout.flush()
-        try:
-            report = execute(request, config, connection)
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            sys.stdout.write("::endgroup::\n")
-            sys.stdout.flush()
+        debug = _Debug() if debug_enabled(env) else None
+        with _Group("ghattempt probe"):
+            try:
+                if debug is not None:
+                    debug.__enter__()
+                report = execute(request, config, connection)
+            finally:
+                if debug is not None:
+                    debug.__exit__()
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
@@ -817,51 +873,43 @@ def run(env: Mapping[str, str]) -> int:
     capture: Capture | JournalInvalid | None = None
     planned: WriteOutcome | None = None
     config: LoadedConfig | None = None
-    group = False
     try:
         config = _prepare(step)
         label = f"plan {step.command}" if step.planning else step.command
-        sys.stdout.write(f"::group::ghattempt {label}\n")
-        sys.stdout.flush()
-        group = True
         debug = _Debug() if debug_enabled(env) else None
-        try:
-            if debug is not None:
-                debug.__enter__()
-            if isinstance(step.request, Status):
-                from ghattempt.commands import execute
+        with _Group(f"ghattempt {label}"):
+            try:
+                if debug is not None:
+                    debug.__enter__()
+                if isinstance(step.request, Status):
+                    from ghattempt.commands import execute
 
-                reading = execute(step.request, config, step.connection)
-                verdict, url, capture = reading.verdict, reading.url, reading.capture
-                message = f"status {verdict.status}, recovery {verdict.recovery}"
-            else:
-                from ghattempt.commands import execute, plan
+                    reading = execute(step.request, config, step.connection)
+                    verdict, url, capture = reading.verdict, reading.url, reading.capture
+                    message = f"status {verdict.status}, recovery {verdict.recovery}"
+                else:
+                    from ghattempt.commands import execute, plan
 
-                assert config is not None
-                run_request = plan if step.planning else execute
-                outcome = run_request(step.request, config, step.connection)
-                verdict, url, message = outcome.verdict, outcome.url, outcome.message
-                capture = outcome.capture
-                if step.planning:
-                    planned = outcome
-        finally:
-            if debug is not None:
-                debug.__exit__()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            sys.stdout.write("::endgroup::\n")
-            sys.stdout.flush()
-            group = False
+                    assert config is not None
+                    run_request = plan if step.planning else execute
+                    outcome = run_request(step.request, config, step.connection)
+                    verdict, url, message = outcome.verdict, outcome.url, outcome.message
+                    capture = outcome.capture
+                    if step.planning:
+                        planned = outcome
+            finally:
+                if debug is not None:
+                    debug.__exit__()
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
-        if group:
-            sys.stdout.write("::endgroup::\n")
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
         code, text = _classify(exc)
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
-        _outputs_after_failure(env, step, code)
+        _outputs_after_failure(env, step, code, scrub(in_action_words(text), TOKEN_ENV))
         return code
-    _publish(env, step, verdict, url, capture, config, scrub(message, TOKEN_ENV), planned)
+    # status: the summary shows status and recovery itself (never "status: status x")
+    told = "" if isinstance(step.request, Status) else scrub(message, TOKEN_ENV)
+    _publish(env, step, verdict, url, capture, config, told, planned)
     _warn_ignored(verdict)
     if planned is not None:
         from ghattempt.render import plan_lines
