@@ -781,7 +781,7 @@ def probe_step(env: Mapping[str, str]) -> int:
     in ``RUNNER_TEMP`` (output ``probe-report``). Exit 0 when every relied-on behaviour
     holds, else the status of a GitHub refusal (a person must act)."""
     from ghattempt.commands import CommandError, Connection, Probe, execute, find_config
-    from ghattempt.render import probe_markdown, probe_table, scrub
+    from ghattempt.render import probe_json, probe_markdown, probe_table, scrub
 
     for name in ("PULL_REQUEST", "PHASE", "STATUS", "PLAN_COMMAND", "START", "THEN_START",
                  "ATTEMPT", "HEAD", "REASON", "KEY", "MATERIALS", "REQUEST_KEY"):
@@ -828,7 +828,7 @@ def probe_step(env: Mapping[str, str]) -> int:
         code, text = _classify(exc)
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         return code
-    print(scrub(probe_table(report), TOKEN_ENV))
+    sys.stdout.write(probe_table(report, token_env=TOKEN_ENV))
     for failed in report.failed:
         command("error", scrub(f"{failed.behaviour}: {failed.observed}", TOKEN_ENV),
                 title="ghattempt probe")
@@ -836,17 +836,17 @@ def probe_step(env: Mapping[str, str]) -> int:
         if env.get("RUNNER_TEMP") else ""
     if path:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(report.to_dict(), ensure_ascii=True, indent=1) + "\n")
+            f.write(probe_json(report, TOKEN_ENV))
     out = env.get("GITHUB_OUTPUT", "")
     if out:
         _write_outputs(out, {"probe-report": path})
     step_summary = env.get("GITHUB_STEP_SUMMARY", "")
     if step_summary and summary != "none":
         with open(step_summary, "a", encoding="utf-8") as f:
-            text = probe_markdown(report)
+            text = probe_markdown(report, TOKEN_ENV)
             if summary == "brief":
                 text = text.rstrip("\n").rsplit("\n", 1)[-1] + "\n"
-            f.write(scrub_lines(text, scrub))
+            f.write(text)
     return 0 if report.ok else EXIT_BY_FAULT[Fault.GITHUB_REFUSED]
 
 

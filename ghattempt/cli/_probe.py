@@ -7,7 +7,6 @@ status of a GitHub refusal (a person must act: ``EXIT_BY_FAULT[Fault.GITHUB_REFU
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 
@@ -20,7 +19,7 @@ def probe(args: argparse.Namespace) -> int:
     from ghattempt.cli._errors import EXIT_BY_FAULT
     from ghattempt.commands import Probe, execute, find_config
     from ghattempt.errors import Fault
-    from ghattempt.render import probe_table
+    from ghattempt.render import probe_json, probe_table
 
     request = Probe(repository=args.repository or "", category=args.category,
                     discussion=args.discussion, writer=args.writer,
@@ -28,7 +27,7 @@ def probe(args: argparse.Namespace) -> int:
     config = find_config(args.config, required=False)
     report = execute(request, config, connection(args))
     if args.json:
-        text = json.dumps(report.to_dict(), ensure_ascii=True, indent=1) + "\n"
+        text = probe_json(report, args.token_env)
         if args.json == "-":
             sys.stdout.write(text)
         else:
@@ -36,5 +35,5 @@ def probe(args: argparse.Namespace) -> int:
                 f.write(text)
     if args.json != "-":
         width = shutil.get_terminal_size((120, 24)).columns
-        sys.stdout.write(probe_table(report, width))
+        sys.stdout.write(probe_table(report, width, args.token_env))
     return 0 if report.ok else EXIT_BY_FAULT[Fault.GITHUB_REFUSED]

@@ -6,7 +6,7 @@ verdicts               ``text_report``, ``markdown_summary``, ``next_phase``,
                        ``ignored_text``
 journals               ``timeline_page``, ``write_page``
 plans                  ``plan_lines``, ``plan_json``
-probes                 ``probe_table``, ``probe_markdown``
+probes                 ``probe_table``, ``probe_markdown``, ``probe_json``
 messages               ``scrub``, ``error_message``, ``install_notes``, ``Progress``
 =====================  =================================================================
 
@@ -23,7 +23,7 @@ import typing as _typing
 if _typing.TYPE_CHECKING:
     from ._messages import error_message, install_notes, scrub
     from ._pages import plan_json, plan_lines, timeline_page, write_page
-    from ._probe import probe_markdown, probe_table
+    from ._probe import probe_json, probe_markdown, probe_table
     from ._progress import Progress
     from ._summary import ignored_text, markdown_summary, next_phase, text_report
 
@@ -31,7 +31,7 @@ _SUBMODULE = {
     **dict.fromkeys(("error_message", "install_notes", "scrub"), "._messages"),
     **dict.fromkeys(("plan_json", "plan_lines", "timeline_page", "write_page"), "._pages"),
     "Progress": "._progress",
-    **dict.fromkeys(("probe_markdown", "probe_table"), "._probe"),
+    **dict.fromkeys(("probe_json", "probe_markdown", "probe_table"), "._probe"),
     **dict.fromkeys(("ignored_text", "markdown_summary", "next_phase", "text_report"),
                     "._summary"),
 }
@@ -46,6 +46,7 @@ __all__ = [
     "next_phase",
     "plan_json",
     "plan_lines",
+    "probe_json",
     "probe_markdown",
     "probe_table",
     "scrub",

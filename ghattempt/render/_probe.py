@@ -4,21 +4,49 @@ the lines saying what the probe left behind.
 
 Shape::
 
-    probe_table(report, width=None) -> str     # plain text, one row per behaviour
-    probe_markdown(report) -> str              # the job summary's table
+    probe_table(report, width=None, token_env=None) -> str   # plain text, a row each
+    probe_markdown(report, token_env=None) -> str            # the job summary's table
+    probe_json(report, token_env=None) -> str                # the observations, for an issue
+
+Every text GitHub gave (an observed refusal) passes the same redaction as error lines:
+token-shaped strings and the token's own value never reach the table or the file.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ghattempt.commands import ProbeReport
 
-__all__ = ["probe_markdown", "probe_table"]
+__all__ = ["probe_json", "probe_markdown", "probe_table"]
 
 _HEAD = ("behaviour", "expected (source)", "observed", "verdict")
+
+
+def _public(text: str, token_env: str | None) -> str:
+    from ghattempt.commands import secret_values
+    from ghattempt.github import redact
+
+    return redact(text, secret_values(token_env))
+
+
+def _redacted(value: Any, token_env: str | None) -> Any:
+    if isinstance(value, str):
+        return _public(value, token_env)
+    if isinstance(value, list):
+        return [_redacted(v, token_env) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v, token_env) for k, v in value.items()}
+    return value
+
+
+def probe_json(report: ProbeReport, token_env: str | None = None) -> str:
+    """The report as indented JSON (``ProbeReport.to_dict``), redacted."""
+    return json.dumps(_redacted(report.to_dict(), token_env), ensure_ascii=True,
+                      indent=1) + "\n"
 
 
 def _closing(report: ProbeReport) -> list[str]:
@@ -33,7 +61,8 @@ def _closing(report: ProbeReport) -> list[str]:
     return lines
 
 
-def probe_table(report: ProbeReport, width: int | None = None) -> str:
+def probe_table(report: ProbeReport, width: int | None = None,
+                token_env: str | None = None) -> str:
     """The report as a text table wrapped to ``width`` columns (default 120), each cell
     wrapped within its column; then what was left behind and the one-line outcome."""
     total = max(80, width or 120)
@@ -49,14 +78,14 @@ def probe_table(report: ProbeReport, width: int | None = None) -> str:
                                  for c, w in zip(cells, cols, strict=True)).rstrip())
         if i == 0:
             out.append("  ".join("-" * w for w in cols))
-    return "\n".join(out + [""] + _closing(report)) + "\n"
+    return _public("\n".join(out + [""] + _closing(report)) + "\n", token_env)
 
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def probe_markdown(report: ProbeReport) -> str:
+def probe_markdown(report: ProbeReport, token_env: str | None = None) -> str:
     """The report as a Markdown table (the Action's job summary)."""
     lines = [f"### ghattempt probe: {_md(report.repository)}", "",
              "| behaviour | expected (source) | observed | verdict |",
@@ -65,4 +94,5 @@ def probe_markdown(report: ProbeReport) -> str:
         verdict = f"**{o.verdict}**" if o.verdict == "FAILS" else o.verdict
         lines.append(f"| {_md(o.behaviour)} | {_md(o.expected)} ({_md(o.source)}) | "
                      f"{_md(o.observed)} | {verdict} |")
-    return "\n".join(lines + [""] + [_md(line) for line in _closing(report)]) + "\n"
+    return _public("\n".join(lines + [""] + [_md(line) for line in _closing(report)]) + "\n",
+                   token_env)

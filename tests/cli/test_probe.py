@@ -280,3 +280,27 @@ def test_the_action_refuses_a_probe_without_a_category_in_its_own_words(
     assert code == EXIT_BY_FAULT[Fault.BAD_INPUT]
     (error,) = [line for line in text.splitlines() if line.startswith("::error")]
     assert "input 'category'" in error and "--" not in error
+
+
+def test_the_table_and_the_json_never_hold_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ghattempt.commands import Observation, ProbeReport
+    from ghattempt.render import probe_json, probe_markdown, probe_table
+
+    secret = "s3cr3t-value-of-the-token-123456"
+    shaped = "ghp_" + "A" * 36
+    monkeypatch.setenv("PROBE_TOKEN", secret)
+    report = ProbeReport(REPO, "https://api.github.com/", (
+        Observation("token identity", "the writer", "a source",
+                    f"refused: Bad credentials {secret} {shaped}", "FAILS"),
+        Observation("edit flags", "an edit sets both", "another source", "as expected",
+                    "holds")))
+    table = probe_table(report, 100, "PROBE_TOKEN")
+    for text in (table, probe_markdown(report, "PROBE_TOKEN"),
+                 probe_json(report, "PROBE_TOKEN")):
+        assert secret not in text and shaped not in text
+        assert "token identity" in text and "Bad credentials" in text
+    lines = table.splitlines()
+    assert lines[0].split() == ["behaviour", "expected", "(source)", "observed", "verdict"]
+    assert all(len(line) <= 100 for line in lines[:-1])  # wrapped to the width asked
+    assert lines[-1].endswith("a person must act (each row says what to change)")
+    assert json.loads(probe_json(report))["failed"] == ["token identity"]
