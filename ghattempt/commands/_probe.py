@@ -107,6 +107,12 @@ class Probe:
 
     def __post_init__(self) -> None:
         split_repository(self.repository)
+        if self.writer is not None:
+            from ghattempt.github.identity import login_problem
+
+            problem = login_problem(self.writer)
+            if problem is not None:
+                raise CommandError(Fault.BAD_INPUT, f"--writer: {problem[0]}; {problem[1]}")
         if self.category is not None and not self.category.strip():
             raise CommandError(Fault.BAD_INPUT, "--category must not be empty")
         for name in ("discussion", "writer_id", "run_id"):
@@ -206,9 +212,15 @@ class _Run:
         self.undo.clear()
 
 
-def _said(exc: BaseException) -> str:
-    """GitHub's refusal in one line."""
-    return " ".join(str(exc).split())[:300]
+def _said(exc: BaseException, permission: str | None = None) -> str:
+    """GitHub's refusal in one line; with ``permission``, the ``permissions:`` key a
+    refusal for want of access asks for."""
+    text = " ".join(str(exc).split())[:300]
+    if permission and ("not accessible" in text or "FORBIDDEN" in text
+                       or getattr(exc, "status", None) == 403):
+        text += f"; give the token `{permission}` (a workflow's permissions:, an App's " \
+                "permissions)"
+    return text
 
 
 def probe(request: Probe, config: LoadedConfig | None, connection: Connection) -> ProbeReport:
@@ -235,7 +247,7 @@ def probe(request: Probe, config: LoadedConfig | None, connection: Connection) -
                                             repo.viewer)
         _identity(run, repo, writer, writer_id, host)
         cat_id = _discussions(run, repo, category, request.discussion)
-        view = gh.probe_read(owner, name, cat_id) if cat_id else None
+        view = _probe_read(run, cat_id)
         _locked(run, view, category)
         _node_ids(run, repo, view)
         _thread(run, repo, cat_id, request.discussion)
@@ -284,10 +296,28 @@ def _discussions(run: _Run, repo: Repository, category: str | None,
     return found.id if found else None
 
 
+def _probe_read(run: _Run, cat_id: str | None) -> Any:
+    """The ``ProbeRead`` answer, or None (no category; or refused: then the row says so)."""
+    from ghattempt.github import GitHubRefused
+
+    if cat_id is None:
+        return None
+    try:
+        return run.gh.probe_read(run.owner, run.name, cat_id)
+    except GitHubRefused as exc:
+        run.see("journals not locked", _LOCK_EXPECTED, "locked",
+                f"the category's discussions could not be read: {_said(exc)}", False)
+        return None
+
+
+_LOCK_EXPECTED = "no journal of the category locked (a locked journal refuses bot comments)"
+
+
 def _locked(run: _Run, view: Any, category: str | None) -> None:
-    expected = "no journal of the category locked (a locked journal refuses bot comments)"
+    expected = _LOCK_EXPECTED
     if view is None:
-        run.skip("journals not locked", expected, "locked", "no category")
+        if not any(o.behaviour == "journals not locked" for o in run.seen):
+            run.skip("journals not locked", expected, "locked", "no category")
         return
     numbers = ", ".join(f"#{n}" for n in view.locked)
     run.see("journals not locked", expected, "locked",
@@ -349,7 +379,8 @@ def _thread(run: _Run, repo: Repository, cat_id: str | None, number: int | None)
             run.skip("comment and replies written", expected, "comments", str(exc))
         else:
             run.see("comment and replies written", expected, "comments",
-                    f"refused: {_said(exc)}{locked}", False)
+                    f"refused: {_said(exc, None if locked else 'discussions: write')}"
+                    f"{locked}", False)
         run.skip("edit flags", _EDIT_EXPECTED, "edits", "nothing written")
         run.skip("replies oldest first", _ORDER_EXPECTED, "order", "nothing written")
         return
@@ -424,7 +455,8 @@ def _lease(run: _Run, repo: Repository) -> None:
         base = gh.create_commit(run.owner, run.name, message="ghattempt probe", parents=())
         ref = gh.create_ref(repo.id, ref_name, base.oid)
     except GitHubRefused as exc:
-        run.see("lease ref created", created, "refs", f"refused: {_said(exc)}", False)
+        run.see("lease ref created", created, "refs",
+                f"refused: {_said(exc, 'contents: write')}", False)
         run.skip("stale head refused", stale_expected, "stale", "no ref")
         run.skip("lease ref deleted", "the probe's ref deleted", "refs", "no ref")
         return

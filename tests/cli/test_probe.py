@@ -171,6 +171,18 @@ def test_a_missing_discussions_permission_is_named(served: tuple[Emulator, str],
     row = next(o for o in report["observations"]
                if o["behaviour"] == "comment and replies written")
     assert "Resource not accessible" in row["observed"]
+    assert "discussions: write" in row["observed"]
+
+
+def test_a_missing_contents_permission_is_named(served: tuple[Emulator, str],
+                                                tmp_path: Path) -> None:
+    emu, url = served
+    emu.add_token("ghs_nocontents", "github-actions", "write", kind="Bot", contents="read")
+    code, text, report = probe(url, tmp_path, token="ghs_nocontents")
+    assert code == REFUSED, text
+    assert report["failed"] == ["lease ref created"]
+    row = next(o for o in report["observations"] if o["behaviour"] == "lease ref created")
+    assert "contents: write" in row["observed"]
 
 
 @pytest.mark.parametrize(("switch", "behaviour"), [
@@ -199,10 +211,16 @@ def test_discussions_turned_off_are_named(served: tuple[Emulator, str],
 
 
 def test_no_category_is_bad_input_before_any_request(tmp_path: Path) -> None:
+    # port 9 (discard) on loopback: any request would fail as GitHub unavailable
     done = run_cli("probe", "--repository", REPO, "--api-url", "http://127.0.0.1:9/",
                    env=cli_env(GITHUB_TOKEN="ghs_actions"), cwd=tmp_path)
     assert done.returncode == EXIT_BY_FAULT[Fault.BAD_INPUT]
     assert b"--category" in done.stderr
+    done = run_cli("probe", "--repository", REPO, "--api-url", "http://127.0.0.1:9/",
+                   "--category", "x", "--writer", "github-actions[bot]",
+                   env=cli_env(GITHUB_TOKEN="ghs_actions"), cwd=tmp_path)
+    assert done.returncode == EXIT_BY_FAULT[Fault.BAD_INPUT]
+    assert b"[bot]" in done.stderr and b"github-actions" in done.stderr
 
 
 def _open_discussion(emu: Emulator) -> dict[str, Any]:
