@@ -717,6 +717,18 @@ class GitHubProvider:
             _shape("DeleteDiscussion", self._data("DeleteDiscussion", variables),
                    "deleteDiscussion")
 
+    def branch_protected(self, owner: str, name: str, branch: str) -> bool:
+        """REST ``GET /repos/{owner}/{repo}/branches/{branch}``: whether classic branch
+        protection covers the branch (``protected``; the rulesets API does not show it).
+
+        Raises:
+            NotFound: no such branch.
+        """
+        route = "GET /repos/{owner}/{repo}/branches/{branch}"
+        path = "/".join(quote(part, safe="") for part in branch.split("/"))
+        out = self._rest_get(owner, name, route, f"branches/{path}")
+        return bool(out.get("protected")) if isinstance(out, dict) else False
+
     def rate_limit(self) -> tuple[Budget, ...]:
         """REST ``GET /rate_limit``: every primary budget GitHub reports
         (``resources``: ``core``, ``graphql``, ...); costs no primary budget."""

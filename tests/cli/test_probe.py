@@ -66,7 +66,8 @@ def test_against_the_emulator_as_it_is_every_relied_on_behaviour_holds(
     for behaviour in ("token identity", "Discussions enabled", "journal category present",
                       "journals not locked", "node-id format", "comment and replies written",
                       "replies oldest first", "edit flags", "rules on the lease prefix",
-                      "lease ref created", "stale head refused", "lease ref deleted",
+                      "lease ref created", "lease ref moved", "stale head refused",
+                      "lease ref deleted",
                       "Actions API readable", "rate-limit headers", "remaining budgets"):
         assert seen[behaviour] == "holds", (behaviour, text)
     # no ruleset protects the lease prefix from deletion in the default fixture: advice
@@ -121,6 +122,22 @@ def test_a_ruleset_on_the_lease_prefix_is_named(served: tuple[Emulator, str],
     assert "creation" in row["observed"] and "exclude" in row["observed"]
     assert verdicts(report)["stale head refused"] == "not checked"
     assert leftovers(emu)[1] == []
+
+
+def test_classic_branch_protection_on_the_lease_prefix_is_named(
+        served: tuple[Emulator, str], tmp_path: Path) -> None:
+    """Classic protection does not show in the rulesets API: the live write names it."""
+    emu, url = served
+    emu.add_branch_protection(REPO, "ghattempt/**", required_pull_request_reviews={
+        "required_approving_review_count": 1})
+    code, text, report = probe(url, tmp_path)
+    assert code == REFUSED, text
+    assert report["failed"] == ["lease ref moved"]
+    row = next(o for o in report["observations"] if o["behaviour"] == "lease ref moved")
+    assert "classic branch protection" in row["observed"]
+    assert verdicts(report)["stale head refused"] == "not checked"
+    (left,) = report["left"]  # it refuses the deletion too: named, for an admin
+    assert "ghattempt/lease/probe-" in left
 
 
 def test_a_deletion_rule_is_reported_and_its_ref_left_named(served: tuple[Emulator, str],
