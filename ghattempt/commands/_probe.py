@@ -355,17 +355,19 @@ def _thread(run: _Run, repo: Repository, cat_id: str | None, number: int | None)
             run.made(f"discussion #{number}", lambda: gh.delete_discussion(discussion_id))
         else:
             discussion_id = gh.thread(run.owner, run.name, number).id
-        own = not run.created  # a discussion the user named
+        # on a discussion the user named the probe deletes its comments; in its own
+        # discussion they go with it
+        named = not run.created
         tag = secrets.token_hex(4)
         root = gh.add_comment(discussion_id, f"ghattempt probe {tag}: comment")
-        if own:  # in the probe's own discussion, they go with it
+        if named:
             run.made(f"comment {root.id}", lambda: gh.delete_comment(root.id))
         replies = []
         for i in (1, 2):
             reply = gh.add_comment(discussion_id, f"ghattempt probe {tag}: reply {i}",
                                    reply_to_id=root.id)
             replies.append(reply.id)
-            if own:
+            if named:
                 run.made(f"reply {reply.id}", functools.partial(gh.delete_comment, reply.id))
     except (GitHubRefused, _NotChecked) as exc:
         locked = ""

@@ -94,6 +94,21 @@ def test_a_locked_journal_in_the_category_is_named(served: tuple[Emulator, str],
     assert "journals not locked" in text.splitlines()[-1]
 
 
+def test_a_throwaway_discussion_keeps_nothing_of_the_probe(served: tuple[Emulator, str],
+                                                           tmp_path: Path) -> None:
+    emu, url = served
+    discussion = _open_discussion(emu)
+    code, text, report = probe(url, tmp_path, "--discussion", str(discussion["number"]),
+                               category=None)
+    assert code == 0, text
+    assert verdicts(report)["journals not locked"] == "not checked"  # no category named
+    # its comment and two replies are deleted; the discussion stays, empty
+    assert len(report["created"]) == 4 and sorted(report["removed"]) == sorted(
+        report["created"])
+    assert emu.state.one("SELECT COUNT(*) AS n FROM comments")["n"] == 0
+    assert leftovers(emu)[0] == 1
+
+
 def test_a_locked_throwaway_discussion_refuses_the_comment(served: tuple[Emulator, str],
                                                           tmp_path: Path) -> None:
     emu, url = served
