@@ -34,13 +34,16 @@ the other: docs/layout.md). docs/action.md is the reference.
 ``GHATTEMPT_REQUEST_KEY``   request key (default: rendered from the config)
 ``GHATTEMPT_SUMMARY``       ``full``, ``brief`` or ``none`` (default: ``full`` for admit
                             and status, ``brief`` for the other commands)
+``GHATTEMPT_CATEGORY``      probe: the test category to open its throwaway discussion in
+                            (default: the configuration's ``journal.category``)
 ==========================  ========================================================
 
 Outputs (``$GITHUB_OUTPUT``): ``status``, ``recovery``, ``attempt``, ``generation``,
 ``missing-phases`` (space-separated), ``missing-phases-json`` (a JSON array),
 ``next-phase``, ``ignored`` (a count), ``journal-url``, ``timeline`` (the path of the
 journal's timeline page, in ``RUNNER_TEMP``) and, for ``plan``, ``plan-json`` (what the
-command would write). The job summary
+command would write); ``probe`` writes ``probe-report`` only (the path of its
+observations as JSON, in ``RUNNER_TEMP``). The job summary
 (``$GITHUB_STEP_SUMMARY``) is what ``summary`` asks for. The step's own detail (notes,
 ``::debug::`` lines per GitHub request when ``RUNNER_DEBUG`` or ``ACTIONS_STEP_DEBUG``
 is set) is in one ``::group::``; a reconciled lost answer and a wait of more than 2 s
@@ -73,12 +76,12 @@ __all__ = ["COMMANDS", "EXIT_BY_FAULT", "OUTPUTS", "SUMMARY_MODES", "ActionStep"
            "default_event_key", "in_action_words", "outputs_of"]
 
 COMMANDS = ("admit", "record", "status", "successor", "supersede", "expire", "rollback",
-            "plan")
+            "plan", "probe")
 PLANNABLE = ("admit", "record", "successor", "supersede", "expire", "rollback")
 """What ``command: plan`` can plan (input ``plan-command``): every writing command."""
 OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases",
            "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
-           "plan-json")
+           "plan-json", "probe-report")
 SUMMARY_MODES = ("full", "brief", "none")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
 PULL_REQUEST_MAX = 2**31 - 1
@@ -188,6 +191,57 @@ class _Debug:
     def __exit__(self, *exc: object) -> None:
         self.logger.removeHandler(self.handler)
         self.logger.setLevel(self.level)
+
+
+class _Opening:
+    """A stream whose first non-empty write opens its :class:`_Group`."""
+
+    def __init__(self, group: _Group, stream: Any) -> None:
+        self._group, self._stream = group, stream
+
+    def write(self, text: str) -> int:
+        if text:
+            self._group.open()
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _Group:
+    """The step's detail in one ``::group::``, opened at the first line written inside it
+    (notes, notices, ``::debug::`` lines), so that a step with nothing to say shows no
+    empty fold; ``::endgroup::`` only when it was opened."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.opened = False
+
+    def __enter__(self) -> _Group:
+        from ghattempt.render import install_notes
+
+        self.out, self.err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Opening(self, self.out), _Opening(self, self.err)
+        install_notes(TOKEN_ENV)  # its handler writes to the stream of its making: this one
+        return self
+
+    def open(self) -> None:
+        if not self.opened:
+            self.opened = True
+            self.err.flush()
+            self.out.write(f"::group::{self.label}\n")
+            self.out.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        from ghattempt.render import install_notes
+
+        sys.stdout, sys.stderr = self.out, self.err
+        install_notes(TOKEN_ENV)
+        self.out.flush()
+        self.err.flush()
+        if self.opened:
+            self.out.write("::endgroup::\n")
+            self.out.flush()
 
 
 def debug_enabled(env: Mapping[str, str]) -> bool:
@@ -641,9 +695,11 @@ def _reading(step: ActionStep) -> Status:
                   channel=request.channel, server_url=step.connection.server_url)
 
 
-def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) -> None:
+def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int,
+                           why: str = "") -> None:
     """Outputs for ``if: failure()`` steps: the journal as it stands after a refusal or a
-    GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one.
+    GitHub error (read only, best effort), ``invalid``/``fail-closed`` for an invalid one;
+    the job summary says why the step failed (``why``: its error line) above the journal.
     """
     out = env.get("GITHUB_OUTPUT", "")
     if not out:
@@ -662,7 +718,10 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) 
         reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg)
+    failed = "refused, nothing written" if code == EXIT_BY_FAULT[Fault.REFUSED] \
+        else "failed"
+    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg,
+             f"{failed}: {why}" if why else "")
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -715,6 +774,82 @@ def _classify(exc: BaseException) -> tuple[int, str]:
     return EXIT_INTERNAL, f"internal error {type(exc).__name__}: {exc}"
 
 
+def probe_step(env: Mapping[str, str]) -> int:
+    """``command: probe`` (``ghattempt.commands.Probe``): the relied-on behaviours checked
+    on this repository with this token; the table on the log, one ``::error::`` per
+    behaviour that does not hold, the Markdown table in the job summary, the JSON report
+    in ``RUNNER_TEMP`` (output ``probe-report``). Exit 0 when every relied-on behaviour
+    holds, else the status of a GitHub refusal (a person must act)."""
+    from ghattempt.commands import CommandError, Connection, Probe, execute, find_config
+    from ghattempt.render import probe_json, probe_markdown, probe_table, scrub
+
+    for name in ("PULL_REQUEST", "PHASE", "STATUS", "PLAN_COMMAND", "START", "THEN_START",
+                 "ATTEMPT", "HEAD", "REASON", "KEY", "MATERIALS", "REQUEST_KEY"):
+        if env.get(f"GHATTEMPT_{name}", "").strip():
+            input_name = name.lower().replace("_", "-")
+            annotate_error(f"input '{input_name}' is not for command 'probe' (it takes "
+                           "repository, token, category, config and summary)")
+            return EXIT_BY_FAULT[Fault.BAD_INPUT]
+    summary = env.get("GHATTEMPT_SUMMARY", "").strip() or "full"
+    run_id = env.get("GITHUB_RUN_ID", "").strip()
+    workspace = env.get("GITHUB_WORKSPACE", "") or os.getcwd()
+    try:
+        if summary not in SUMMARY_MODES:
+            raise ActionError(f"input 'summary' must be one of {', '.join(SUMMARY_MODES)}, "
+                              f"got {summary[:40]!r}")
+        request = Probe(repository=env.get("GHATTEMPT_REPOSITORY", "")
+                        or env.get("GITHUB_REPOSITORY", ""),
+                        category=env.get("GHATTEMPT_CATEGORY", "").strip() or None,
+                        run_id=int(run_id) if run_id.isdigit() and int(run_id) > 0 else None)
+        config = find_config(env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml",
+                             required=False, root=workspace)
+        connection = Connection(api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
+                                token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
+                                server_url=env.get("GITHUB_SERVER_URL", "") or None,
+                                notice=_notice)
+        debug = _Debug() if debug_enabled(env) else None
+        with _Group("ghattempt probe"):
+            try:
+                if debug is not None:
+                    debug.__enter__()
+                report = execute(request, config, connection)
+            finally:
+                if debug is not None:
+                    debug.__exit__()
+    except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
+        if _config_error(exc):
+            return EXIT_BY_FAULT[Fault.BAD_INPUT]
+        if isinstance(exc, CommandError):
+            from ghattempt.render import error_message
+
+            exc = ActionError(in_action_words(error_message(exc)).replace(
+                "pass --category SLUG", "set input 'category'").replace(
+                "--discussion N", "a test category"))
+        code, text = _classify(exc)
+        annotate_error(scrub(in_action_words(text), TOKEN_ENV))
+        return code
+    sys.stdout.write(probe_table(report, token_env=TOKEN_ENV))
+    for failed in report.failed:
+        command("error", scrub(f"{failed.behaviour}: {failed.observed}", TOKEN_ENV),
+                title="ghattempt probe")
+    path = os.path.join(env["RUNNER_TEMP"], "ghattempt-probe.json") \
+        if env.get("RUNNER_TEMP") else ""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(probe_json(report, TOKEN_ENV))
+    out = env.get("GITHUB_OUTPUT", "")
+    if out:
+        _write_outputs(out, {"probe-report": path})
+    step_summary = env.get("GITHUB_STEP_SUMMARY", "")
+    if step_summary and summary != "none":
+        with open(step_summary, "a", encoding="utf-8") as f:
+            text = probe_markdown(report, TOKEN_ENV)
+            if summary == "brief":
+                text = text.rstrip("\n").rsplit("\n", 1)[-1] + "\n"
+            f.write(text)
+    return 0 if report.ok else EXIT_BY_FAULT[Fault.GITHUB_REFUSED]
+
+
 def run(env: Mapping[str, str]) -> int:
     """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
@@ -723,6 +858,8 @@ def run(env: Mapping[str, str]) -> int:
     install_notes(TOKEN_ENV)
     try:
         check_files(env)
+        if env.get("GHATTEMPT_COMMAND", "").strip() == "probe":
+            return probe_step(env)
         step = action_inputs(env)
     except ActionError as exc:
         annotate_error(scrub(str(exc), TOKEN_ENV))
@@ -736,51 +873,43 @@ def run(env: Mapping[str, str]) -> int:
     capture: Capture | JournalInvalid | None = None
     planned: WriteOutcome | None = None
     config: LoadedConfig | None = None
-    group = False
     try:
         config = _prepare(step)
         label = f"plan {step.command}" if step.planning else step.command
-        sys.stdout.write(f"::group::ghattempt {label}\n")
-        sys.stdout.flush()
-        group = True
         debug = _Debug() if debug_enabled(env) else None
-        try:
-            if debug is not None:
-                debug.__enter__()
-            if isinstance(step.request, Status):
-                from ghattempt.commands import execute
+        with _Group(f"ghattempt {label}"):
+            try:
+                if debug is not None:
+                    debug.__enter__()
+                if isinstance(step.request, Status):
+                    from ghattempt.commands import execute
 
-                reading = execute(step.request, config, step.connection)
-                verdict, url, capture = reading.verdict, reading.url, reading.capture
-                message = f"status {verdict.status}, recovery {verdict.recovery}"
-            else:
-                from ghattempt.commands import execute, plan
+                    reading = execute(step.request, config, step.connection)
+                    verdict, url, capture = reading.verdict, reading.url, reading.capture
+                    message = f"status {verdict.status}, recovery {verdict.recovery}"
+                else:
+                    from ghattempt.commands import execute, plan
 
-                assert config is not None
-                run_request = plan if step.planning else execute
-                outcome = run_request(step.request, config, step.connection)
-                verdict, url, message = outcome.verdict, outcome.url, outcome.message
-                capture = outcome.capture
-                if step.planning:
-                    planned = outcome
-        finally:
-            if debug is not None:
-                debug.__exit__()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            sys.stdout.write("::endgroup::\n")
-            sys.stdout.flush()
-            group = False
+                    assert config is not None
+                    run_request = plan if step.planning else execute
+                    outcome = run_request(step.request, config, step.connection)
+                    verdict, url, message = outcome.verdict, outcome.url, outcome.message
+                    capture = outcome.capture
+                    if step.planning:
+                        planned = outcome
+            finally:
+                if debug is not None:
+                    debug.__exit__()
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
-        if group:
-            sys.stdout.write("::endgroup::\n")
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
         code, text = _classify(exc)
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
-        _outputs_after_failure(env, step, code)
+        _outputs_after_failure(env, step, code, scrub(in_action_words(text), TOKEN_ENV))
         return code
-    _publish(env, step, verdict, url, capture, config, scrub(message, TOKEN_ENV), planned)
+    # status: the summary shows status and recovery itself (never "status: status x")
+    told = "" if isinstance(step.request, Status) else scrub(message, TOKEN_ENV)
+    _publish(env, step, verdict, url, capture, config, told, planned)
     _warn_ignored(verdict)
     if planned is not None:
         from ghattempt.render import plan_lines

@@ -492,6 +492,38 @@ def build_parser() -> argparse.ArgumentParser:
     psubs = p.add_subparsers(dest="plan_command", metavar="COMMAND", required=True)
     _add_writers(psubs, planning=True)
 
+    p = _sub(subs, "probe", "check on your repository what ghattempt relies on GitHub for",
+             "Run once with the token and repository you will use: open a throwaway "
+             "discussion in a test category (or comment on --discussion N), write a comment "
+             "and two replies, edit one, create a ref under refs/heads/ghattempt/lease/, "
+             "move it with createCommitOnBranch and try a stale head, read the rules on the "
+             "lease prefix, the Actions API, the rate-limit headers and budgets, and remove "
+             "what was created. Prints one table: behaviour, expected (with its source), "
+             "observed, verdict. Exit 0 when every relied-on behaviour holds; otherwise the "
+             "status of a GitHub refusal (a person must act; each failing row says what).")
+    _add_connection(p)
+    g = p.add_argument_group("probe")
+    g.add_argument("--category", metavar="SLUG",
+                   help="discussion category to open the throwaway discussion in (default: "
+                        "journal.category of --config; use a test category)")
+    g.add_argument("--discussion", metavar="N", type=_number,
+                   help="comment on this throwaway discussion instead (its comments are "
+                        "deleted at the end)")
+    g.add_argument("--config", metavar="PATH", default=".github/ghattempt.toml",
+                   help="consumer configuration: its journal.category and [writer] "
+                        "(default .github/ghattempt.toml, if there)")
+    g.add_argument("--writer", metavar="LOGIN",
+                   help="the writer the token must be (default: config, else "
+                        "github-actions)")
+    g.add_argument("--writer-id", metavar="N", type=_count,
+                   help="the databaseId the writer must have (default: config)")
+    g.add_argument("--run-id", metavar="N", type=_count, default=_env("GITHUB_RUN_ID"),
+                   help="workflow run to read through the Actions API (env GITHUB_RUN_ID; "
+                        "default: run 1, whose 404 shows the access too)")
+    g.add_argument("--json", metavar="FILE",
+                   help="also write the observations as JSON to FILE ('-': stdout, "
+                        "instead of the table), to attach to an issue")
+
     p = _sub(subs, "verify-material", "check bytes against a material reference",
              "Hash FILE and compare its byte count and sha256 digest with a material: given "
              "directly (--bytes/--digest), as a JSON reference (--material), or by id from a "
@@ -647,6 +679,10 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt.cli import _run_step as run_command
 
         handler = run_command.run
+    elif command == "probe":
+        from ghattempt.cli import _probe
+
+        handler = _probe.probe
     elif command == "verify-material":
         from ghattempt.cli import _material
 

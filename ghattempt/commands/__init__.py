@@ -18,6 +18,8 @@ requests (writing)     ``Admit``, ``RecordEvent``, ``OpenSuccessor``, ``Supersed
                        ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
 a phase's work         ``Run`` -> ``RunOutcome`` (docs/run.md)
 requests (reading)     ``Status``, ``Show``, ``CaptureJournal``
+requests (checking)    ``Probe`` (``ProbeReport``, ``Observation``): GitHub's relied-on
+                       behaviours, checked live on the user's repository
 running                ``execute``, ``plan``, ``check``, ``WriteOutcome``, ``Reading``,
                        ``JournalPages``, ``Connection``, ``find_config``
 keys                   ``request_key``, ``event_key``
@@ -46,6 +48,7 @@ if _typing.TYPE_CHECKING:
     from ._errors import CommandError, NoJournal, NotYet, PartWritten, RequestError
     from ._keys import event_key, request_key
     from ._known import memo_path, recall, remember
+    from ._probe import Observation, Probe, ProbeReport
     from ._reading import (
         JournalPages,
         Reading,
@@ -86,6 +89,7 @@ _SUBMODULE = {
     **dict.fromkeys(("CommandError", "NoJournal", "NotYet", "PartWritten", "RequestError"),
                     "._errors"),
     **dict.fromkeys(("event_key", "request_key"), "._keys"),
+    **dict.fromkeys(("Observation", "Probe", "ProbeReport"), "._probe"),
     **dict.fromkeys(("memo_path", "recall", "remember"), "._known"),
     **dict.fromkeys(("JournalPages", "Reading", "capture", "read", "reader_digest",
                      "reader_identity", "verdict_for"), "._reading"),
@@ -113,9 +117,12 @@ __all__ = [
     "MaterialInput",
     "NoJournal",
     "NotYet",
+    "Observation",
     "Observed",
     "WriteOutcome",
     "PartWritten",
+    "Probe",
+    "ProbeReport",
     "ReadRequest",
     "Reading",
     "RecordEvent",
@@ -163,20 +170,26 @@ def execute(request: Run, config: LoadedConfig, connection: Connection) -> RunOu
 def execute(request: Status | Show, config: LoadedConfig | None,
             connection: Connection) -> Reading: ...
 @_typing.overload
+def execute(request: Probe, config: LoadedConfig | None,
+            connection: Connection) -> ProbeReport: ...
+@_typing.overload
 def execute(request: CaptureJournal, config: LoadedConfig | None,
             connection: Connection) -> JournalPages: ...
 def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) -> _typing.Any:
     """Run one request under ``config`` (the loaded configuration; a reading may have
     none) through ``connection``: a writing request gives an :class:`WriteOutcome`, ``Status``
     and ``Show`` a :class:`Reading`, ``CaptureJournal`` the :class:`JournalPages`, ``Run``
-    a :class:`RunOutcome` (the phase's work run at most once: docs/run.md).
+    a :class:`RunOutcome` (the phase's work run at most once: docs/run.md), ``Probe`` the
+    :class:`ProbeReport` (it writes, on a throwaway discussion, and removes what it wrote).
 
     Every check that needs no request to GitHub runs first (the request's own when it
     was built, :func:`check` for what needs the configuration): an input error is raised
     before anything is sent.
     """
-    from . import _requests
+    from . import _probe, _requests
 
+    if isinstance(request, _probe.Probe):
+        return _probe.probe(request, config, connection)
     if isinstance(request, _requests.Status | _requests.Show | _requests.CaptureJournal):
         from . import _reading
 

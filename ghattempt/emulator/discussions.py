@@ -302,6 +302,21 @@ class DiscussionMutations:
             "discussion": Discussion(ctx, row),
         }
 
+    def deleteDiscussion(self, info: Info, input: dict[str, Any]) -> dict[str, Any]:  # noqa: A002
+        """Delete a discussion and every comment and reply in it: triage access and
+        Discussions write (GitHub's GraphQL reference, "Discussions": ``deleteDiscussion``;
+        GitHub docs, "Moderating discussions": people with triage access moderate, and
+        deleting discussions is moderation)."""
+        ctx = _ctx(info)
+        discussion = resolvers.node_of(ctx, input["id"], Discussion)
+        ctx.require_discussions("write")
+        ctx.require_role("triage")
+        row = discussion._row
+        with ctx.state.transaction() as db:
+            db.execute("DELETE FROM comments WHERE discussion_id = ?", (row["id"],))
+            db.execute("DELETE FROM discussions WHERE id = ?", (row["id"],))
+        return {"clientMutationId": input.get("clientMutationId"), "discussion": discussion}
+
     def lockLockable(self, info: Info, input: dict[str, Any]) -> dict[str, Any]:  # noqa: A002
         return self._lock(info, input, True)
 

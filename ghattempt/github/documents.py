@@ -31,6 +31,11 @@ DOCUMENT_NAMES: tuple[str, ...] = (
     "UpdateRefs",
     "DeleteRef",
     "CreateCommitOnBranch",
+    "ProbeRead",
+    "ProbeDiscussion",
+    "UpdateDiscussionComment",
+    "DeleteDiscussionComment",
+    "DeleteDiscussion",
 )
 
 _OPERATION = re.compile(r"^(query|mutation)\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

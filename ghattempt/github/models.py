@@ -13,15 +13,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EMPTY_TREE",
+    "Budget",
     "Comment",
     "Commit",
     "Discussion",
     "DiscussionCategory",
     "DiscussionSummary",
+    "ProbeView",
     "PullRequest",
     "Ref",
     "Repository",
     "RunStatus",
+    "Thread",
+    "ThreadComment",
     "WriterStart",
 ]
 
@@ -185,3 +189,52 @@ class WriterStart:
         from .capture import parsed
 
         return parsed([self.page])
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeView:
+    """What ``ghattempt probe`` reads first (``ProbeRead``): who the token is (its node
+    id, login and databaseId as GraphQL reports them), the primary GraphQL budget
+    (``rateLimit``), and the locked discussions among the journal category's newest 100."""
+
+    viewer_id: str
+    viewer_login: str
+    viewer_database_id: int | None
+    budget_limit: int | None
+    budget_remaining: int | None
+    budget_reset_at: str | None
+    discussions: int
+    locked: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadComment:
+    """One comment (or reply) of a :class:`Thread`, with its edit flags and author."""
+
+    id: str
+    body: str
+    last_edited_at: str | None
+    includes_created_edit: bool
+    author_login: str | None
+    author_database_id: int | None
+    replies: tuple[ThreadComment, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A discussion's first 10 comments and their first 10 replies, in GitHub's order
+    (``ProbeDiscussion``); ``locked`` its lock state."""
+
+    id: str
+    locked: bool
+    comments: tuple[ThreadComment, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """One primary budget of ``GET /rate_limit`` (``resources.<name>``)."""
+
+    name: str
+    limit: int
+    remaining: int
+    reset: int

@@ -28,15 +28,19 @@ from .errors import (
 from .identity import Identity
 from .models import (
     EMPTY_TREE,
+    Budget,
     Comment,
     Commit,
     Discussion,
     DiscussionCategory,
     DiscussionSummary,
+    ProbeView,
     PullRequest,
     Ref,
     Repository,
     RunStatus,
+    Thread,
+    ThreadComment,
     WriterStart,
 )
 from .transport import Transport, check_segment
@@ -639,6 +643,106 @@ class GitHubProvider:
             c = _shape("CreateCommitOnBranch", data, "createCommitOnBranch", "commit")
             return Commit(c["oid"], c.get("message", headline),
                           committed_date=c.get("committedDate", ""))
+
+    # -- the probe (ghattempt probe) ---------------------------------------------------
+
+    def probe_read(self, owner: str, name: str, category_id: str) -> ProbeView:
+        """``ProbeRead``: who the token is (node id included), the GraphQL budget, and
+        which of the category's newest 100 discussions are locked.
+
+        Raises:
+            NotFound: no such repository.
+        """
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"), "categoryId": category_id}
+        with self._answer("ProbeRead", variables):
+            data = self._data("ProbeRead", variables)
+            repo = data.get("repository")
+            if not isinstance(repo, dict):
+                raise NotFound(f"repository {owner}/{name} not found", operation="ProbeRead")
+            viewer = data["viewer"]
+            budget = data.get("rateLimit") or {}
+            conn = repo["discussions"]
+            nodes = [d for d in conn.get("nodes") or [] if isinstance(d, dict)]
+            db = viewer.get("databaseId")
+            return ProbeView(
+                viewer["id"], viewer["login"], db if isinstance(db, int) else None,
+                budget.get("limit"), budget.get("remaining"), budget.get("resetAt"),
+                int(conn.get("totalCount") or len(nodes)),
+                tuple(int(d["number"]) for d in nodes if d.get("locked")))
+
+    def thread(self, owner: str, name: str, number: int) -> Thread:
+        """``ProbeDiscussion``: discussion ``number``'s first 10 comments and their first
+        10 replies as GitHub orders them.
+
+        Raises:
+            NotFound: no such repository or discussion.
+        """
+        variables = {"owner": check_segment(owner, "owner"),
+                     "name": check_segment(name, "repository"),
+                     "number": _positive(number, "number")}
+        with self._answer("ProbeDiscussion", variables):
+            data = self._data("ProbeDiscussion", variables)
+            d = (data.get("repository") or {}).get("discussion")
+            if not isinstance(d, dict):
+                raise NotFound(f"{owner}/{name} has no discussion #{number}",
+                               operation="ProbeDiscussion")
+
+            def one(c: Mapping[str, Any]) -> ThreadComment:
+                replies = ((c.get("replies") or {}).get("nodes") or [])
+                return ThreadComment(c["id"], c.get("body") or "", c.get("lastEditedAt"),
+                                     bool(c.get("includesCreatedEdit")), *_author(c),
+                                     tuple(one(r) for r in replies if isinstance(r, dict)))
+
+            comments = (d.get("comments") or {}).get("nodes") or []
+            return Thread(d["id"], bool(d.get("locked")),
+                          tuple(one(c) for c in comments if isinstance(c, dict)))
+
+    def edit_comment(self, comment_id: str, body: str) -> None:
+        """``updateDiscussionComment``: replace a comment's body."""
+        variables = {"commentId": comment_id, "body": _body(body, "body")}
+        with self._answer("UpdateDiscussionComment", variables):
+            _shape("UpdateDiscussionComment", self._data("UpdateDiscussionComment", variables),
+                   "updateDiscussionComment")
+
+    def delete_comment(self, comment_id: str) -> None:
+        """``deleteDiscussionComment``: delete a comment or reply."""
+        variables = {"id": comment_id}
+        with self._answer("DeleteDiscussionComment", variables):
+            _shape("DeleteDiscussionComment", self._data("DeleteDiscussionComment", variables),
+                   "deleteDiscussionComment")
+
+    def delete_discussion(self, discussion_id: str) -> None:
+        """``deleteDiscussion``: delete a discussion and everything in it (triage access)."""
+        variables = {"id": discussion_id}
+        with self._answer("DeleteDiscussion", variables):
+            _shape("DeleteDiscussion", self._data("DeleteDiscussion", variables),
+                   "deleteDiscussion")
+
+    def branch_protected(self, owner: str, name: str, branch: str) -> bool:
+        """REST ``GET /repos/{owner}/{repo}/branches/{branch}``: whether classic branch
+        protection covers the branch (``protected``; the rulesets API does not show it).
+
+        Raises:
+            NotFound: no such branch.
+        """
+        route = "GET /repos/{owner}/{repo}/branches/{branch}"
+        path = "/".join(quote(part, safe="") for part in branch.split("/"))
+        out = self._rest_get(owner, name, route, f"branches/{path}")
+        return bool(out.get("protected")) if isinstance(out, dict) else False
+
+    def rate_limit(self) -> tuple[Budget, ...]:
+        """REST ``GET /rate_limit``: every primary budget GitHub reports
+        (``resources``: ``core``, ``graphql``, ...); costs no primary budget."""
+        route = "GET /rate_limit"
+        out = self._transport.rest("GET", route, "rate_limit", {})
+        resources = out.get("resources") if isinstance(out, dict) else None
+        if not isinstance(resources, dict):
+            raise UnexpectedAnswer(f"{route}: GitHub's answer has no resources",
+                                   operation=route)
+        return tuple(Budget(k, int(v["limit"]), int(v["remaining"]), int(v["reset"]))
+                     for k, v in sorted(resources.items())
+                     if isinstance(v, dict) and {"limit", "remaining", "reset"} <= v.keys())
 
     # -- files and checks (REST) ------------------------------------------------------
 

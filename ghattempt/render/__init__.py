@@ -7,6 +7,7 @@ verdicts               ``text_report``, ``markdown_summary``, ``next_phase``,
 journals               ``timeline_page``, ``write_page``
 plans                  ``plan_lines``, ``plan_json``
 run steps              ``run_lines``, ``run_outputs``
+probes                 ``probe_table``, ``probe_markdown``, ``probe_json``
 messages               ``scrub``, ``error_message``, ``install_notes``, ``Progress``
 =====================  =================================================================
 
@@ -23,6 +24,7 @@ import typing as _typing
 if _typing.TYPE_CHECKING:
     from ._messages import error_message, install_notes, scrub
     from ._pages import plan_json, plan_lines, timeline_page, write_page
+    from ._probe import probe_json, probe_markdown, probe_table
     from ._progress import Progress
     from ._run import run_lines, run_outputs
     from ._summary import ignored_text, markdown_summary, next_phase, text_report
@@ -32,6 +34,7 @@ _SUBMODULE = {
     **dict.fromkeys(("plan_json", "plan_lines", "timeline_page", "write_page"), "._pages"),
     "Progress": "._progress",
     **dict.fromkeys(("run_lines", "run_outputs"), "._run"),
+    **dict.fromkeys(("probe_json", "probe_markdown", "probe_table"), "._probe"),
     **dict.fromkeys(("ignored_text", "markdown_summary", "next_phase", "text_report"),
                     "._summary"),
 }
@@ -46,6 +49,9 @@ __all__ = [
     "next_phase",
     "plan_json",
     "plan_lines",
+    "probe_json",
+    "probe_markdown",
+    "probe_table",
     "run_lines",
     "run_outputs",
     "scrub",

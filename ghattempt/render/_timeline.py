@@ -53,10 +53,12 @@ COLORS = {
     "unknown": "#8250df",
     "failed": "#cf222e",
     "cancelled": "#6e7781",
-    "superseded": "#6e7781",
-    "expired": "#6e7781",
+    "superseded": "#1b7c83",
+    "expired": "#953800",
 }
-"""Fill colour of a segment by the status of the record that starts it."""
+"""Fill colour of a segment by the status of the record that starts it; each status its
+own (cancelled grey, superseded teal, expired brown: a reader tells an attempt a person
+stopped from one a new push replaced, or one that ran out of time)."""
 TAMPERED_COLOR = "#e3008c"
 """The one colour of tampered marks and of the invalid-journal banner (used nowhere else)."""
 IGNORED_COLOR = "#afb8c1"
@@ -299,7 +301,15 @@ def build_timeline(capture: Capture | JournalInvalid, verdict: Verdict | None, *
     end = max(times) if times else 1.0
     if end - start < 1:
         end = start + 1
-    title = (f"{capture.repository_name} discussion #{capture.discussion_number}")
+    try:  # named after the pull request the journal is about (its intent), then where
+        intent = parse_body(capture.body.body, "intent")
+    except JournalInvalid:
+        intent = None
+    where = f"discussion #{capture.discussion_number}"
+    pull = getattr(intent, "pull_request", None)
+    title = (f"{capture.repository_name} pull request #{pull} into "
+             f"{getattr(intent, 'base_ref', '?')} ({where})" if pull is not None
+             else f"{capture.repository_name} {where}")
     return Timeline(title, capture.repository_name, server, verdict, lanes, marks, problem,
                     start, end)
 
@@ -308,7 +318,8 @@ def build_timeline(capture: Capture | JournalInvalid, verdict: Verdict | None, *
 
 _W = 1200          # page width of the picture, px
 _LEFT = 250        # label column
-_RIGHT = 30
+_RIGHT = 84        # room right of the axis: a duration label after a bar that ends there
+_CHAR = 6.5        # a generous width of one character of 11 px sans-serif, px
 _ROW = 22          # height of one phase row
 _HEAD = 30         # height of an attempt's header row
 _GAP = 26          # space between attempts (successor links run here)
@@ -431,11 +442,18 @@ def render_html(tl: Timeline) -> str:
             if url:
                 parts.append("</a>")
             parts.append("</g>")
-            dur_x = x(s.finished) if s.finished is not None else x(tl.end)
+            labels: list[tuple[str, str, str, str]] = []
             if s.finished is not None:
-                parts.append(f'<text class="duration" x="{min(dur_x + 10, _W - 4):.1f}" '
-                             f'y="{ry + 15}" font-size="11" fill="#57606a">'
-                             f'{_esc(_duration(s.seconds))}</text>')
+                labels.append(("duration", _duration(s.seconds), "#57606a", ""))
+            if s.status == "failed":
+                reason = next((e.reason for e in reversed(s.events) if e.reason), "") or ""
+                labels.append(("reason", f"failed: {reason}" if reason else "failed",
+                               COLORS["failed"], reason))
+            bar_start = x(s.segments[0][0])
+            bar_end = max(x(e if e is not None else tl.end) for _s, e, _st in s.segments)
+            bar_end = max(bar_end, bar_start + 6.0)
+            parts.extend(_row_labels(labels, bar_start, bar_end, ry + 15,
+                                     24 + _text_width(phase) + 12))
             del first
         for mark in lane.marks:
             my = y + 6 if mark.phase not in rows else \
@@ -478,13 +496,67 @@ def render_html(tl: Timeline) -> str:
     return _page(tl, picture)
 
 
+def _text_width(text: str) -> float:
+    """A generous estimate of ``text``'s width at 11 px (no script measures it)."""
+    return len(text) * _CHAR
+
+
+def _fit(text: str, room: float) -> str:
+    """``text`` cut to ``room`` px with an ellipsis; "" when not even a word fits."""
+    if _text_width(text) <= room:
+        return text
+    keep = int(room // _CHAR) - 1
+    return "" if keep < 8 else text[:keep].rstrip() + "\u2026"
+
+
+def _row_labels(labels: list[tuple[str, str, str, str]], bar_start: float, bar_end: float,
+                y: float, left_limit: float) -> list[str]:
+    """A phase row's labels (``(class, text, colour, whole text for the tooltip)``: the
+    duration, then a failure's reason) beside its bar. The duration goes after the bar
+    when it fits before the picture's right edge, else before the bar (right-aligned,
+    back to ``left_limit``, after the phase's name). The reason goes where most of it
+    fits (after or before the bar, or inside it in white), cut to that room with an
+    ellipsis; its tooltip holds the whole. Nothing is drawn past either edge."""
+    out: list[str] = []
+    right = [bar_end + 8, _W - 4]          # free span after the bar
+    left = [left_limit, bar_start - 8]     # free span before it
+
+    def text(cls: str, shown: str, at: float, anchor: str, fill: str, whole: str) -> str:
+        tip = f"<title>{_esc(whole)}</title>" if whole else ""
+        return (f'<text class="{cls}" x="{at:.1f}" y="{y}" font-size="11" '
+                f'text-anchor="{anchor}" fill="{fill}">{_esc(shown)}{tip}</text>')
+
+    for cls, label, fill, whole in labels:
+        width = _text_width(label)
+        rooms = [("after", right[1] - right[0]), ("before", left[1] - left[0])]
+        if cls == "reason":
+            rooms.append(("inside", bar_end - bar_start - 12))
+        where, room = max(rooms, key=lambda r: r[1]) if cls == "reason" else (
+            rooms[0] if width <= rooms[0][1] else max(rooms, key=lambda r: r[1]))
+        shown = _fit(label, room)
+        if not shown:
+            continue
+        step = _text_width(shown) + 8
+        if where == "after":
+            out.append(text(cls, shown, right[0], "start", fill, whole))
+            right[0] += step
+        elif where == "before":
+            out.append(text(cls, shown, left[1], "end", fill, whole))
+            left[1] -= step
+        else:
+            out.append(text(cls, shown, bar_start + 6, "start", "#ffffff", whole))
+    return out
+
+
 def _mark(mark: Mark, mx: float, my: float) -> str:
     why = _esc(mark.why)
     if mark.kind == "tampered":
         return (f'<g class="mark tampered" data-node="{_esc(mark.node)}" data-why="{why}">'
                 f'<rect x="{mx - 7:.1f}" y="{my - 2}" width="14" height="14" '
                 f'fill="url(#hatch)" stroke="{TAMPERED_COLOR}" stroke-width="2"/>'
-                f'<text x="{mx + 10:.1f}" y="{my + 10}" font-size="11" font-weight="bold" '
+                f'<text x="{mx + 10 if mx + 70 < _W else mx - 10:.1f}" y="{my + 10}" '
+                f'font-size="11" font-weight="bold" text-anchor='
+                f'"{"start" if mx + 70 < _W else "end"}" '
                 f'fill="{TAMPERED_COLOR}">tampered</text><title>tampered: {why}</title></g>')
     return (f'<g class="mark ignored" data-node="{_esc(mark.node)}" data-why="{why}">'
             f'<path d="M{mx - 5:.1f},{my} l10,10 M{mx + 5:.1f},{my} l-10,10" '
@@ -537,7 +609,7 @@ def _page(tl: Timeline, picture: str) -> str:
         rows.append(_row(m.kind, "-", "-", m.node, m.kind, _clock(m.at, True), "-", None,
                          m.why))
     legend = "".join(f'<span><i style="background:{c}"></i>{_esc(s)}</span>'
-                     for s, c in COLORS.items() if s not in ("expired",))
+                     for s, c in COLORS.items())
     if tampered:
         legend += f'<span><i style="background:{TAMPERED_COLOR}"></i>tampered</span>'
     if ignored:

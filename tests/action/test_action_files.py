@@ -32,6 +32,7 @@ DOC = ROOT / "docs" / "action.md"
 INPUTS = {
     "command",
     "plan-command",
+    "category",
     "token",
     "repository",
     "pull-request",
@@ -52,9 +53,9 @@ INPUTS = {
 }
 OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases",
            "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
-           "plan-json"}
+           "plan-json", "probe-report"}
 COMMANDS = {"admit", "record", "status", "successor", "supersede", "expire", "rollback",
-            "plan"}
+            "plan", "probe"}
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 
 

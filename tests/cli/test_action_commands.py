@@ -89,7 +89,9 @@ def test_a_step_groups_its_detail_and_debug_lines_name_documents_status_and_cost
                                  "::debug::WriterRead: HTTP 200"))
                    for x in st.stdout.splitlines())
     quiet = run(world, tmp_path, "status")
-    assert "::debug::" not in quiet.stdout and "::group::ghattempt status" in quiet.stdout
+    # without debug there is nothing to fold: no group at all, never an empty one
+    assert "::debug::" not in quiet.stdout and "::group::" not in quiet.stdout
+    assert "::endgroup::" not in quiet.stdout
 
 
 def test_outputs_compose_and_summaries_are_written_once(world: World, tmp_path: Path) -> None:
@@ -262,3 +264,44 @@ def test_bad_inputs_get_one_error_and_exit_2_before_any_request(
     for value in inputs.values():
         if value.startswith(("ghp_", "github_pat_", TOKEN)):
             assert value not in shown  # never echoed
+
+
+def test_no_step_shows_an_empty_group(world: World, tmp_path: Path) -> None:
+    """issue 23, section 5: a ::group:: with nothing in it is an empty fold in the log."""
+    for command, extra in (("status", {}), ("record", {"PHASE": "admission",
+                                                      "STATUS": "started"})):
+        step = run(world, tmp_path, command, **{k.lower(): v for k, v in extra.items()})
+        lines = step.stdout.splitlines()
+        assert step.rc in (0, 1), step.stdout + step.stderr
+        for i, line in enumerate(lines):
+            if line.startswith("::group::"):
+                assert lines[i + 1] != "::endgroup::", step.stdout
+
+
+def test_the_status_summary_says_status_once(world: World, tmp_path: Path) -> None:
+    """issue 23, section 5: the summary of status said `status: status running`."""
+    for mode in ("full", "brief"):
+        step = run(world, tmp_path, "status", summary=mode)
+        assert step.rc == 0, step.stdout + step.stderr
+        assert "status: status" not in step.summary and "status status" not in step.summary
+        assert f"`{step.outputs['status']}`" in step.summary
+
+
+def test_a_refused_steps_summary_says_why(tmp_path: Path) -> None:
+    """issue 23, section 5: after a refusal the summary showed the journal, not why the
+    step was refused."""
+    (tmp_path / "world").mkdir()
+    w = World(tmp_path / "world")
+    try:
+        assert run(w, tmp_path, "admit").rc == 0
+        # publication before build: the journal's rules refuse it (exit 1)
+        for mode in ("full", "brief"):
+            step = run(w, tmp_path, "record", phase="publication", status="started",
+                       summary=mode)
+            assert step.rc == 1, step.stdout + step.stderr
+            (error,) = [x for x in step.stdout.splitlines() if x.startswith("::error")]
+            why = error.split("::", 2)[2]
+            assert "refused, nothing written" in step.summary, step.summary
+            assert why[:60] in step.summary.replace("\\", ""), (why, step.summary)
+    finally:
+        w.close()

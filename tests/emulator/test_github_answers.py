@@ -296,3 +296,30 @@ def test_misbehaving_switches_break_what_a_probe_checks(served: Any) -> None:
         off = bot(CREATE_DISCUSSION, r=repo["id"],
                   c=repo["discussionCategories"]["nodes"][0]["id"], title="t", body="b")
         assert off["errors"][0]["message"] == "Repository does not have discussions enabled."
+
+
+# ------------------------------------------------------------ deleteDiscussion
+DELETE_DISCUSSION = """mutation($id: ID!) {
+  deleteDiscussion(input: {id: $id}) { discussion { id } } }"""
+NUMBERED = """query($n: Int!) { repository(owner: "octo-org", name: "widgets") {
+  discussion(number: $n) { id } } }"""
+
+
+def test_delete_discussion_needs_triage_and_takes_its_comments(served: Any) -> None:
+    emu, http = served
+    actions = GQL(http, "ghs_actions")
+    d = new_discussion(actions)
+    comment(actions, d["id"], "first")
+    # a read-only token (and a token without discussions: write) may not delete it
+    denied = GQL(http, "ghp_mallory")(DELETE_DISCUSSION, id=d["id"])
+    assert denied["errors"][0]["type"] == "FORBIDDEN"
+    emu.add_token("ghs_ro", "github-actions", "write", discussions="read", kind="Bot")
+    assert GQL(http, "ghs_ro")(DELETE_DISCUSSION, id=d["id"])["errors"][0]["type"] == (
+        "FORBIDDEN")
+    assert actions.data(NUMBERED, n=d["number"])["repository"]["discussion"]["id"] == d["id"]
+    # write access (a GITHUB_TOKEN with discussions: write) is more than triage: deleted
+    gone = actions.data(DELETE_DISCUSSION, id=d["id"])["deleteDiscussion"]["discussion"]
+    assert gone["id"] == d["id"]
+    after = actions(NUMBERED, n=d["number"])
+    assert after["errors"][0]["type"] == "NOT_FOUND"
+    assert emu.state.one("SELECT COUNT(*) AS n FROM comments")["n"] == 0

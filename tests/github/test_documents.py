@@ -58,7 +58,9 @@ def test_mutations_and_queries_are_told_apart():
     kinds = {n: document(n).kind for n in DOCUMENT_NAMES}
     assert {n for n, k in kinds.items() if k == "mutation"} == {
         "CreateDiscussion", "AddDiscussionComment", "CreateRef",
-        "UpdateRefs", "DeleteRef", "CreateCommitOnBranch"}
+        "UpdateRefs", "DeleteRef", "CreateCommitOnBranch",
+        # ghattempt probe's edit and clean-up
+        "UpdateDiscussionComment", "DeleteDiscussionComment", "DeleteDiscussion"}
 
 
 def test_unknown_document_name():
