@@ -96,3 +96,12 @@ def probe_markdown(report: ProbeReport, token_env: str | None = None) -> str:
                      f"{_md(o.observed)} | {verdict} |")
     return _public("\n".join(lines + [""] + [_md(line) for line in _closing(report)]) + "\n",
                    token_env)
+
+
+# Public as ghattempt.render (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    probe_json, probe_markdown, probe_table,
+):
+    _exported.__module__ = "ghattempt.render"
+del _exported
