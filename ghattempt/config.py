@@ -15,7 +15,7 @@ Shape::
     json_schema() -> dict                              # generated from KEYS
 
     LoadedConfig(path: str, blob: str, digest: str, settings: Settings)
-    Settings(journal, writer, attempt, channels, lease, pacing, app)
+    Settings(journal, writer, attempt, channels, lease, pacing, app, run)
 
 Every key is defined once, in :data:`KEYS` (its type, bounds, pattern and meaning): the
 ``build_*`` functions read each table by it and :func:`json_schema` is generated from it.
@@ -80,6 +80,7 @@ __all__ = [
     "LeaseSettings",
     "LoadedConfig",
     "PacingSettings",
+    "RunSettings",
     "PhaseMap",
     "Settings",
     "WriterSettings",
@@ -90,6 +91,7 @@ __all__ = [
     "build_journal",
     "build_lease_settings",
     "build_pacing",
+    "build_run",
     "build_phase_map",
     "build_settings",
     "build_writer",
@@ -194,6 +196,9 @@ KEYS: Final[tuple[Key, ...]] = (
         "once)", maximum=_MAX_SECONDS),
     Key("pacing.write_interval", "seconds", "minimum seconds between two writes of one "
         "writer", maximum=_MAX_SECONDS),
+    Key("run.stale_after", "integer", "whole seconds after which a phase a command-line "
+        "writer started is taken as ended by `ghattempt run` (default 6 hours, GitHub's job "
+        "limit)", minimum=1, maximum=_MAX_SECONDS),
     Key("app.jobs[].workflow", "string", "workflow file name under .github/workflows",
         pattern=_WORKFLOW_FILE.pattern.removesuffix("\\Z"), required=True),
     Key("app.jobs[].job", "string", "job name as the workflow_job webhook reports it",
@@ -204,12 +209,12 @@ KEYS: Final[tuple[Key, ...]] = (
 """Every key of the file (the builders accept exactly these)."""
 
 _BY_PATH: Final = {k.path: k for k in KEYS}
-_TABLES: Final = ("journal", "writer", "attempt", "channels", "lease", "pacing", "app")
+_TABLES: Final = ("journal", "writer", "attempt", "channels", "lease", "pacing", "run", "app")
 
 SCHEMA: Final[Mapping[str, tuple[str, ...]]] = {
     "": _TABLES,
     **{t: tuple(k.name for k in KEYS if k.table == t)
-       for t in ("journal", "writer", "attempt", "channels.*", "lease", "pacing")},
+       for t in ("journal", "writer", "attempt", "channels.*", "lease", "pacing", "run")},
     "app": ("jobs",),
     "app.jobs[]": tuple(k.name for k in KEYS if k.table == "app.jobs[]"),
 }
@@ -348,6 +353,19 @@ class AttemptSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RunSettings:
+    """``ghattempt run`` (docs/run.md).
+
+    Attributes:
+        stale_after: whole seconds after its record when a phase a command-line writer
+            started is taken as ended (a command line names a person, not a process
+            whose end GitHub can report); default 6 hours, GitHub's job limit.
+    """
+
+    stale_after: int = 21600
+
+
+@dataclass(frozen=True, slots=True)
 class PacingSettings:
     """Spacing of content-creating mutations (GitHub allows about 80 a minute).
 
@@ -440,6 +458,7 @@ class Settings:
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     pacing: PacingSettings = field(default_factory=PacingSettings)
     app: PhaseMap = field(default_factory=PhaseMap)
+    run: RunSettings = field(default_factory=RunSettings)
 
     def channel_named(self, name: str) -> Channel | None:
         """Return the channel called ``name``, or None."""
@@ -773,6 +792,7 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
     attempt = build_attempt_settings(r.table(doc, "attempt"), channels, path=path)
     lease = build_lease_settings(r.table(doc, "lease"), path=path)
     pacing = build_pacing(r.table(doc, "pacing"), path=path)
+    run = build_run(r.table(doc, "run"), path=path)
     app = build_app(r.table(doc, "app"), channels, path=path)
     return Settings(
         journal=journal,
@@ -782,6 +802,7 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
         lease=lease,
         pacing=pacing,
         app=app,
+        run=run,
     )
 
 
@@ -972,6 +993,15 @@ def build_pacing(t: Mapping[str, object], *, path: str) -> PacingSettings:
         write_interval=r.seconds(t, "pacing.write_interval", d.write_interval,
                                  _key("pacing.write_interval"))
     )
+
+
+def build_run(t: Mapping[str, object], *, path: str) -> RunSettings:
+    """Build ``[run]``: ``stale_after``."""
+    r = _Reader(path)
+    d = RunSettings()
+    r.known(t, "run", SCHEMA["run"])
+    return RunSettings(stale_after=r.integer(t, "run.stale_after", d.stale_after,
+                                             _key("run.stale_after")))
 
 
 def build_app(t: Mapping[str, object], channels: Sequence[Channel], *, path: str) -> PhaseMap:
@@ -1338,7 +1368,7 @@ def _key_schema(k: Key) -> dict[str, object]:
 def _default_of(k: Key) -> object:
     records = {"journal": JournalSettings(), "writer": WriterSettings(),
                "attempt": AttemptSettings(), "lease": LeaseSettings(),
-               "pacing": PacingSettings()}
+               "pacing": PacingSettings(), "run": RunSettings()}
     record = records.get(k.table)
     field_name = _FIELDS.get(f"{k.table}.{k.name}", k.name)
     return getattr(record, field_name, None) if record is not None else None
@@ -1386,7 +1416,7 @@ def json_schema() -> dict[str, object]:
         "properties": {"journal": _table_schema("journal"), "writer": writer,
                        "attempt": _table_schema("attempt"), "channels": channels,
                        "lease": _table_schema("lease"), "pacing": _table_schema("pacing"),
-                       "app": app},
+                       "run": _table_schema("run"), "app": app},
         # several channels: the default one must be named
         "if": {"properties": {"channels": {"minProperties": 2}}, "required": ["channels"]},
         "then": {"required": ["attempt"],
@@ -1436,7 +1466,8 @@ def check_config(data: bytes, *, path: str = DEFAULT_CONFIG_PATH) -> list[Config
         else:
             attempt(lambda *, path, n=name: r.table(doc, n))
     for name, build in (("journal", build_journal), ("writer", build_writer),
-                        ("lease", build_lease_settings), ("pacing", build_pacing)):
+                        ("lease", build_lease_settings), ("pacing", build_pacing),
+                        ("run", build_run)):
         if name in tables:
             attempt(build, tables[name])
     channels = attempt(build_channels, tables["channels"] if "channels" in doc else None) \

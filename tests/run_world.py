@@ -109,7 +109,8 @@ class World:
     def step(self, req: RunRequest, *, liveness: str = "ended",
              files: Iterable[ObservedFile] = (), verify: str | None = None,
              exit_code: int = 0, signal: str | None = None,
-             produced: Iterable[ObservedFile] = ()) -> list[Decision]:
+             produced: Iterable[ObservedFile] = (),
+             missing: str | None = None) -> list[Decision]:
         """Play one ``run`` step to its end; returns every decision taken, in order."""
         taken: list[Decision] = []
         files = tuple(files)
@@ -137,7 +138,7 @@ class World:
                              for o in produced]
                 follow = after_work(decision, exit_code=exit_code, signal=signal,
                                     error_line="boom", materials=materials,
-                                    writer=req.writer)
+                                    writer=req.writer, missing=missing)
                 taken.append(follow)
                 self.apply(follow.writes, req)
                 return taken

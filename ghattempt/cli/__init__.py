@@ -18,6 +18,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``supersede``      supersede the current attempt by one for the pull request's new generation
 ``expire``         expire a pending attempt whose ``expires_at`` has passed
 ``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
+``run``            a phase's work exactly once: admit, skip, settle, resume (docs/run.md)
 ``plan``           ``plan COMMAND ...``: check a writer command, say what it would write
 ``verify-material`` check retrieved bytes against a material reference
 ``emulator serve`` the embedded GitHub over HTTP on loopback
@@ -357,6 +358,62 @@ def _add_writers(subs: Any, *, planning: bool = False) -> None:
         p.add_argument("--json", action="store_true", help=_json_help(planning))
 
 
+def _wait(text: str) -> float:
+    """``run --wait``: seconds from 0 to 21600 (GitHub's job limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or not 0 <= value <= 21600:
+        raise argparse.ArgumentTypeError("must be a number of seconds from 0 to 21600")
+    return value
+
+
+def _add_run(subs: Any) -> None:
+    p = _sub(subs, "run", "run a phase's work exactly once (admit, skip, settle, resume)",
+             "Do phase PHASE's work for the pull request's current generation, at most once: "
+             "admit an attempt when there is none, skip a phase that succeeded, wait beside "
+             "(or refuse next to) a runner that may still be working, settle a phase whose "
+             "runner ended without a result with --verify, open the successor of a failed "
+             "attempt and re-qualify retained --materials there byte for byte, otherwise "
+             "record started, run COMMAND and record how it ended. Every decision is taken "
+             "in the writer scope on the read it builds on (docs/run.md). Exit status: the "
+             "work's when it ran; 0 skipped, settled or requalified; 1 refused; 4 busy.")
+    _add_connection(p)
+    _add_journal(p, reader=False, writes=True)
+    _add_writer(p)
+    p.add_argument("--request-key", metavar="KEY", type=_key,
+                   help="default: rendered from the config")
+    p.add_argument("--phase", required=True, metavar="PHASE",
+                   help="the phase whose work this is (of the channel's plan)")
+    p.add_argument("--verify", metavar="CMD",
+                   help="how to tell whether an interrupted phase's effect is in place: a "
+                        "script run as a run: step runs it (exit 0 in place, 1 absent, "
+                        "anything else cannot tell), or github-release:TAG (the release read "
+                        "back and compared with --materials)")
+    p.add_argument("--materials", metavar="GLOB", nargs="+", action="append",
+                   help="files the phase makes, relative to the workspace: recorded with "
+                        "their bytes and sha256 when the work exits 0; in a successor the "
+                        "phase is re-qualified when they are there byte for byte")
+    p.add_argument("--wait", metavar="SECONDS", type=_wait, default=0.0,
+                   help="wait up to SECONDS (re-reading with backoff) beside a runner that "
+                        "may still be working, then answer busy (default 0)")
+    p.add_argument("--takeover", action="store_true",
+                   help="take a phase started by a command-line writer (or a runner whose "
+                        "liveness cannot be told) as ended: records unknown, then --verify")
+    p.add_argument("--working-directory", metavar="DIR",
+                   help="where the work and verify run, relative to the workspace")
+    p.add_argument("--artifact-url", metavar="URL",
+                   help="permanent URL of the materials' bytes (the run's artifact); "
+                        "default: the run, else the journal")
+    p.add_argument("--head", metavar="SHA", type=_head, help=_HEAD_HELP)
+    p.add_argument("--json", action="store_true",
+                   help="print the step's outputs (outcome, exit-code, attempt, next-phase, "
+                        "missing-phases-json, materials-json) as one JSON object")
+    p.add_argument("work", metavar="-- COMMAND [ARG ...]", nargs=argparse.REMAINDER,
+                   help="the work, run as an argv after --")
+
+
 def _json_help(planning: bool) -> str:
     return ("print the plan as JSON (each write's record, the verdict after them)"
             if planning else "print the resulting verdict as JSON")
@@ -423,6 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "readers/business-attempt.pyz); `ghattempt read --help`", add_help=False)
 
     _add_writers(subs)
+    _add_run(subs)
 
     p = _sub(subs, "plan", "check a writer command and say what it would write",
              "Run every check COMMAND makes (the configuration, who the token is and its "
@@ -585,6 +643,10 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt.cli import _writing
 
         handler = _writing.plan
+    elif command == "run":
+        from ghattempt.cli import _run_step as run_command
+
+        handler = run_command.run
     elif command == "verify-material":
         from ghattempt.cli import _material
 

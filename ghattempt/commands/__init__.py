@@ -16,6 +16,7 @@ composition root but through here (docs/layout.md)::
 =====================  =================================================================
 requests (writing)     ``Admit``, ``RecordEvent``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
                        ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
+a phase's work         ``Run`` -> ``RunOutcome`` (docs/run.md)
 requests (reading)     ``Status``, ``Show``, ``CaptureJournal``
 running                ``execute``, ``plan``, ``check``, ``WriteOutcome``, ``Reading``,
                        ``JournalPages``, ``Connection``, ``find_config``
@@ -65,6 +66,7 @@ if _typing.TYPE_CHECKING:
         ReadRequest,
         RecordEvent,
         Rollback,
+        Run,
         Show,
         Status,
         Supersede,
@@ -74,6 +76,7 @@ if _typing.TYPE_CHECKING:
         materials_from,
         split_repository,
     )
+    from ._run import RunOutcome
     from ._secrets import looks_secret, public_text, refuse_secrets, secret_values
     from ._writing import WriteOutcome, plan
 
@@ -87,12 +90,14 @@ _SUBMODULE = {
     **dict.fromkeys(("JournalPages", "Reading", "capture", "read", "reader_digest",
                      "reader_identity", "verdict_for"), "._reading"),
     **dict.fromkeys(("GRAPHQL_INT_MAX", "Admit", "CaptureJournal", "Expire", "MaterialInput",
-                     "Observed", "ReadRequest", "RecordEvent", "Rollback", "Show", "Status",
+                     "Observed", "ReadRequest", "RecordEvent", "Rollback", "Run", "Show",
+                     "Status",
                      "OpenSuccessor", "Supersede", "Target", "WriteRequest", "check",
                      "materials_from", "split_repository"), "._requests"),
     **dict.fromkeys(("looks_secret", "public_text", "refuse_secrets", "secret_values"),
                     "._secrets"),
     **dict.fromkeys(("WriteOutcome", "plan"), "._writing"),
+    "RunOutcome": "._run",
 }
 """Exported name -> the module defining it."""
 
@@ -116,6 +121,8 @@ __all__ = [
     "RecordEvent",
     "RequestError",
     "Rollback",
+    "Run",
+    "RunOutcome",
     "Show",
     "Status",
     "OpenSuccessor",
@@ -151,6 +158,8 @@ __all__ = [
 def execute(request: WriteRequest, config: LoadedConfig,
             connection: Connection) -> WriteOutcome: ...
 @_typing.overload
+def execute(request: Run, config: LoadedConfig, connection: Connection) -> RunOutcome: ...
+@_typing.overload
 def execute(request: Status | Show, config: LoadedConfig | None,
             connection: Connection) -> Reading: ...
 @_typing.overload
@@ -159,7 +168,8 @@ def execute(request: CaptureJournal, config: LoadedConfig | None,
 def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) -> _typing.Any:
     """Run one request under ``config`` (the loaded configuration; a reading may have
     none) through ``connection``: a writing request gives an :class:`WriteOutcome`, ``Status``
-    and ``Show`` a :class:`Reading`, ``CaptureJournal`` the :class:`JournalPages`.
+    and ``Show`` a :class:`Reading`, ``CaptureJournal`` the :class:`JournalPages`, ``Run``
+    a :class:`RunOutcome` (the phase's work run at most once: docs/run.md).
 
     Every check that needs no request to GitHub runs first (the request's own when it
     was built, :func:`check` for what needs the configuration): an input error is raised
@@ -173,6 +183,10 @@ def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) 
         if isinstance(request, _requests.CaptureJournal):
             return _reading.capture(request, config, connection)
         return _reading.read(request, config, connection)
+    if isinstance(request, _requests.Run):
+        from . import _run
+
+        return _run.run(request, config, connection)
     from . import _writing  # a reading never loads the writer side (cold start)
 
     return _writing.write(request, config, connection)

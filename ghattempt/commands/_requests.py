@@ -53,6 +53,7 @@ __all__ = [
     "ReadRequest",
     "RecordEvent",
     "Rollback",
+    "Run",
     "Show",
     "Status",
     "OpenSuccessor",
@@ -515,6 +516,136 @@ class Rollback(_Write):
         return {**_Write.verbatim(self), "--key": self.key}
 
 
+GITHUB_RELEASE = "github-release:"
+"""The built-in verify's prefix: ``github-release:TAG`` reads the release of ``TAG`` back."""
+
+RUN_WAIT_MAX = 21600.0
+"""The most seconds ``Run.wait`` takes: GitHub's job limit (6 hours)."""
+
+
+def _command(option: str, value: object, *, verify: bool = False) -> None:
+    """A work or verify: a ``ghattempt.work.Script`` (text and shell), or an argv tuple
+    (``verify`` also ``github-release:TAG``)."""
+    from ghattempt.work import Script
+
+    if isinstance(value, Script):
+        if not isinstance(value.text, str) or not value.text.strip():
+            raise RequestError(f"{option}: the script is empty; give the commands to run")
+        if value.shell is not None and (not isinstance(value.shell, str)
+                                        or not value.shell.strip()):
+            raise RequestError(f"{option}: shell must be a shell name or a command with "
+                               "{0}, or left out for the default")
+        return
+    if verify and isinstance(value, str):
+        tag = value.removeprefix(GITHUB_RELEASE)
+        if not value.startswith(GITHUB_RELEASE) or not tag or not tag.isprintable() \
+                or any(c.isspace() for c in tag) or len(tag) > 255:
+            raise RequestError(f"{option} as text must be github-release:TAG (the built-in "
+                               "release read-back), got a value of another shape; give a "
+                               "command to run instead")
+        return
+    if isinstance(value, tuple) and value and all(isinstance(a, str) for a in value):
+        if not value[0]:
+            raise RequestError(f"{option}: the command's name is empty")
+        return
+    raise RequestError(f"{option} must be a script (ghattempt.work.Script) or a command "
+                       "and its arguments (a non-empty tuple of strings)")
+
+
+def _globs(globs: object) -> None:
+    if not isinstance(globs, tuple) or not all(isinstance(g, str) for g in globs):
+        raise RequestError("--materials takes a tuple of glob patterns")
+    for g in globs:
+        if not g.strip():
+            raise RequestError("--materials: an empty glob; give a path pattern such as "
+                               "dist/*")
+        posix = g.replace("\\", "/")
+        if posix.startswith("/") or ".." in posix.split("/"):
+            raise RequestError(f"--materials glob {g[:80]!r} must be relative to the "
+                               "workspace, without '..'")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run(_Write):
+    """``run``: do phase ``phase``'s work exactly once for the pull request's current
+    generation (docs/run.md). One step admits an attempt when there is none, skips a
+    phase that succeeded, waits beside (or refuses next to) a runner that may still be
+    working, settles an ambiguous phase with ``verify``, opens the successor of a failed
+    attempt and re-qualifies retained materials there, and otherwise records ``started``,
+    runs the work and records how it ended, every decision taken inside the writer
+    scope on the read it builds on (``ghattempt.core.decide``).
+
+    Attributes:
+        phase: a phase of the channel's plan.
+        work: a ``ghattempt.work.Script`` (run as a ``run:`` step runs it) or an argv.
+        verify: how to tell whether an interrupted phase's effect is in place: a script
+            or argv (exit 0 present, 1 absent, anything else cannot tell), or
+            ``github-release:TAG`` (the release read back over the REST API); None: a
+            phase left ambiguous is refused with the commands that settle it by hand.
+        materials: globs (relative to the workspace) of the files the phase makes;
+            recorded as materials when the work exits 0, compared byte for byte to
+            re-qualify the phase in a successor.
+        wait: seconds to wait (re-reading with backoff) beside a runner that may still
+            be working before answering ``busy`` (0: answer at once).
+        takeover: take a phase started by a command-line writer (or a runner whose
+            liveness cannot be told) as ended: ``unknown`` is recorded first, then the
+            verify decides.
+        working_directory: where the work and verify run, joined to the workspace.
+        workspace: the workspace (None: ``GITHUB_WORKSPACE``, else the current directory).
+        artifact_url: the permanent place the materials' bytes are kept (the run's
+            artifact, as ``actions/upload-artifact`` outputs it); None: the run itself.
+        head: the pull request head commit the work is done on (a checkout): refused
+            when the pull request's head is another (a newer push).
+    """
+
+    phase: str
+    work: Any
+    verify: Any = None
+    materials: tuple[str, ...] = ()
+    wait: float = 0.0
+    takeover: bool = False
+    working_directory: str | None = None
+    workspace: str | None = None
+    artifact_url: str | None = None
+    head: str | None = None
+
+    def _checks(self) -> None:
+        from ghattempt.core import PHASES
+
+        if self.phase not in PHASES:
+            raise RequestError(f"--phase {str(self.phase)[:40]!r} is not a phase: use one of "
+                               f"{', '.join(PHASES)}")
+        _command("the work (-- COMMAND)", self.work)
+        if self.verify is not None:
+            _command("--verify", self.verify, verify=True)
+        _globs(self.materials)
+        wait = self.wait
+        if isinstance(wait, bool) or not isinstance(wait, int | float) \
+                or not 0 <= wait <= RUN_WAIT_MAX:
+            raise RequestError(f"--wait must be a number of seconds from 0 to "
+                               f"{RUN_WAIT_MAX:g}")
+        if not isinstance(self.takeover, bool):
+            raise RequestError("--takeover is a flag (true or false)")
+        _work_was_for(None, self.head)
+        url = self.artifact_url
+        if url is not None and (not isinstance(url, str)
+                                or not url.startswith(("https://", "http://"))
+                                or any(c.isspace() for c in url)):
+            raise RequestError("the artifact URL must be an http(s) URL without spaces, as "
+                               "actions/upload-artifact outputs it")
+
+    @property
+    def release_tag(self) -> str | None:
+        """The tag of a ``github-release:TAG`` verify, else None."""
+        if isinstance(self.verify, str):
+            return self.verify.removeprefix(GITHUB_RELEASE)
+        return None
+
+    def verbatim(self) -> dict[str, object]:
+        return {**_Write.verbatim(self), "--artifact-url": self.artifact_url,
+                "--verify": self.verify if isinstance(self.verify, str) else None}
+
+
 WriteRequest = Admit | RecordEvent | OpenSuccessor | Supersede | Expire | Rollback
 """Every request that writes (``plan`` plans any of them)."""
 
@@ -655,7 +786,8 @@ ReadRequest = Status | Show | CaptureJournal
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    Admit, CaptureJournal, Expire, MaterialInput, Observed, RecordEvent, Rollback, Show, Status,
+    Admit, CaptureJournal, Expire, MaterialInput, Observed, RecordEvent, Rollback, Run, Show,
+    Status,
     OpenSuccessor, Supersede, Target, check, materials_from, split_repository,
 ):
     _exported.__module__ = "ghattempt.commands"

@@ -827,7 +827,7 @@ def after_verify(decision: Decision, outcome: str | None,
 
 def _work_interrupted(d: Decision, row: str, code: int, signal: str | None,
                       line: str | None, materials: Sequence[Material],
-                      writer: Writer | None) -> Decision:
+                      writer: Writer | None, missing: str | None) -> Decision:
     assert d.attempt is not None
     who = f" in {describe_writer(writer)}" if writer is not None else ""
     reason = _bounded(f"the runner was cancelled ({signal}) while {d.phase}'s work ran{who}: "
@@ -838,7 +838,7 @@ def _work_interrupted(d: Decision, row: str, code: int, signal: str | None,
 
 def _work_succeeded(d: Decision, row: str, code: int, signal: str | None,
                     line: str | None, materials: Sequence[Material],
-                    writer: Writer | None) -> Decision:
+                    writer: Writer | None, missing: str | None) -> Decision:
     assert d.attempt is not None
     return Decision(row, RECORD, f"{d.phase}'s work exited 0", d.phase, d.attempt,
                     (Write("event", d.attempt, d.phase, "succeeded", None, tuple(materials)),),
@@ -847,41 +847,58 @@ def _work_succeeded(d: Decision, row: str, code: int, signal: str | None,
 
 def _work_failed(d: Decision, row: str, code: int, signal: str | None,
                  line: str | None, materials: Sequence[Material],
-                 writer: Writer | None) -> Decision:
+                 writer: Writer | None, missing: str | None) -> Decision:
     assert d.attempt is not None
     reason = _bounded(f"exit {code}: {line}" if line else f"exit {code}")
     return Decision(row, RECORD, reason, d.phase, d.attempt,
                     (Write("event", d.attempt, d.phase, "failed", reason),), outcome="ran")
 
 
-WorkMake = Callable[[Decision, str, int, "str | None", "str | None", Sequence[Material],
-                     "Writer | None"], Decision]
+def _work_unmade(d: Decision, row: str, code: int, signal: str | None,
+                 line: str | None, materials: Sequence[Material],
+                 writer: Writer | None, missing: str | None) -> Decision:
+    assert d.attempt is not None
+    reason = _bounded(f"{d.phase}'s work exited 0 but {missing}: its effect may have "
+                      "happened; settle it with verify")
+    return Decision(row, RECORD, reason, d.phase, d.attempt,
+                    (Write("event", d.attempt, d.phase, "unknown", reason),), outcome="ran")
 
-WORK_ROWS: tuple[tuple[str, str, str, Callable[[int, str | None], bool], WorkMake], ...] = (
+
+WorkMake = Callable[[Decision, str, int, "str | None", "str | None", Sequence[Material],
+                     "Writer | None", "str | None"], Decision]
+
+WORK_ROWS: tuple[tuple[str, str, str, Callable[[int, str | None, str | None], bool],
+                       WorkMake], ...] = (
     ("interrupted by a signal the runner sent (SIGINT, SIGTERM)",
      "`unknown` for P naming the signal and the runner (never `failed` or `cancelled`)",
      "the idempotency note, 3: a worker stopped after dispatch proves nothing",
-     lambda code, signal: signal is not None, _work_interrupted),
+     lambda code, signal, missing: signal is not None, _work_interrupted),
     ("exit status 0", "`succeeded` for P with its materials",
      "format §4: materials bind bytes and digest to the producing attempt",
-     lambda code, signal: code == 0, _work_succeeded),
+     lambda code, signal, missing: code == 0 and missing is None, _work_succeeded),
     ("any other exit status", "`failed` for P: the exit status and the last line of its "
      "error output (bounded, secrets scrubbed)",
      "ADR-038: a failed phase does not block a fresh attempt",
-     lambda code, signal: code != 0, _work_failed),
+     lambda code, signal, missing: code != 0, _work_failed),
+    ("exit status 0, but a `materials` glob matched no file", "`unknown` for P naming the "
+     "glob (never `succeeded` without its materials, never `failed`)",
+     "the idempotency note, 3: the effect may have happened (a publication); format §4: "
+     "a success binds its materials",
+     lambda code, signal, missing: code == 0 and missing is not None, _work_unmade),
 )
 """After a ``run`` decision's work: how it ended -> what to write."""
 
 
 def after_work(decision: Decision, *, exit_code: int, signal: str | None = None,
                error_line: str | None = None, materials: Sequence[Material] = (),
-               writer: Writer | None = None) -> Decision:
+               writer: Writer | None = None, missing: str | None = None) -> Decision:
     """The row of ``WORK_ROWS`` for a ``run`` decision's work.
 
     ``signal`` names the signal the runner sent us (``SIGTERM``) when the step was
     interrupted; ``error_line`` is the last non-empty line of the work's error output,
     already bounded and scrubbed of secrets; ``materials`` the files to cite on
-    success; ``writer`` this step's writer, named in an ``unknown`` reason.
+    success; ``writer`` this step's writer, named in an ``unknown`` reason; ``missing``
+    says which ``materials`` glob matched no file after the work exited 0.
 
     Raises:
         ValueError: ``decision`` is not ``run``.
@@ -889,9 +906,9 @@ def after_work(decision: Decision, *, exit_code: int, signal: str | None = None,
     if decision.kind != RUN:
         raise ValueError(f"after_work follows a run decision, not {decision.kind}")
     for number, (_, _, _, guard, make) in enumerate(WORK_ROWS, 1):
-        if guard(exit_code, signal):
+        if guard(exit_code, signal, missing):
             return make(decision, f"W{number}", exit_code, signal, error_line, materials,
-                        writer)
+                        writer, missing)
     raise RuntimeError("unreachable: the work rows cover every exit")
 
 

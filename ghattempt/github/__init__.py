@@ -56,6 +56,7 @@ if _typing.TYPE_CHECKING:
         PullRequest,
         Ref,
         Repository,
+        RunStatus,
         WriterStart,
     )
     from .provider import BODY_LIMIT, GitHubProvider
@@ -74,7 +75,8 @@ _SUBMODULE = {
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
-    "Ref": "models", "Repository": "models", "WriterStart": "models",
+    "Ref": "models", "Repository": "models", "RunStatus": "models",
+    "WriterStart": "models",
     "BODY_LIMIT": "provider", "GitHubProvider": "provider", "Credentials": "transport",
     "OperationUsage": "usage", "RateLimitState": "usage", "Usage": "usage",
     "httpx": "_httpx", "redact": "_redact",
@@ -120,6 +122,7 @@ __all__ = [
     "Ref",
     "RefConflict",
     "Repository",
+    "RunStatus",
     "RetryPolicy",
     "TokenAuth",
     "UnexpectedAnswer",

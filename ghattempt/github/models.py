@@ -21,6 +21,7 @@ __all__ = [
     "PullRequest",
     "Ref",
     "Repository",
+    "RunStatus",
     "WriterStart",
 ]
 
@@ -138,6 +139,22 @@ class PullRequest:
     commit is ``head_oid`` (None otherwise: read the head ref to learn it)."""
     created_at: str | None = None
     """``createdAt``: when the pull request was opened (GitHub's DateTime, UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunStatus:
+    """A workflow run attempt's, or one of its jobs', ``status`` and ``conclusion`` as the
+    Actions REST API serves them (``queued``, ``in_progress``, ``completed``...; the
+    conclusion is None until completed); ``name`` is the job's (None for the attempt)."""
+
+    status: str
+    conclusion: str | None = None
+    name: str | None = None
+
+    @property
+    def completed(self) -> bool:
+        """The attempt or job has ended."""
+        return self.status == "completed"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
+from ..core import ReleaseAsset
 from .capture import PAGE_SIZE, CaptureResult, capture_pages
 from .config import ProviderConfig
 from .documents import document
@@ -35,6 +36,7 @@ from .models import (
     PullRequest,
     Ref,
     Repository,
+    RunStatus,
     WriterStart,
 )
 from .transport import Transport, check_segment
@@ -707,6 +709,68 @@ class GitHubProvider:
         path = out.get("path") if isinstance(out, dict) else None
         return path if isinstance(path, str) and path else None
 
+    def run_attempt_status(self, owner: str, name: str, run_id: int,
+                           attempt: int) -> RunStatus:
+        """REST ``GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt}``:
+        that attempt's ``status`` and ``conclusion`` (``actions: read``).
+
+        Raises:
+            NotFound: no such run or attempt.
+            AuthFailed: the token lacks ``actions: read`` (403).
+        """
+        route = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}"
+        out = self._rest_get(owner, name, route,
+                             f"actions/runs/{_positive(run_id, 'run_id')}/attempts/"
+                             f"{_positive(attempt, 'attempt')}")
+        return _run_status(out, route)
+
+    def run_attempt_jobs(self, owner: str, name: str, run_id: int,
+                         attempt: int) -> tuple[RunStatus, ...]:
+        """REST ``GET .../actions/runs/{run_id}/attempts/{attempt}/jobs``: the first 100
+        jobs of that attempt, each with its ``name``, ``status`` and ``conclusion``.
+
+        Raises:
+            NotFound, AuthFailed: as :meth:`run_attempt_status`.
+        """
+        route = ("GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/"
+                 "{attempt_number}/jobs")
+        out = self._rest_get(owner, name, route,
+                             f"actions/runs/{_positive(run_id, 'run_id')}/attempts/"
+                             f"{_positive(attempt, 'attempt')}/jobs?per_page=100")
+        jobs = out.get("jobs") if isinstance(out, dict) else None
+        if not isinstance(jobs, list):
+            raise GitHubRefused(f"{route}: GitHub's answer has no jobs", operation=route)
+        return tuple(_run_status(j, route, job=True) for j in jobs)
+
+    def release_assets(self, owner: str, name: str, tag: str) -> tuple[ReleaseAsset, ...] | None:
+        """REST ``GET /repos/{owner}/{repo}/releases/tags/{tag}``: the assets (name, size,
+        ``digest`` where GitHub serves one) of the published release of ``tag``, or None
+        when there is none (404: no release, or only a draft).
+
+        Raises:
+            InputError: an empty tag.
+        """
+        if not isinstance(tag, str) or not tag:
+            raise InputError("a release tag must not be empty")
+        route = "GET /repos/{owner}/{repo}/releases/tags/{tag}"
+        try:
+            out = self._rest_get(owner, name, route, f"releases/tags/{quote(tag, safe='')}")
+        except NotFound:
+            return None
+        assets = out.get("assets") if isinstance(out, dict) else None
+        if not isinstance(assets, list):
+            raise GitHubRefused(f"{route}: GitHub's answer has no assets", operation=route)
+        found: list[ReleaseAsset] = []
+        for a in assets:
+            if not isinstance(a, dict) or not isinstance(a.get("name"), str) \
+                    or type(a.get("size")) is not int:
+                raise GitHubRefused(f"{route}: an asset without a name or size",
+                                    operation=route)
+            digest = a.get("digest")
+            found.append(ReleaseAsset(a["name"], a["size"],
+                                      digest if isinstance(digest, str) else None))
+        return tuple(found)
+
     def branch_rules(self, owner: str, name: str, branch: str) -> list[dict[str, Any]]:
         """REST ``GET /repos/{owner}/{repo}/rules/branches/{branch}``: every active rule
         that applies to a branch of that name (it need not exist), from rulesets of any
@@ -812,3 +876,15 @@ def _positive(value: int, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise InputError(f"{what} must be an integer >= 1, got {value!r}")
     return value
+
+
+def _run_status(out: Any, route: str, *, job: bool = False) -> RunStatus:
+    """A run attempt's or job's ``status``, ``conclusion`` and ``name`` from GitHub's
+    object."""
+    status = out.get("status") if isinstance(out, dict) else None
+    if not isinstance(status, str):
+        raise GitHubRefused(f"{route}: GitHub's answer has no status", operation=route)
+    conclusion = out.get("conclusion")
+    named = out.get("name") if job else None
+    return RunStatus(status, conclusion if isinstance(conclusion, str) else None,
+                     named if isinstance(named, str) else None)

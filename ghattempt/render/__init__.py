@@ -6,6 +6,7 @@ verdicts               ``text_report``, ``markdown_summary``, ``next_phase``,
                        ``ignored_text``
 journals               ``timeline_page``, ``write_page``
 plans                  ``plan_lines``, ``plan_json``
+run steps              ``run_lines``, ``run_outputs``
 messages               ``scrub``, ``error_message``, ``install_notes``, ``Progress``
 =====================  =================================================================
 
@@ -23,12 +24,14 @@ if _typing.TYPE_CHECKING:
     from ._messages import error_message, install_notes, scrub
     from ._pages import plan_json, plan_lines, timeline_page, write_page
     from ._progress import Progress
+    from ._run import run_lines, run_outputs
     from ._summary import ignored_text, markdown_summary, next_phase, text_report
 
 _SUBMODULE = {
     **dict.fromkeys(("error_message", "install_notes", "scrub"), "._messages"),
     **dict.fromkeys(("plan_json", "plan_lines", "timeline_page", "write_page"), "._pages"),
     "Progress": "._progress",
+    **dict.fromkeys(("run_lines", "run_outputs"), "._run"),
     **dict.fromkeys(("ignored_text", "markdown_summary", "next_phase", "text_report"),
                     "._summary"),
 }
@@ -43,6 +46,8 @@ __all__ = [
     "next_phase",
     "plan_json",
     "plan_lines",
+    "run_lines",
+    "run_outputs",
     "scrub",
     "text_report",
     "timeline_page",

@@ -565,7 +565,7 @@ def test_unknown_top_level_key_lists_allowed_keys():
     e = error("[chanels.x]\nplan = ['build']\n")
     assert str(e) == (
         f'{PATH}: chanels: unknown key (did you mean "channels"?); remove it; keys allowed in '
-        "the top level: journal, writer, attempt, channels, lease, pacing, app"
+        "the top level: journal, writer, attempt, channels, lease, pacing, run, app"
     )
 
 

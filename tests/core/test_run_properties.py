@@ -78,11 +78,11 @@ def check(decision: Decision, journal: JournalState, req: RunRequest, liveness: 
 
 def play(world: World, req: RunRequest, *, liveness: str, files: tuple[Any, ...],
          verify: str | None, exit_code: int, signal: str | None,
-         rows: set[str]) -> None:
+         rows: set[str], missing: str | None = None) -> None:
     original = world.step
 
     taken = original(req, liveness=liveness, files=files, verify=verify,
-                     exit_code=exit_code, signal=signal, produced=(TAR,))
+                     exit_code=exit_code, signal=signal, produced=(TAR,), missing=missing)
     rows.update(d.row for d in taken)
 
 
@@ -121,8 +121,10 @@ def cases() -> Iterator[tuple[str, tuple[tuple[str | None, str], ...], Any]]:
 
 def test_every_reachable_state_is_decided_and_every_write_is_accepted() -> None:
     rows: set[str] = set()
-    follow = itertools.cycle([("present", 0, None), ("absent", 1, None),
-                              ("neither", 143, "SIGTERM"), (None, 0, None)])
+    follow = itertools.cycle([("present", 0, None, None), ("absent", 1, None, None),
+                              ("neither", 143, "SIGTERM", None), (None, 0, None, None),
+                              ("present", 0, None, "materials glob 'dist/*' matches no "
+                               "file")])
     states = 0
     for prefix, seq, writer in cases():
         states += 1
@@ -138,9 +140,9 @@ def test_every_reachable_state_is_decided_and_every_write_is_accepted() -> None:
             for files in ((TAR,), ()):
                 decision = decide(journal, req, liveness=liveness, observed=files)
                 check(decision, journal, req, liveness, writer == ME)
-            verify, exit_code, signal = next(follow)
+            verify, exit_code, signal, missing = next(follow)
             play(w, req, liveness=liveness, files=(TAR,), verify=verify,
-                 exit_code=exit_code, signal=signal, rows=rows)
+                 exit_code=exit_code, signal=signal, rows=rows, missing=missing)
     assert states > 60
     # the request variations no journal state gives: another head, no journal at all
     w = World()
