@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ghattempt.commands._errors import CommandError, RequestError
@@ -596,6 +596,9 @@ class Run(_Write):
             artifact, as ``actions/upload-artifact`` outputs it); None: the run itself.
         head: the pull request head commit the work is done on (a checkout): refused
             when the pull request's head is another (a newer push).
+        env: the environment the work and the verify run with (None: this process's);
+            the Action gives the step's without its own variables, the token among them.
+            Never shown (not in the request's ``repr``).
     """
 
     phase: str
@@ -608,6 +611,7 @@ class Run(_Write):
     workspace: str | None = None
     artifact_url: str | None = None
     head: str | None = None
+    env: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
     def _checks(self) -> None:
         from ghattempt.core import PHASES

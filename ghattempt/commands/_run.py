@@ -396,7 +396,8 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
     from ghattempt.work import WorkInputError, collect_materials, run_work
 
     request, w = step.request, step.w
-    result = run_work(request.work, working_directory=request.working_directory,
+    result = run_work(request.work, env=request.env,
+                      working_directory=request.working_directory,
                       secrets=step.secrets)
     observed: tuple[ObservedFile, ...] = ()
     error_line = result.error_line
@@ -452,7 +453,8 @@ def _read_back(step: _Step) -> tuple[bytes, str]:
     tag = request.release_tag
     if tag is not None:
         return _release(step, tag)
-    result = run_verify(request.verify, working_directory=request.working_directory,
+    result = run_verify(request.verify, env=request.env,
+                        working_directory=request.working_directory,
                         secrets=step.secrets)
     return result.work.stdout or b"", result.outcome
 
