@@ -156,8 +156,11 @@ class _Step:
         self.channel = channel
         self.key = w.key()
         self.generation: Generation = _generation(w)
-        self.root = os.path.realpath(request.workspace or os.environ.get("GITHUB_WORKSPACE")
+        env = request.env if request.env is not None else os.environ
+        self.root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE")
                                      or os.getcwd())
+        self.where = os.path.join(self.root, request.working_directory or "")
+        """Where the work and the verify run (an absolute working directory wins)."""
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
@@ -184,14 +187,15 @@ class _Step:
         needs = run_needs(journal, req)
         liveness: str = LIVENESS[2]  # unknown (not asked: no runner matters)
         if needs.runner is not None and not needs.own:
-            liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase)
+            liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase,
+                                      needs.status)
         observed = observe(needs.paths, root=self.root) if needs.paths else ()
         decision = decide(journal, req, liveness=liveness, observed=observed)
         self.rows.append(decision.row)
         return decision
 
     def _liveness(self, journal: JournalState, runner: Writer, attempt: str | None,
-                  phase: str | None) -> str:
+                  phase: str | None, status: str | None) -> str:
         from ghattempt.core import LIVENESS, ActionsWriter, CliWriter
 
         live, ended, unknown = LIVENESS
@@ -202,7 +206,9 @@ class _Step:
                 return ended if takeover else unknown
             return live if alive else ended
         if isinstance(runner, CliWriter):
-            if takeover:
+            if takeover or status == "unknown":
+                # an ``unknown`` is written once the runner has ended: by the runner on its
+                # way out (a signal, W1), or by a step that took it as ended (D20)
                 return ended
             at = _record_time(journal, attempt, phase)
             stale_after = self.w.cfg.settings.run.stale_after
@@ -396,8 +402,7 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
     from ghattempt.work import WorkInputError, collect_materials, run_work
 
     request, w = step.request, step.w
-    result = run_work(request.work, env=request.env,
-                      working_directory=request.working_directory,
+    result = run_work(request.work, env=request.env, working_directory=step.where,
                       secrets=step.secrets)
     observed: tuple[ObservedFile, ...] = ()
     error_line = result.error_line
@@ -425,13 +430,20 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
 
 def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
     """Run the verify outside the scope, then record what it found in a new hold;
-    None when the phase was recorded absent (decide again)."""
+    None when the phase was recorded absent, or was settled by someone else while the
+    verify ran (decide again)."""
     from ghattempt.core import after_verify, readback_material
 
     request, w = step.request, step.w
     content, outcome = _read_back(step)
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
+        # what the verify found is written only on the journal it was asked about: the
+        # phase still ambiguous in the same attempt (a person, or another run's step,
+        # may have settled it meanwhile: then decide again on what is there now)
+        fresh = step.decide(s.state)
+        if fresh.kind != "ambiguous" or fresh.attempt != d.attempt:
+            return None
         state = s.attempt(d.attempt)
         readback = readback_material(request.phase, content, attempt=state,
                                      url=step.material_url(s)) if outcome == "present" \
@@ -453,8 +465,7 @@ def _read_back(step: _Step) -> tuple[bytes, str]:
     tag = request.release_tag
     if tag is not None:
         return _release(step, tag)
-    result = run_verify(request.verify, env=request.env,
-                        working_directory=request.working_directory,
+    result = run_verify(request.verify, env=request.env, working_directory=step.where,
                         secrets=step.secrets)
     return result.work.stdout or b"", result.outcome
 
@@ -479,3 +490,12 @@ def _release(step: _Step, tag: str) -> tuple[bytes, str]:
             return compare_release(tag, assets, ()).readback, "neither"
     check = compare_release(tag, assets, expected)
     return check.readback, check.outcome
+
+
+# Public as ghattempt.commands (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    RunOutcome,
+):
+    _exported.__module__ = "ghattempt.commands"
+del _exported

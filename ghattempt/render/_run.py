@@ -59,3 +59,12 @@ def run_lines(outcome: RunOutcome) -> list[str]:
     lines.append(f"attempt {outcome.attempt or '-'}; missing phases {missing}; journal "
                  f"{outcome.url or '-'}")
     return lines
+
+
+# Public as ghattempt.render (README.md, "Layout"): tracebacks and
+# reprs show the module a user imports these from, as httpx's names do.
+for _exported in (
+    run_lines, run_outputs,
+):
+    _exported.__module__ = "ghattempt.render"
+del _exported

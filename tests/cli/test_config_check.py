@@ -43,7 +43,7 @@ def test_each_problem_gets_its_file_line_and_fix(tmp_path: Path) -> None:
         ".github/ghattempt.toml:6:1: pacing.write_interval: -1 is not a duration; use a number "
         "of seconds 0 or more",
         ".github/ghattempt.toml:7:1: deploy: unknown key; remove it; keys allowed in the top "
-        "level: journal, writer, attempt, channels, lease, pacing, app",
+        "level: journal, writer, attempt, channels, lease, pacing, run, app",
     ]
     assert err.strip() == "4 problems in .github/ghattempt.toml"
 

@@ -4,6 +4,8 @@ subprocess, the work a real process that appends a line to a counter file."""
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -66,6 +68,7 @@ class RunWorld:
         (self.workspace / "work.sh").write_text(
             "#!/bin/sh\n"
             "phase=$1\n"
+            "echo $$ > \"pid-$phase\"\n"
             "echo \"$phase\" >> \"counter-$phase\"\n"
             "mkdir -p dist\n"
             "printf 'made by %s\\n' \"$phase\" > \"dist/$phase.txt\"\n"
@@ -125,8 +128,30 @@ class RunWorld:
                               capture_output=True, env=self.env(token, **extra), timeout=120,
                               cwd=self.workspace)
 
+    def kill_work(self, phase: str) -> None:
+        """SIGKILL the work's process group, as a runner that loses the job does."""
+        pid = int((self.workspace / f"pid-{phase}").read_text())
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
     def status(self) -> str:
         return self.cli("status", *PR).stdout.decode()
+
+    def records(self) -> list[tuple[str, str, str]]:
+        """Every record of the journal as ``status`` lists it: (attempt, phase, status),
+        attempt-level ones with phase ``(attempt)``."""
+        rows = []
+        for line in self.status().split("\nATTEMPT ")[-1].splitlines()[1:]:
+            cells = re.split(r"\s{2,}", line.strip())
+            if len(cells) >= 4 and cells[0].startswith("sha256:"):
+                rows.append((cells[0], cells[2], cells[3]))
+        return rows
+
+    def phase_statuses(self, phase: str) -> list[str]:
+        """The statuses recorded for ``phase``, in the order of the listing."""
+        return [status for _, p, status in self.records() if p == phase]
 
     def close(self) -> None:
         self.server.stop()

@@ -63,3 +63,30 @@ def test_the_phase_must_be_in_the_plan_before_anything_is_sent(world: RunWorld) 
     no_work = world.cli("run", "--pull-request", "1", "--phase", "build")
     assert no_work.returncode == 2
     assert "run needs the work" in no_work.stderr.decode()
+
+
+def test_the_work_runs_in_the_working_directory_of_the_workspace(world: RunWorld) -> None:
+    (world.workspace / "sub").mkdir()
+    done = world.cli("run", "--pull-request", "1", "--phase", "build", "--working-directory",
+                     "sub", "--materials", "sub/here", "--json", "--", "sh", "-c",
+                     "pwd > here; echo from the work")
+    assert done.returncode == 0, done.stderr.decode()
+    here = world.workspace / "sub" / "here"
+    assert here.read_text().strip() == str((world.workspace / "sub").resolve())
+    # the work's standard output is the step's; the report goes to standard error
+    assert done.stdout.decode().splitlines()[0] == "from the work"
+    [material] = json.loads(outputs(done)["materials-json"])
+    assert material["id"].startswith("build:sub/here@")
+
+
+def test_work_that_exits_0_without_its_files_is_recorded_unknown(world: RunWorld) -> None:
+    done = world.run("build", "--materials", "dist/nothing-*.tar.gz", "--json")
+    assert done.returncode == 2, done.stderr.decode()
+    out = outputs(done)
+    assert (out["outcome"], out["row"], out["exit-code"]) == ("ran", "W4", "0")
+    assert world.phase_statuses("build") == ["started", "unknown"]
+    assert "matches no file" in world.status()  # the unknown's reason names the glob
+    # the next step settles it with the verify, never runs it on a guess
+    settled = world.run("build", "--verify", "exit 0", "--json")
+    assert outputs(settled)["outcome"] == "settled"
+    assert world.count("build") == 1
