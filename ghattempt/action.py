@@ -900,23 +900,21 @@ def run(env: Mapping[str, str]) -> int:
 
 
 def run_outputs(outcome: RunOutcome, timeline: str | None = None) -> dict[str, str]:
-    """The step outputs of ``command: run``: ``outcome``, ``exit-code`` (empty unless
-    the work ran), ``materials-json`` (the journal's material objects the step recorded
-    or re-qualified), and the journal's outputs after the step (empty when it has none
-    yet); ``attempt`` is the attempt decided on."""
+    """The step outputs of ``command: run``: the journal's after the step (empty when it
+    has none yet), then the run's own (``ghattempt.render.run_outputs``, as the command
+    line gives them): ``outcome``, ``exit-code`` (empty unless the work ran),
+    ``materials-json``, and ``attempt`` (the attempt decided on), ``next-phase``,
+    ``missing-phases-json`` and, for ``refused``/``busy``, ``recovery``."""
+    from ghattempt.render import run_outputs as of_run
+
     verdict = outcome.verdict
     values = ({name: "" for name in OUTPUTS} | {"missing-phases-json": "[]", "ignored": "0"}
               if verdict is None else outputs_of(verdict, outcome.url or None, timeline))
-    values.update({
-        "outcome": outcome.outcome,
-        "exit-code": "" if outcome.exit_code is None else str(outcome.exit_code),
-        "materials-json": json.dumps([m.to_dict() for m in outcome.materials],
-                                     ensure_ascii=True, separators=(",", ":")),
-        "attempt": outcome.attempt or values["attempt"],
-        "next-phase": outcome.next_phase,
-        "missing-phases-json": json.dumps(list(outcome.missing_phases),
-                                          separators=(",", ":")),
-    })
+    ran = of_run(outcome)
+    values.update({name: ran[name] for name in ("outcome", "exit-code", "materials-json",
+                                                "next-phase", "missing-phases-json")})
+    for name in ("attempt", "recovery"):
+        values[name] = ran[name] or values[name]
     return values
 
 
