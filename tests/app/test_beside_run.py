@@ -130,3 +130,23 @@ def test_a_phase_no_step_records_is_the_apps_to_record(
     result = _job_result(app, emu, example, run_id=9004, job_id=502, conclusion="failure")
     assert result["outcome"] == "applied", result
     assert _build_records(emu) == [("failed", "failed", "app")]
+
+
+def test_a_phase_run_recorded_is_not_recorded_again_by_the_app(
+        emu: Emu, server_factory: Callable[..., Server],
+        example: Callable[..., dict[str, Any]], tmp_path: Path) -> None:
+    """``command: run`` did build in run 9005 (started, the work, succeeded); the App
+    then gets that job's conclusion, ``success``: it writes no second ``succeeded``
+    (nor a refused rewrite), and the journal holds build's two records, by the step."""
+    app = _opened(emu, server_factory, example)
+    counter = tmp_path / "counter"
+    rc, out = _step(emu, tmp_path, run_id=9005, command="run", phase="build",
+                    run=f'echo built >> "{counter}"')
+    assert rc == 0, out
+    assert "ghattempt run build: ran" in out, out
+    result = _job_result(app, emu, example, run_id=9005, job_id=505, conclusion="success")
+    assert result["outcome"] == "already-applied", result
+    assert "build succeeded not recorded" in result["detail"], result
+    assert _build_records(emu) == [("running", "started", "actions"),
+                                   ("running", "succeeded", "actions")]
+    assert counter.read_text().splitlines() == ["built"]
