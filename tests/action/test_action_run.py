@@ -172,3 +172,53 @@ def test_a_bad_input_is_exit_2_before_any_request(world: Any) -> None:
     rc, out, log = _step(work, api_url, 22, phase="review", run=f'touch "{marker}"')
     assert rc == 2 and not marker.exists(), log
     assert "is not in the plan of channel 'release'" in log
+
+
+@pytest.mark.network
+def test_the_runners_cancel_reaches_the_work_and_records_unknown(world: Any) -> None:
+    """The runner cancels the step (SIGTERM to the Action's process, which the composite
+    step execs): the work gets it, ends, and the phase is recorded unknown, never failed
+    or cancelled; the step exits 128 + 15. The next run settles it by its verify."""
+    import signal
+    import time
+
+    work, api_url = world
+    pid, counter = work / "pid", work / "counter"
+    script = (f'echo ran >> "{counter}"\necho $$ > "{pid}"\n'
+              f'trap \'echo "got TERM" >&2; exit 143\' TERM\nsleep 60 & wait\n')
+    out = work / "out-31"
+    out.write_text("")
+    (work / "temp").mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GITHUB_", "GHATTEMPT_", "RUNNER_"))}
+    env.update({"GHATTEMPT_TOKEN": TOKEN, "GITHUB_API_URL": api_url,
+                "GITHUB_REPOSITORY": "octo-org/widgets", "GITHUB_OUTPUT": str(out),
+                "GITHUB_WORKSPACE": str(work / "workspace"), "GITHUB_RUN_ID": "31",
+                "GITHUB_RUN_ATTEMPT": "1", "GITHUB_JOB": "release",
+                "GITHUB_WORKFLOW": "release", "RUNNER_TEMP": str(work / "temp"),
+                "GHATTEMPT_PULL_REQUEST": "1", "GHATTEMPT_COMMAND": "run",
+                "GHATTEMPT_PHASE": "build", "GHATTEMPT_RUN": script})
+    proc = subprocess.Popen([sys.executable, "-m", "ghattempt.action"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=work / "workspace")
+    deadline = time.monotonic() + 60
+    while not (pid.exists() and pid.read_text().strip()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    log, _ = proc.communicate(timeout=60)
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert proc.returncode == 143, log
+    assert (outputs["outcome"], outputs["exit-code"]) == ("ran", "143"), log
+    assert (outputs["status"], outputs["recovery"]) == ("reconciling", "reconcile:build")
+    assert "got TERM" in log
+    # a later step of the same job (its earlier step has ended) settles it by a verify
+    env.update({"GHATTEMPT_VERIFY": "exit 0"})
+    out.write_text("")
+    again = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
+                           capture_output=True, text=True, timeout=120,
+                           cwd=work / "workspace")
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert (again.returncode, outputs["outcome"], outputs["status"]) == (
+        0, "settled", "running"), again.stdout + again.stderr
+    assert counter.read_text().splitlines() == ["ran"]
