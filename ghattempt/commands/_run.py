@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from ghattempt.commands._connection import Connection, journal_url
 from ghattempt.commands._errors import CommandError, RequestError
 from ghattempt.commands._requests import Run
-from ghattempt.errors import Fault
+from ghattempt.errors import Fault, GhattemptError
 
 if TYPE_CHECKING:
     from ghattempt.config import Channel, LoadedConfig
@@ -423,7 +423,17 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
                             error_line=error_line, materials=materials,
                             writer=request.writer, missing=missing)
         step.rows.append(follow.row)
-        step.apply(s, follow.writes)
+        try:
+            step.apply(s, follow.writes)
+        except GhattemptError as exc:
+            if exc.fault is not Fault.REFUSED:
+                raise
+            # the phase was settled while the work ran (a --takeover beside a living
+            # runner, a record by hand): what the work did is said, nothing overwritten
+            raise CommandError(Fault.REFUSED, f"{request.phase}'s work ran and exited "
+                               f"{exit_code}, but the journal no longer takes its result "
+                               f"({exc}); nothing more was recorded: compare what the work "
+                               "did with the journal") from None
         return step.outcome(s, follow, exit_code=exit_code, materials=materials,
                             signal=result.signal)
 

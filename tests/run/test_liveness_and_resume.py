@@ -255,3 +255,21 @@ def test_a_job_that_ended_in_a_run_still_running_has_ended(world: RunWorld) -> N
     assert settled.returncode == 0, settled.stderr.decode()
     assert outputs(settled)["outcome"] == "settled"
     assert world.count("publication") == 1
+
+
+def test_a_result_the_journal_no_longer_takes_is_said_not_written(world: RunWorld) -> None:
+    """--takeover beside a runner that was in fact still working: the phase is settled
+    while the work runs; the work's own result is then refused with what it did."""
+    hold = world.workspace / "hold-build"
+    hold.write_text("")
+    step = world.popen("build")
+    world.wait_for(world.workspace / "counter-build")
+    took = world.run("build", "--takeover", "--verify", "exit 0", "--json", "--actor", "bob")
+    assert outputs(took)["outcome"] == "settled", took.stderr.decode()
+    hold.unlink()
+    _, err = step.communicate(timeout=60)
+    assert step.returncode == 1, err.decode()
+    lines = err.decode().strip().splitlines()
+    assert lines[-1].startswith("ghattempt: error: build's work ran and exited 0, but the "
+                                "journal no longer takes its result")
+    assert world.phase_statuses("build") == ["started", "unknown", "succeeded"]
