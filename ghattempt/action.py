@@ -814,7 +814,8 @@ def _classify(exc: BaseException) -> tuple[int, str]:
 
 
 def run(env: Mapping[str, str]) -> int:
-    """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`)."""
+    """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`;
+    for ``command: run``, :func:`run_exit_status`: the work's when it ran)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
     from ghattempt.render import install_notes, scrub
 
