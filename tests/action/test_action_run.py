@@ -222,3 +222,37 @@ def test_the_runners_cancel_reaches_the_work_and_records_unknown(world: Any) -> 
     assert (again.returncode, outputs["outcome"], outputs["status"]) == (
         0, "settled", "running"), again.stdout + again.stderr
     assert counter.read_text().splitlines() == ["ran"]
+
+
+@pytest.mark.network
+def test_beside_a_live_run_the_step_is_busy_and_runs_nothing(world: Any) -> None:
+    """Run 41 started build and still runs (the emulator's Actions API says so): run
+    42's step runs nothing, ends busy (exit 4, retrying later can help) with recovery
+    wait:build. Once run 41 has ended, run 42's re-run asks its verify and settles."""
+    import httpx
+
+    work, api_url = world
+    head = httpx.post(api_url + "graphql", headers={"authorization": "bearer ghp_alice"},
+                      json={"query": '{repository(owner:"octo-org",name:"widgets"){'
+                            'ref(qualifiedName:"refs/heads/feature"){target{oid}}}}'},
+                      timeout=10).json()["data"]["repository"]["ref"]["target"]["oid"]
+    httpx.post(api_url + "_emulator/runs", json={
+        "repository": "octo-org/widgets", "run_id": 41, "path": ".github/workflows/r.yml",
+        "name": "release", "head_sha": head, "status": "in_progress",
+        "jobs": ["release"]}, timeout=10).raise_for_status()
+    rc, out, log = _step(work, api_url, 41, command="admit", start="build")
+    assert rc == 0, log  # the attempt and build started, by run 41's job
+    marker = work / "ran"
+    rc, out, log = _step(work, api_url, 42, phase="build", run=f'touch "{marker}"',
+                         verify="exit 0")
+    assert (rc, out["outcome"], out["exit-code"], out["recovery"]) == (
+        4, "busy", "", "wait:build"), log
+    assert not marker.exists()
+    assert "::error title=ghattempt::build busy: " in log
+    httpx.post(api_url + "_emulator/runs/41/end", json={
+        "repository": "octo-org/widgets", "conclusion": "cancelled"},
+        timeout=10).raise_for_status()
+    rc, out, log = _step(work, api_url, 42, phase="build", run=f'touch "{marker}"',
+                         verify="exit 0")
+    assert (rc, out["outcome"], out["status"]) == (0, "settled", "running"), log
+    assert not marker.exists()
