@@ -1,12 +1,16 @@
 """What one whole release costs on GitHub, measured on the HTTP emulator.
 
     .venv/bin/python benchmarks/release_cost.py [--discussions 1,100,1000] [--after 100]
-        [--lag-ms 0]
+        [--lag-ms 0] [--workflow FILE]
+    .venv/bin/python benchmarks/release_cost.py --per-phase [--lag-ms 0]
 
-Drives one release of ``.github/workflows/example-release.yml`` (8 phases, each
-started and succeeded, then the final status) through the Action entry
-(``python -m ghattempt.action``, one process per ``uses: ./`` step, with the environment
-an Actions runner sets) against the emulator over HTTP, with GitHub's fidelity defaults
+Drives one release of ``.github/workflows/example-release.yml`` (8 phases, one
+``command: run`` step each, each recording started and succeeded, then the final
+status; ``--workflow`` plays another, e.g. ``examples/workflows/release-step-by-step.yml``)
+through the Action entry (``python -m ghattempt.action``, one process per step of the
+Action, ``uses: ./`` or ``OWNER/ghattempt@...``, with the environment an Actions runner
+sets and the job's ``env:``; the work of a ``run`` step is a real process) against the
+emulator over HTTP, with GitHub's fidelity defaults
 (``--lag-ms`` adds replica lag), once for each number of discussions already in the
 journal category. Those discussions are made before the released pull request is opened
 (more than the category scan's margin, ``SCAN_MARGIN``, before it: the emulator's clock
@@ -19,6 +23,14 @@ the mutations (GraphQL mutations and REST writes) and the content-creating reque
 (``createDiscussion``, ``addDiscussionComment``, ``createCommitOnBranch``, REST git
 commits and refs). Per recorded event divides by the records the release wrote (the
 attempt root and its 16 events).
+
+``--per-phase`` plays both the ``run``-based example and the step-by-step one
+(``examples/workflows/release-step-by-step.yml``: ``admit``, ``record`` started and
+succeeded with ``then-start``, the work between) on a category holding only the journal,
+and prints side by side, per phase, the requests, mutations and content-creating
+requests of the steps that did that phase (a step-by-step ``record`` that also starts
+the next phase counts for the phase it ends; ``admit`` for its ``start`` phase), then
+the final ``status`` step and the whole release.
 
 ``releases an hour per repository`` is what one repository's ``GITHUB_TOKEN`` allows:
 1,000 GraphQL points and 1,000 REST requests an hour (GitHub docs, "Rate limits for the
@@ -50,6 +62,7 @@ from ghattempt.store import SCAN_MARGIN
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "example-release.yml"
+STEP_BY_STEP = ROOT / "examples" / "workflows" / "release-step-by-step.yml"
 OWNER, NAME = "octo-org", "widgets"
 REPOSITORY = f"{OWNER}/{NAME}"
 HEAD = "release"  # the released pull request's branch, opened after the seeding
@@ -108,11 +121,32 @@ def seed(url: str, count: int, label: str = "Release notes draft") -> None:
         gh.close()
 
 
-def steps() -> list[dict[str, Any]]:
-    """The ``uses: ./`` steps of the example release workflow, in order."""
-    doc = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+def _ours(step: dict[str, Any]) -> bool:
+    uses = str(step.get("uses", ""))
+    return uses == "./" or uses.startswith("OWNER/ghattempt@")
+
+
+def steps(workflow: Path = STEP_BY_STEP) -> list[dict[str, Any]]:
+    """The ghattempt Action's steps of a release workflow, in order (default: the
+    step-by-step example, whose conditions ``runs`` reads)."""
+    doc = yaml.safe_load(workflow.read_text(encoding="utf-8"))
     (job,) = doc["jobs"].values()
-    return [s for s in job["steps"] if s.get("uses") == "./"]
+    return [s for s in job["steps"] if _ours(s)]
+
+
+def job_env(workflow: Path) -> dict[str, str]:
+    """The workflow's and its job's ``env:`` (``inputs.pull-request`` and the like are
+    given values by ``inputs_of`` where they are used)."""
+    doc = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    (job,) = doc["jobs"].values()
+    return {str(k): str(v) for k, v in {**(doc.get("env") or {}),
+                                        **(job.get("env") or {})}.items()}
+
+
+def phase_of(step: dict[str, Any]) -> str:
+    """The phase a step does: its ``phase`` (``admit``: its ``start``), else the command."""
+    given = step.get("with") or {}
+    return str(given.get("phase") or given.get("start") or given.get("command"))
 
 
 def holds(cond: str, outputs: dict[str, dict[str, str]]) -> bool:
@@ -159,10 +193,11 @@ def inputs_of(step: dict[str, Any], pull_request: int,
     return out
 
 
-def release(url: str, work: Path, emu: Emulator,
-            pull_request: int) -> tuple[list[tuple[str, int, int]], float]:
-    """Run every step of one release; returns, per step that ran, its command and the
-    span of the emulator's request log it made, and the seconds all took."""
+def release(url: str, work: Path, emu: Emulator, pull_request: int,
+            workflow: Path = WORKFLOW) -> tuple[list[tuple[str, str, int, int]], float]:
+    """Run every step of one release; returns, per step that ran, its command, its phase
+    (``phase_of``) and the span of the emulator's request log it made, and the seconds
+    all took."""
     ws = work / "workspace"
     (ws / ".github").mkdir(parents=True, exist_ok=True)
     (ws / ".github" / "ghattempt.toml").write_text(CONFIG, encoding="utf-8")
@@ -172,16 +207,19 @@ def release(url: str, work: Path, emu: Emulator,
     outputs: dict[str, dict[str, str]] = {}
     runner_temp = work / "runner-temp"  # one job: its steps share RUNNER_TEMP
     runner_temp.mkdir(exist_ok=True)
-    ran: list[tuple[str, int, int]] = []
+    ran: list[tuple[str, str, int, int]] = []
     started = time.monotonic()
     env_base = {k: v for k, v in os.environ.items()
                 if not k.startswith(("GITHUB_", "GHATTEMPT_", "INPUT_", "RUNNER_"))}
-    for n, step in enumerate(steps(), 1):
+    values = {"${{ inputs.pull-request }}": str(pull_request)}
+    shared = {k: values.get(v.strip(), v) for k, v in job_env(workflow).items()}
+    for n, step in enumerate(steps(workflow), 1):
         if not runs(step, outputs):
             continue
         out = work / f"step{n}.output"
         out.write_text("")
         env = dict(env_base)
+        env.update(shared)
         env.update({
             "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "5000", "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_JOB": "release", "GITHUB_WORKFLOW": "Release (example)",
@@ -205,7 +243,7 @@ def release(url: str, work: Path, emu: Emulator,
             values[key] = value
         if step.get("id"):
             outputs[str(step["id"])] = values
-        ran.append((str((step.get("with") or {}).get("command")), first,
+        ran.append((str((step.get("with") or {}).get("command")), phase_of(step), first,
                     len(emu.request_log())))
     final = outputs.get("status", {})
     if final.get("status") != "succeeded":
@@ -226,7 +264,8 @@ def meter(log: list[dict[str, Any]]) -> dict[str, int]:
             "mutations": len(mutations) + len(rest_writes), "content": len(content)}
 
 
-def measure(discussions: int, lag_ms: int, after: int = 0) -> dict[str, Any]:
+def measure(discussions: int, lag_ms: int, after: int = 0,
+            workflow: Path = WORKFLOW) -> dict[str, Any]:
     """One release with ``discussions`` in the category: the journal and, made before
     the pull request was opened, all but ``after`` of the others; ``after`` made after
     it."""
@@ -240,7 +279,7 @@ def measure(discussions: int, lag_ms: int, after: int = 0) -> dict[str, Any]:
         seed(server.url, after, "Notes after the pull request")
         emu.clear_request_log()
         with tempfile.TemporaryDirectory(prefix="ghattempt-release-") as tmp:
-            ran, seconds = release(server.url, Path(tmp), emu, pull_request)
+            ran, seconds = release(server.url, Path(tmp), emu, pull_request, workflow)
         log = emu.request_log()
         snapshot = emu.snapshot()
     finally:
@@ -252,11 +291,45 @@ def measure(discussions: int, lag_ms: int, after: int = 0) -> dict[str, Any]:
     releases = min(BUDGET_GRAPHQL // max(1, counts["points"]),
                    BUDGET_REST // max(1, counts["rest"]))
     by_command: dict[str, list[dict[str, int]]] = {}
-    for command, first, last in ran:
-        by_command.setdefault(command, []).append(meter(log[first:last]))
+    by_phase: dict[str, dict[str, int]] = {}
+    for command, phase, first, last in ran:
+        metered = meter(log[first:last])
+        by_command.setdefault(command, []).append(metered)
+        into = by_phase.setdefault(phase, dict.fromkeys(metered, 0))
+        for k, v in metered.items():
+            into[k] += v
     return {"discussions": discussions, "after": after, "steps": len(ran),
-            "by_command": by_command,
+            "by_command": by_command, "by_phase": by_phase,
             "records": records, "seconds": seconds, "releases": releases, **counts}
+
+
+def per_phase(lag_ms: int) -> int:
+    """``--per-phase``: the run-based example beside the step-by-step one, per phase."""
+    workflows = [WORKFLOW, STEP_BY_STEP]
+    rows = [measure(1, lag_ms, 0, w) for w in workflows]
+    print(f"one release per workflow through the Action entry, HTTP emulator, replica lag "
+          f"{lag_ms} ms, the journal alone in its category ({sys.executable} "
+          f"{sys.version.split()[0]})")
+    print("requests / mutations / content-creating requests, per phase:\n")
+    names = [str(w.relative_to(ROOT)) for w in workflows]
+    width = max(len(n) for n in names) + 2
+    print(f"{'phase':<18}" + "".join(f"{n:>{width}}" for n in names))
+    phases = [p for p in rows[0]["by_phase"] if p != "status"] + ["status"]
+
+    def cell(counts: dict[str, int] | None) -> str:
+        if counts is None:
+            return "-"
+        return f"{counts['requests']} / {counts['mutations']} / {counts['content']}"
+
+    for phase in phases:
+        print(f"{phase:<18}" + "".join(f"{cell(r['by_phase'].get(phase)):>{width}}"
+                                      for r in rows))
+    print(f"{'whole release':<18}" + "".join(f"{cell(r):>{width}}" for r in rows))
+    print(f"{'Action steps':<18}" + "".join(f"{r['steps']:>{width}}" for r in rows))
+    print(f"{'records written':<18}" + "".join(f"{r['records']:>{width}}" for r in rows))
+    print(f"{'GraphQL points':<18}" + "".join(f"{r['points']:>{width}}" for r in rows))
+    print(f"{'seconds':<18}" + "".join(f"{r['seconds']:>{width}.1f}" for r in rows))
+    return 0
 
 
 def main() -> int:
@@ -268,11 +341,18 @@ def main() -> int:
                         "after the pull request (0: no such row)")
     p.add_argument("--lag-ms", type=int, default=0,
                    help="replica lag of comments behind refs (GitHub's default: 0 here)")
+    p.add_argument("--workflow", type=Path, default=WORKFLOW,
+                   help="the release workflow to play (default: the run-based example)")
+    p.add_argument("--per-phase", action="store_true",
+                   help="the run-based example beside the step-by-step one, per phase")
     args = p.parse_args()
-    rows = [measure(int(n), args.lag_ms) for n in args.discussions.split(",")]
-    extra = [measure(rows[-1]["discussions"] + args.after, args.lag_ms, args.after)] \
-        if args.after > 0 else []
-    print(f"one release of {WORKFLOW.relative_to(ROOT)} through the Action entry, HTTP "
+    if args.per_phase:
+        return per_phase(args.lag_ms)
+    workflow = args.workflow.resolve()
+    rows = [measure(int(n), args.lag_ms, 0, workflow) for n in args.discussions.split(",")]
+    extra = [measure(rows[-1]["discussions"] + args.after, args.lag_ms, args.after,
+                     workflow)] if args.after > 0 else []
+    print(f"one release of {workflow.relative_to(ROOT)} through the Action entry, HTTP "
           f"emulator, replica lag {args.lag_ms} ms ({sys.executable} {sys.version.split()[0]})")
     for r in rows + extra:
         per = r["records"] or 1

@@ -7,14 +7,24 @@ step turns them into the typed request of ``ghattempt.commands`` and runs it wit
 the other: docs/layout.md). docs/action.md is the reference.
 
 ==========================  ========================================================
-``GHATTEMPT_COMMAND``       admit, record, status, successor, supersede, expire, rollback,
-                            plan
+``GHATTEMPT_COMMAND``       run, admit, record, status, successor, supersede, expire,
+                            rollback, plan
 ``GHATTEMPT_PLAN_COMMAND``  plan: the command to check and describe (default admit)
 ``GHATTEMPT_TOKEN``         the token (masked before anything is printed)
 ``GHATTEMPT_REPOSITORY``    owner/name (default ``GITHUB_REPOSITORY``)
 ``GHATTEMPT_PULL_REQUEST``  number (default: the triggering event's pull request)
 ``GHATTEMPT_BASE_REF``      base branch (default: the event's pull request base)
-``GHATTEMPT_PHASE``         record: a plan phase, ``rollback`` or ``attempt``
+``GHATTEMPT_PHASE``         run: the phase whose work the step does; record: a plan
+                            phase, ``rollback`` or ``attempt``
+``GHATTEMPT_RUN``           run: the phase's work, a script run as a ``run:`` step runs
+                            it (``GHATTEMPT_SHELL``, ``GHATTEMPT_WORKING_DIRECTORY``)
+``GHATTEMPT_SHELL``         run: the shell of the work and verify scripts (a ``run:``
+                            step's ``shell``; default ``bash -e {0}``)
+``GHATTEMPT_WORKING_DIRECTORY``  run: where the scripts run, relative to the workspace
+``GHATTEMPT_VERIFY``        run: a script that settles an ended run's phase (exit 0 in
+                            place, 1 absent), or ``github-release:TAG``
+``GHATTEMPT_WAIT``          run: seconds to wait beside a live run of the phase
+``GHATTEMPT_ARTIFACT_URL``  run: the URL recorded for the materials (the artifact's)
 ``GHATTEMPT_STATUS``        record/rollback: the event status
 ``GHATTEMPT_START``         admit: a plan phase whose ``started`` admit records too
 ``GHATTEMPT_THEN_START``    record, status succeeded: the plan's next phase, whose
@@ -28,7 +38,7 @@ the other: docs/layout.md). docs/action.md is the reference.
 ``GHATTEMPT_REASON``        why (required for waiting failed cancelled superseded ...)
 ``GHATTEMPT_KEY``           event idempotency key (default: run, attempt, job, phase,
                             status)
-``GHATTEMPT_MATERIALS``     record: JSON array of materials
+``GHATTEMPT_MATERIALS``     run: globs, one a line; record: JSON array of materials
 ``GHATTEMPT_CHANNEL``       release channel (default: the config's)
 ``GHATTEMPT_CONFIG``        config path relative to ``GITHUB_WORKSPACE``
 ``GHATTEMPT_REQUEST_KEY``   request key (default: rendered from the config)
@@ -38,7 +48,8 @@ the other: docs/layout.md). docs/action.md is the reference.
                             (default: the configuration's ``journal.category``)
 ==========================  ========================================================
 
-Outputs (``$GITHUB_OUTPUT``): ``status``, ``recovery``, ``attempt``, ``generation``,
+Outputs (``$GITHUB_OUTPUT``): for ``run``, ``outcome``, ``exit-code`` and
+``materials-json`` too; ``status``, ``recovery``, ``attempt``, ``generation``,
 ``missing-phases`` (space-separated), ``missing-phases-json`` (a JSON array),
 ``next-phase``, ``ignored`` (a count), ``journal-url``, ``timeline`` (the path of the
 journal's timeline page, in ``RUNNER_TEMP``) and, for ``plan``, ``plan-json`` (what the
@@ -68,20 +79,24 @@ from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import DEFAULT_API_URL, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
-    from ghattempt.commands import Connection, Status, WriteOutcome, WriteRequest
+    from pathlib import Path
+
+    from ghattempt.commands import Connection, Run, RunOutcome, Status, WriteOutcome, WriteRequest
     from ghattempt.config import LoadedConfig
     from ghattempt.core import ActionsWriter, Capture, JournalInvalid, Verdict
 
 __all__ = ["COMMANDS", "EXIT_BY_FAULT", "OUTPUTS", "SUMMARY_MODES", "ActionStep", "action_inputs",
            "default_event_key", "in_action_words", "outputs_of"]
 
-COMMANDS = ("admit", "record", "status", "successor", "supersede", "expire", "rollback",
-            "plan", "probe")
+COMMANDS = ("run", "admit", "record", "status", "successor", "supersede", "expire",
+            "rollback", "plan", "probe")
 PLANNABLE = ("admit", "record", "successor", "supersede", "expire", "rollback")
 """What ``command: plan`` can plan (input ``plan-command``): every writing command."""
-OUTPUTS = ("status", "recovery", "attempt", "generation", "missing-phases",
-           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
-           "plan-json", "probe-report")
+OUTPUTS = ("outcome", "exit-code", "materials-json", "status", "recovery", "attempt",
+           "generation", "missing-phases", "missing-phases-json", "next-phase", "ignored",
+           "journal-url", "timeline", "plan-json", "probe-report")
+RUN_INPUTS = ("run", "shell", "working-directory", "verify", "wait", "artifact-url")
+"""The inputs of ``command: run`` only."""
 SUMMARY_MODES = ("full", "brief", "none")
 TOKEN_ENV = "GHATTEMPT_TOKEN"  # noqa: S105 -- the variable's name, not a token
 PULL_REQUEST_MAX = 2**31 - 1
@@ -110,6 +125,9 @@ _INPUT_OF = {
     "--start": "input 'start'", "--then-start": "input 'then-start'",
     "--key": "input 'key'", "--materials": "input 'materials'",
     "--attempt": "input 'attempt'", "--head": "input 'head'",
+    "--verify": "input 'verify'", "--wait": "input 'wait'",
+    "--working-directory": "input 'working-directory'",
+    "--artifact-url": "input 'artifact-url'",
     "--channel": "input 'channel'", "--config": "input 'config'",
     "--request-key": "input 'request-key'", "--repository": "input 'repository'",
     "--actor": "GITHUB_RUN_ID", "--api-url": "GITHUB_API_URL",
@@ -279,10 +297,11 @@ def _head(env: Mapping[str, str], pr: Mapping[str, Any], command: str, phase: st
 
     head: object = env.get("GHATTEMPT_HEAD", "").strip()
     where = "input 'head'"
-    if head and command not in ("record", "rollback"):
-        raise ActionError("input 'head' is for commands 'record' and 'rollback' only")
+    if head and command not in ("record", "rollback", "run"):
+        raise ActionError("input 'head' is for commands 'run', 'record' and 'rollback' only")
     if not head:
-        if command not in ("record", "rollback") or (phase, status) == ("attempt", "superseded") \
+        if command not in ("record", "rollback", "run") \
+                or (phase, status) == ("attempt", "superseded") \
                 or pr.get("number") != pull_request \
                 or repository.lower() != env.get("GITHUB_REPOSITORY", "").lower():
             return None
@@ -356,7 +375,7 @@ class ActionStep:
 
     command: str
     planning: bool
-    request: WriteRequest | Status
+    request: WriteRequest | Status | Run
     summary: str
     config: str
     workspace: str
@@ -437,6 +456,7 @@ def action_inputs(env: Mapping[str, str]) -> ActionStep:
     status = env.get("GHATTEMPT_STATUS", "").strip()
     if command == "record" and (not phase or not status):
         raise ActionError("command 'record' needs the inputs 'phase' and 'status'")
+    _check_run_inputs(env, command, phase)
     if command == "rollback" and not status:
         raise ActionError("command 'rollback' needs input 'status': started, succeeded or "
                           "failed")
@@ -482,7 +502,8 @@ def action_inputs(env: Mapping[str, str]) -> ActionStep:
 
 def _request(env: Mapping[str, str], command: str, repository: str, pull_request: int,
              base_ref: str | None, phase: str, status: str, start: str, then_start: str,
-             attempt: str, head: str | None, server_url: str | None) -> WriteRequest | Status:
+             attempt: str, head: str | None, server_url: str | None
+             ) -> WriteRequest | Status | Run:
     """The step's request (``ghattempt.commands``), built from its inputs.
 
     Raises:
@@ -501,6 +522,8 @@ def _request(env: Mapping[str, str], command: str, repository: str, pull_request
                               "channel": channel, "request_key": request_key}
     key = env.get("GHATTEMPT_KEY", "").strip() or None
     reason = commands.public_text(env.get("GHATTEMPT_REASON", ""), TOKEN_ENV)
+    if command == "run":
+        return _run_request(env, common, phase, head)
     if command == "admit":
         return commands.Admit(**common, start=start or None)
     if command == "record":
@@ -517,6 +540,81 @@ def _request(env: Mapping[str, str], command: str, repository: str, pull_request
     if command == "supersede":
         return commands.Supersede(**common, reason=reason)
     return commands.Expire(**common, reason=reason)
+
+
+def _check_run_inputs(env: Mapping[str, str], command: str, phase: str) -> None:
+    """``command: run`` needs ``phase`` and ``run`` and takes none of the inputs of
+    ``record``; the inputs of ``run`` are for ``run`` only.
+
+    Raises:
+        ActionError: an input missing, or given to a command that does not take it.
+    """
+    if command != "run":
+        given = [name for name in RUN_INPUTS
+                 if env.get("GHATTEMPT_" + name.upper().replace("-", "_"), "").strip()]
+        if given:
+            raise ActionError(f"input '{given[0]}' is for command 'run' only")
+        return
+    if not phase or not env.get("GHATTEMPT_RUN", "").strip():
+        raise ActionError("command 'run' needs the inputs 'phase' (the phase whose work the "
+                          "step does) and 'run' (its work, a script as a run: step's)")
+    for name in ("status", "reason", "key", "then-start", "attempt"):
+        if env.get("GHATTEMPT_" + name.upper().replace("-", "_"), "").strip():
+            raise ActionError(f"input '{name}' is not for command 'run': run decides what "
+                              "it records from the journal (docs/run.md)")
+
+
+def work_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment the work and the verify of ``command: run`` get: the step's, as a
+    ``run:`` step would see it, without the Action's own ``GHATTEMPT_*`` variables (the
+    token among them: the work gets no token it was not given through ``env:``)."""
+    return {k: v for k, v in env.items() if not k.startswith("GHATTEMPT_")}
+
+
+_SECONDS = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,3})?")
+
+
+def _run_request(env: Mapping[str, str], common: dict[str, Any], phase: str,
+                 head: str | None) -> Run:
+    """``command: run``'s request (``ghattempt.commands.Run``): the script of input
+    ``run`` with input ``shell``, input ``verify`` (``github-release:TAG`` as given, else
+    a script with the same shell), the ``materials`` globs one a line, ``wait``,
+    ``working-directory``, ``artifact-url``; the work's environment is the step's
+    (:func:`work_environment`).
+
+    Raises:
+        ActionError: ``wait`` not a number of seconds, a shell the runner would refuse.
+        CommandError: a value the request refuses.
+    """
+    from ghattempt import commands
+    from ghattempt.work import Script, WorkInputError, shell_command
+
+    shell = env.get("GHATTEMPT_SHELL", "").strip() or None
+    work_env = work_environment(env)
+    try:  # the runner's own check of the shell, before anything is read or written
+        shell_command(shell, "{0}", work_env)
+    except WorkInputError as exc:
+        raise ActionError(f"input 'shell': {exc}") from None
+    verify_text = env.get("GHATTEMPT_VERIFY", "")
+    verify: Any = None
+    if verify_text.strip().startswith("github-release:"):
+        verify = verify_text.strip()
+    elif verify_text.strip():
+        verify = Script(verify_text, shell)
+    globs = tuple(line.strip() for line in env.get("GHATTEMPT_MATERIALS", "").splitlines()
+                  if line.strip() and not line.strip().startswith("#"))
+    wait_text = env.get("GHATTEMPT_WAIT", "").strip() or "0"
+    if not _SECONDS.fullmatch(wait_text):
+        raise ActionError(f"input 'wait' must be a number of seconds (e.g. 300), got "
+                          f"{wait_text[:40]!r}")
+    return commands.Run(**common, phase=phase,
+                        work=Script(env.get("GHATTEMPT_RUN", ""), shell), verify=verify,
+                        materials=globs, wait=float(wait_text),
+                        working_directory=env.get("GHATTEMPT_WORKING_DIRECTORY", "").strip()
+                        or None,
+                        workspace=env.get("GITHUB_WORKSPACE", "") or None,
+                        artifact_url=env.get("GHATTEMPT_ARTIFACT_URL", "").strip() or None,
+                        head=head, env=work_env)
 
 
 def _actions_writer(env: Mapping[str, str]) -> ActionsWriter:
@@ -745,15 +843,15 @@ def _prepare(step: ActionStep) -> LoadedConfig | None:
     Raises:
         ConfigError, CommandError: exit 2.
     """
-    from ghattempt.commands import Status, check, find_config
+    from ghattempt.commands import Run, Status, check, find_config
 
     # status reads without a file too; a file that is there is read as a writer reads it
     # (its repository-relative path names it in an annotation)
     present = os.path.lexists(os.path.join(step.workspace, step.config))
     required = step.command != "status" or present
     config = find_config(step.config, required=required, root=step.workspace)
-    if config is not None and not isinstance(step.request, Status):
-        check(step.request, config, TOKEN_ENV)
+    if config is not None and not isinstance(step.request, Status | Run):
+        check(step.request, config, TOKEN_ENV)  # run checks its own first (execute)
     return config
 
 
@@ -784,7 +882,8 @@ def probe_step(env: Mapping[str, str]) -> int:
     from ghattempt.render import probe_json, probe_markdown, probe_table, scrub
 
     for name in ("PULL_REQUEST", "PHASE", "STATUS", "PLAN_COMMAND", "START", "THEN_START",
-                 "ATTEMPT", "HEAD", "REASON", "KEY", "MATERIALS", "REQUEST_KEY"):
+                 "ATTEMPT", "HEAD", "REASON", "KEY", "MATERIALS", "REQUEST_KEY",
+                 *(name.upper().replace("-", "_") for name in RUN_INPUTS)):
         if env.get(f"GHATTEMPT_{name}", "").strip():
             input_name = name.lower().replace("_", "-")
             annotate_error(f"input '{input_name}' is not for command 'probe' (it takes "
@@ -851,7 +950,8 @@ def probe_step(env: Mapping[str, str]) -> int:
 
 
 def run(env: Mapping[str, str]) -> int:
-    """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`)."""
+    """One Action step; returns the exit status (0 success, else :data:`EXIT_BY_FAULT`;
+    for ``command: run``, :func:`run_exit_status`: the work's when it ran)."""
     mask([env.get(TOKEN_ENV, ""), env.get("GITHUB_TOKEN", "")])
     from ghattempt.render import install_notes, scrub
 
@@ -875,6 +975,8 @@ def run(env: Mapping[str, str]) -> int:
     config: LoadedConfig | None = None
     try:
         config = _prepare(step)
+        if step.command == "run":
+            return _run_phase(env, step, config, memo)
         label = f"plan {step.command}" if step.planning else step.command
         debug = _Debug() if debug_enabled(env) else None
         with _Group(f"ghattempt {label}"):
@@ -888,9 +990,9 @@ def run(env: Mapping[str, str]) -> int:
                     verdict, url, capture = reading.verdict, reading.url, reading.capture
                     message = f"status {verdict.status}, recovery {verdict.recovery}"
                 else:
-                    from ghattempt.commands import execute, plan
+                    from ghattempt.commands import Run, execute, plan
 
-                    assert config is not None
+                    assert config is not None and not isinstance(step.request, Run)
                     run_request = plan if step.planning else execute
                     outcome = run_request(step.request, config, step.connection)
                     verdict, url, message = outcome.verdict, outcome.url, outcome.message
@@ -926,6 +1028,88 @@ def run(env: Mapping[str, str]) -> int:
                              f"{verdict.detail}", TOKEN_ENV))
         return verdict.exit_code or 3
     return 0
+
+
+def run_outputs(outcome: RunOutcome, timeline: str | None = None) -> dict[str, str]:
+    """The step outputs of ``command: run``: the journal's after the step (empty when it
+    has none yet), then the run's own (``ghattempt.render.run_outputs``, as the command
+    line gives them): ``outcome``, ``exit-code`` (empty unless the work ran),
+    ``materials-json``, and ``attempt`` (the attempt decided on), ``next-phase``,
+    ``missing-phases-json`` and, for ``refused``/``busy``, ``recovery``."""
+    from ghattempt.render import run_outputs as of_run
+
+    verdict = outcome.verdict
+    values = ({name: "" for name in OUTPUTS} | {"missing-phases-json": "[]", "ignored": "0"}
+              if verdict is None else outputs_of(verdict, outcome.url or None, timeline))
+    ran = of_run(outcome)
+    values.update({name: ran[name] for name in ("outcome", "exit-code", "materials-json",
+                                                "next-phase", "missing-phases-json")})
+    for name in ("attempt", "recovery"):
+        values[name] = ran[name] or values[name]
+    return values
+
+
+def run_exit_status(outcome: RunOutcome) -> int:
+    """The exit status of a ``command: run`` step: the work's when it ran; else 0, or
+    :data:`EXIT_BY_FAULT` of the outcome's kind of fault (refused 1, busy 4; the work
+    exited 0 without the files its materials name: 2)."""
+    fault = outcome.fault
+    if fault is not None:
+        return EXIT_BY_FAULT[fault]
+    if outcome.exit_code is not None:
+        return int(outcome.exit_code)
+    return 0
+
+
+def _run_phase(env: Mapping[str, str], step: ActionStep, config: LoadedConfig | None,
+               memo: Path | None) -> int:
+    """``command: run``: execute the request (the work's output passes straight through,
+    no group around it), then the outputs, the job summary, the result line and the exit
+    status (:func:`run_exit_status`)."""
+    from ghattempt.commands import Run, execute, remember
+    from ghattempt.render import markdown_summary, scrub
+
+    request = step.request
+    assert config is not None and isinstance(request, Run)
+    debug = _Debug() if debug_enabled(env) else None
+    if debug is not None:
+        debug.__enter__()
+    try:
+        outcome = execute(request, config, step.connection)
+    finally:
+        if debug is not None:
+            debug.__exit__()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    verdict = outcome.verdict
+    message = scrub(outcome.message, TOKEN_ENV)
+    out = env.get("GITHUB_OUTPUT", "")
+    if out:
+        _write_outputs(out, run_outputs(outcome))
+    summary = env.get("GITHUB_STEP_SUMMARY", "")
+    if summary and verdict is not None:
+        text = markdown_summary(verdict, outcome.url or None, mode=step.summary,
+                                command=f"run {request.phase}",
+                                message=f"{outcome.outcome}: {message}",
+                                server_url=step.connection.server_url)
+        if text:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(scrub_lines(text, scrub))
+    if verdict is not None:
+        _warn_ignored(verdict)
+        remember(memo, step.repository, verdict)
+    for line in outcome.commands:
+        print("  " + scrub(line, TOKEN_ENV))
+    code = run_exit_status(outcome)
+    phase = request.phase
+    print(scrub(f"ghattempt run {phase}: {outcome.outcome} ({outcome.row}): {message}; "
+                f"journal {outcome.url or '-'}", TOKEN_ENV))
+    if outcome.fault is not None:
+        annotate_error(scrub(in_action_words(f"{phase} {outcome.outcome}: {message}"),
+                             TOKEN_ENV))
+    elif code != 0:
+        annotate_error(scrub(f"the work of {phase} exited {code}: {message}", TOKEN_ENV))
+    return code
 
 
 def main() -> int:

@@ -86,6 +86,10 @@ default_channel = "stable"
 plan = ["admission", "build", "review", "warrant", "merge", "publication",
         "distribution", "next-development"]
 
+# the last act's channel: one `run` step, its job killed during the work
+[channels.hotfix]
+plan = ["publication"]
+
 [lease]
 # The emulator answers in milliseconds: short request timeouts keep the quiet period
 # after an unknown outcome (request_timeout + 10 s + clock_skew) short.
@@ -187,14 +191,13 @@ class Demo:
         folder.mkdir(exist_ok=True)
         return folder
 
-    def action(self, title: str, command: str, *, job: str, expect_rc: int = 0,
-               **inputs: str) -> Step:
-        """Run ``python -m ghattempt.action`` as a runner would, for one step."""
-        self.run_id += 1
-        n = len(self.log) + 1
-        out, summary = self.work / f"step{n}.output", self.work / f"step{n}.summary.md"
-        out.write_text("")
+    def _step_env(self, command: str, job: str, out: Path, summary: Path,
+                  inputs: Mapping[str, str], extra: Mapping[str, str] | None = None
+                  ) -> dict[str, str]:
+        """The environment a runner gives one step of run ``self.run_id`` (``extra``:
+        the step's ``env:``)."""
         env = _clean_env()
+        env.update(extra or {})
         env.update({
             "GITHUB_ACTIONS": "true", "CI": "true",
             "GITHUB_RUN_ID": str(self.run_id), "GITHUB_RUN_ATTEMPT": "1",
@@ -209,6 +212,16 @@ class Demo:
         })
         for name, value in inputs.items():
             env["GHATTEMPT_" + name.upper()] = value
+        return env
+
+    def action(self, title: str, command: str, *, job: str, expect_rc: int = 0,
+               extra: Mapping[str, str] | None = None, **inputs: str) -> Step:
+        """Run ``python -m ghattempt.action`` as a runner would, for one step."""
+        self.run_id += 1
+        n = len(self.log) + 1
+        out, summary = self.work / f"step{n}.output", self.work / f"step{n}.summary.md"
+        out.write_text("")
+        env = self._step_env(command, job, out, summary, inputs, extra)
         start = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
                               capture_output=True, text=True, timeout=120, cwd=self.work)
@@ -372,6 +385,81 @@ def _life(demo: Demo) -> dict[str, Any]:
     return facts
 
 
+PUBLISH = """\
+echo "publication $$" >> "$DEMO_COUNTER"
+echo "$$" > "$DEMO_PID"
+echo "widgets 1.4.1" > "$DEMO_RELEASES/v1.4.1"   # the effect is in place at once,
+sleep 60                                          # then the runner is lost (SIGKILL)
+"""
+VERIFY = """\
+trap 'exit 3' ERR   # an error of the verify itself cannot tell (exit 3), never exit 1
+if [ -f "$DEMO_RELEASES/v1.4.1" ]; then echo "v1.4.1 is out"; exit 0; fi
+exit 1
+"""
+
+
+def _kill_then_settle(demo: Demo) -> dict[str, Any]:
+    """The last act (channel ``hotfix``, plan ``publication``): one ``command: run``
+    step whose job is killed with SIGKILL while its work runs, after the effect; its run
+    then ends as GitHub reports a lost runner; the re-run's ``verify`` finds the effect
+    in place: ``unknown`` then ``succeeded`` recorded, outcome ``settled``, the work not
+    run again. Returns what the checks need."""
+    import signal
+
+    demo.say("last act: the publication's job is killed (SIGKILL) during its work; a "
+             "re-run settles it by verify, without publishing again")
+    act = demo.work / "act"
+    (act / "releases").mkdir(parents=True)
+    extra = {"DEMO_COUNTER": str(act / "counter"), "DEMO_PID": str(act / "pid"),
+             "DEMO_RELEASES": str(act / "releases")}
+    inputs = {"channel": "hotfix", "phase": "publication", "run": PUBLISH,
+              "verify": VERIFY}
+    demo.run_id += 1
+    killed = demo.run_id
+    demo.admin("POST", "_emulator/runs", {
+        "repository": REPOSITORY, "run_id": killed, "path": ".github/workflows/hotfix.yml",
+        "name": "hotfix", "head_sha": demo.head(), "status": "in_progress",
+        "jobs": ["publish"]})
+    n = len(demo.log) + 1
+    out, summary = demo.work / f"step{n}.output", demo.work / f"step{n}.summary.md"
+    out.write_text("")
+    env = demo._step_env("run", "publish", out, summary, inputs, extra)
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-m", "ghattempt.action"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=demo.work)
+    pid_file = act / "pid"
+    try:
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            if proc.poll() is not None or time.monotonic() - start > 60:
+                raise DemoFailed("the publication's work did not start: "
+                                 + (proc.stderr.read().decode() if proc.stderr else ""))
+            time.sleep(0.05)
+        # the runner is lost: the step and its work die at once, nothing is recorded
+        os.killpg(int(pid_file.read_text()), signal.SIGKILL)
+        proc.kill()
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    step = Step("publication: job killed during its work", "run", proc.returncode,
+                _read_outputs(out), stdout.decode(), stderr.decode(),
+                time.monotonic() - start)
+    demo.log.append(step)
+    demo.say(f"  [ok ] {step.title:<52} exit {proc.returncode} (SIGKILL)  "
+             f"({step.seconds:.1f} s)")
+    demo.admin("POST", f"_emulator/runs/{killed}/end",
+               {"repository": REPOSITORY, "conclusion": "failure"})
+    again = demo.action("publication re-run: settled by verify", "run", job="publish",
+                        extra=extra, channel="hotfix", phase="publication", run=PUBLISH,
+                        verify=VERIFY)
+    counter = (act / "counter").read_text().splitlines()
+    demo.say(f"  outcome {again.outputs.get('outcome')}; the work ran {len(counter)} "
+             "time(s) in all")
+    return {"outcome": again.outputs.get("outcome", ""), "runs": len(counter),
+            "status": again.outputs.get("status", "")}
+
+
 def _check(demo: Demo, facts: dict[str, Any]) -> dict[str, Any]:
     """Capture with the CLI, read with the bundle in its own process, check everything."""
     url = facts["final_outputs"]["journal-url"]
@@ -464,6 +552,12 @@ def run_demo(*, keep: Path | None = None, quiet: bool = False,
             demo.say(f"emulator listening on {api_url}")
             facts = _life(demo)
             result = _check(demo, facts)
+            act = _kill_then_settle(demo)
+            if (act["outcome"], act["runs"], act["status"]) != ("settled", 1, "succeeded"):
+                result["problems"].append(
+                    f"the killed publication's re-run: outcome {act['outcome']!r}, work run "
+                    f"{act['runs']} time(s), status {act['status']!r} (expected settled, 1, "
+                    "succeeded)")
             table = _cli(demo, "status", "--discussion", result["number"], "--writer",
                          WRITER_LOGIN, "--writer-id", str(WRITER_ID))
             shown = _cli(demo, "show", "--capture", str(result["capture"]), "--html",

@@ -407,7 +407,8 @@ class StoreSink:
                                   f"{cfg.path} [[app.jobs]] nor by the server")
             return RecordEvent(target=self._target(intent), writer=self._writer(request),
                           phase=phase, status=request.status, reason=request.reason,
-                          key=request.key, head=request.head_sha, out_of_order=True)
+                          key=request.key, head=request.head_sha, out_of_order=True,
+                          yields_to_steps=True, run_id=request.run_id)
 
         def body() -> SinkResult:
             return self._execute(request, intent, request.head_sha, command)

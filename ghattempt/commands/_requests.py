@@ -382,6 +382,13 @@ class RecordEvent(_Write):
             delivery): no journal, no attempt, or a current attempt at a head no attempt
             of the journal had yet is :class:`~ghattempt.commands.NotYet` (try again
             later); a head an earlier attempt had is refused as that attempt's.
+        yields_to_steps: a result the App reports (a job's or a run's conclusion, the
+            merge): nothing is written when the workflow's own steps record the phase
+            (``run``, ``record``): the current attempt has a record of the phase by a
+            writer that is not an App, or any attempt of the request key has one by a
+            step of workflow run ``run_id`` (docs/app.md, "Beside `run`").
+        run_id: with ``yields_to_steps``, the workflow run whose conclusion it is (None:
+            the merge).
     """
 
     phase: str
@@ -394,6 +401,8 @@ class RecordEvent(_Write):
     attempt: str | None = None
     head: str | None = None
     out_of_order: bool = False
+    yields_to_steps: bool = False
+    run_id: int | None = None
 
     def _checks(self) -> None:
         if not self.phase or not self.status:

@@ -560,6 +560,11 @@ def _record(w: _Where) -> WriteOutcome:
         if then is not None:
             _check_then_start(tip, phase, then)
         ekey = request.event_key()
+        if request.yields_to_steps and request.event_phase is not None:
+            by_steps = recorded_by_steps(s.state, tip, phase, request.run_id)
+            if by_steps is not None and all(e.key != ekey for e in tip.events):
+                return _outcome(w, s, key, f"{phase} {status} not recorded: {by_steps}",
+                                False)
         result = s.append(tip.id, key=ekey, phase=request.event_phase, status=status,
                           reason=request.reason, materials=_materials(request, tip))
         what = "already recorded" if result.replayed else "recorded"
@@ -572,6 +577,45 @@ def _record(w: _Where) -> WriteOutcome:
 
         tkey = request.then_start_key or event_key(request.writer, then, "started")
         return _start(w, s, key, tip, then, tkey, message, not result.replayed)
+
+
+def recorded_by_steps(state: JournalState, tip: AttemptState, phase: str,
+                      run_id: int | None) -> str | None:
+    """Why a result the App would report for ``phase`` is the workflow's own to record,
+    or None when the App records it (docs/app.md, "Beside `run`"). The App records
+    nothing for ``phase`` when
+
+    - the current attempt ``tip`` has a record of ``phase`` by a writer that is not an
+      App (a ``run`` or ``record`` step, a person): those steps report the phase, and a
+      second reporter would double their result (another key) or contradict it (a job
+      killed during ``run``'s work concludes ``failure`` or ``cancelled``, while its
+      effect may have happened: ``run`` settles that ``started`` as ``unknown``, never
+      ``failed``; another run's job that found the phase busy fails while the work is
+      still running);
+    - or any attempt of the request key has a record of ``phase`` written by a step of
+      workflow run ``run_id``: that run reported the phase itself, even if the current
+      attempt is a successor opened since (its conclusion arrives late).
+
+    Decided on the journal read in the writer scope's hold, like every write.
+    """
+    from ghattempt.core import ActionsWriter, AppWriter
+
+    for event in tip.events:
+        if event.phase == phase and not isinstance(event.writer, AppWriter):
+            return (f"attempt {tip.id[:19]} has {phase} {event.status} (seq {event.seq}) "
+                    f"by {event.writer.kind} writer, not an App: the workflow's steps "
+                    "record this phase")
+    if run_id is None:
+        return None
+    for attempt in state.attempts:
+        if attempt.request_key != tip.request_key:
+            continue
+        for event in attempt.events:
+            if event.phase == phase and isinstance(event.writer, ActionsWriter) \
+                    and event.writer.run_id == run_id:
+                return (f"workflow run {run_id} recorded {phase} {event.status} itself "
+                        f"(attempt {attempt.id[:19]}, seq {event.seq})")
+    return None
 
 
 def _check_then_start(tip: AttemptState, phase: str, then: str) -> None:

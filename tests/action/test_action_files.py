@@ -27,6 +27,7 @@ ACTION = ROOT / "action.yml"
 LOCK = ROOT / "action" / "requirements.txt"
 INSTALL = ROOT / "action" / "install.sh"
 WORKFLOWS = ROOT / ".github" / "workflows"
+EXAMPLES = ROOT / "examples" / "workflows"
 DOC = ROOT / "docs" / "action.md"
 
 INPUTS = {
@@ -42,6 +43,12 @@ INPUTS = {
     "attempt",
     "head",
     "phase",
+    "run",
+    "shell",
+    "working-directory",
+    "verify",
+    "wait",
+    "artifact-url",
     "status",
     "reason",
     "key",
@@ -51,10 +58,10 @@ INPUTS = {
     "request-key",
     "summary",
 }
-OUTPUTS = {"status", "recovery", "attempt", "generation", "missing-phases",
-           "missing-phases-json", "next-phase", "ignored", "journal-url", "timeline",
-           "plan-json", "probe-report"}
-COMMANDS = {"admit", "record", "status", "successor", "supersede", "expire", "rollback",
+OUTPUTS = {"outcome", "exit-code", "materials-json", "status", "recovery", "attempt",
+           "generation", "missing-phases", "missing-phases-json", "next-phase", "ignored",
+           "journal-url", "timeline", "plan-json", "probe-report"}
+COMMANDS = {"run", "admit", "record", "status", "successor", "supersede", "expire", "rollback",
             "plan", "probe"}
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 
@@ -101,8 +108,9 @@ def test_action_is_composite_with_the_contract_inputs_and_outputs(action):
 
 def test_inputs_reach_the_program_only_through_env(action):
     run = next(s for s in action["runs"]["steps"] if s.get("id") == "run")
-    # -I: isolated mode, so neither the workspace nor PYTHON* variables can shadow it
-    assert run["run"] == '"$GHATTEMPT_VENV/bin/python" -I -m ghattempt.action'
+    # -I: isolated mode, so neither the workspace nor PYTHON* variables can shadow it;
+    # exec: the runner's signals on cancel reach it (command run forwards them to the work)
+    assert run["run"] == 'exec "$GHATTEMPT_VENV/bin/python" -I -m ghattempt.action'
     for name in INPUTS:
         assert run["env"][env_name(name)] == f"${{{{ inputs.{name} }}}}"
     # no input is read anywhere but in that env block
@@ -112,11 +120,22 @@ def test_inputs_reach_the_program_only_through_env(action):
         assert "inputs." not in yaml.safe_dump(step), step.get("name")
 
 
-@pytest.mark.parametrize("path", all_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*all_files(), *sorted(EXAMPLES.glob("*.yml"))],
+                         ids=lambda p: p.name)
 def test_no_expression_inside_run_scripts(path):
+    """Nor inside the scripts a ghattempt step runs (its inputs run and verify): they run
+    as a run: step does, so an expression there is the same template injection.
+    ``github-release:TAG`` is no script: ghattempt reads the tag, no shell does."""
     for step in all_steps(load(path)):
         if "run" in step:
             assert "${{" not in step["run"], f"{path.name}: {step.get('name')}"
+        uses = str(step.get("uses", ""))
+        if uses == "./" or uses.startswith("OWNER/ghattempt@"):
+            given = step.get("with") or {}
+            assert "${{" not in str(given.get("run", "")), f"{path.name}: {step.get('id')}"
+            verify = str(given.get("verify", ""))
+            if not verify.startswith("github-release:"):
+                assert "${{" not in verify, f"{path.name}: {step.get('id')}"
 
 
 @pytest.mark.parametrize("path", all_files(), ids=lambda p: p.name)
@@ -286,6 +305,7 @@ def test_example_release_permissions_and_concurrency(release):
         "discussions": "write",
         "contents": "write",
         "pull-requests": "read",
+        "actions": "read",  # whether the run that started a phase still runs
     }
     assert release["concurrency"]["cancel-in-progress"] is False
     assert "${{ inputs.pull-request }}" in release["concurrency"]["group"]
@@ -296,9 +316,32 @@ def _due(phase):
     return f"contains(fromJSON(steps.admit.outputs.missing-phases-json), '{phase}')"
 
 
-def test_example_release_admits_records_every_phase_and_reads_status(release):
+def test_example_release_runs_every_phase_in_one_step_without_conditions(release):
+    """Issue 24's shape: at most 110 lines, one run step per phase of the plan, in plan
+    order, no if: on journal outputs, then the status; the consumer example likewise for
+    build then publication in at most 45 lines."""
+    assert len((WORKFLOWS / "example-release.yml").read_text().splitlines()) <= 110
     (job,) = release["jobs"].values()
     action_steps = [s for s in job["steps"] if s.get("uses") == "./"]
+    runs = [s for s in action_steps if s["with"]["command"] == "run"]
+    assert [s["with"]["phase"] for s in runs] == list(PHASES)
+    assert all("if" not in s and s["with"]["run"].strip() for s in runs)
+    assert [s["with"]["command"] for s in action_steps] == ["run"] * len(PHASES) + ["status"]
+    for step in action_steps:
+        assert step["with"]["pull-request"] == "${{ inputs.pull-request }}"
+    consumer = EXAMPLES / "release.yml"
+    assert len(consumer.read_text().splitlines()) <= 45
+    (job,) = load(consumer)["jobs"].values()
+    ours = [s for s in job["steps"] if str(s.get("uses", "")).startswith("OWNER/ghattempt@")]
+    assert [(s["with"]["command"], s["with"]["phase"]) for s in ours] == [
+        ("run", "build"), ("run", "publication")]
+    assert all("if" not in s for s in job["steps"])
+
+
+def test_the_step_by_step_example_admits_records_every_phase_and_reads_status():
+    (job,) = load(EXAMPLES / "release-step-by-step.yml")["jobs"].values()
+    action_steps = [s for s in job["steps"]
+                    if str(s.get("uses", "")).startswith("OWNER/ghattempt@")]
     commands = [s["with"]["command"] for s in action_steps]
     assert commands[0] == "admit" and commands[-1] == "status"
     assert set(commands) <= COMMANDS

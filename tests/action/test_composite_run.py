@@ -299,6 +299,9 @@ def test_admit_record_and_status_through_action_yml(world):
     assert TOKEN not in run.stdout.split("\n", 1)[1] + run.stderr
     out = admitted.outputs
     assert set(out) == {
+        "outcome",  # command run's three: empty for the others
+        "exit-code",
+        "materials-json",
         "status",
         "recovery",
         "attempt",

@@ -5,10 +5,19 @@ A small player walks a workflow job's steps as a runner would: it evaluates ``if
 ``github.*``, ``fromJSON``, ``contains``, ``startsWith``, ``success()``, ``failure()``,
 ``always()``, ``==``, ``!=``, ``&&``, ``||``, ``!``), runs every use of the ghattempt
 Action as ``python -m ghattempt.action`` against the emulator over HTTP on 127.0.0.1
-with its ``with:`` inputs, plays each ``run:`` step (it succeeds, or fails when told),
-and stops the success path after a failure as GitHub does. The release example and
-the README's consumer example must drive a pull request to ``succeeded``, skip what an
-earlier run did, and record a failing phase as failed.
+with its ``with:`` inputs and the workflow's, job's and step's ``env:``, plays each
+``run:`` step (it succeeds, or fails when told), and stops the success path after a
+failure as GitHub does. The work of a ``command: run`` step is a real process (the
+step's ``run`` script; the consumer example's ``./scripts/build`` and ``gh`` are
+scripts of the test's workspace that count their runs in files).
+
+The run-based examples (``.github/workflows/example-release.yml``, every phase; the
+README's ``examples/workflows/release.yml``, build then publication) must drive a pull
+request to ``succeeded`` running each phase's work once, run nothing on a re-run, and
+after a failing phase run it again (and nothing that succeeded with its materials in
+place) in a successor. The step-by-step example
+(``examples/workflows/release-step-by-step.yml``) still drives a pull request to
+``succeeded``, skips what an earlier run did and records a failing phase as failed.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_actions"  # noqa: S105 -- the emulator fixture's Actions bot
 EXAMPLE = ROOT / ".github" / "workflows" / "example-release.yml"
 CONSUMER = ROOT / "examples" / "workflows" / "release.yml"
+STEP_BY_STEP = ROOT / "examples" / "workflows" / "release-step-by-step.yml"
 ALL_PHASES = """[journal]\ncategory = "release-journal"\n[lease]\nlength = 120
 request_timeout = 20\n[pacing]\nwrite_interval = 0\n"""
 TWO_PHASES = ALL_PHASES + '[channels.release]\nplan = ["build", "publication"]\n'
@@ -138,6 +148,8 @@ class Expr:
             return self.ctx["steps"].get(step, {}).get(output, "")
         if head in ("inputs", "github"):
             return self.ctx[head][rest]
+        if head == "runner":
+            return self.ctx["runner"][rest]
         raise AssertionError(f"context {path} not played")
 
 
@@ -149,23 +161,61 @@ def interpolate(text: str, ctx: dict[str, Any]) -> str:
     return EXPR.sub(lambda m: str(Expr(ctx).eval(m.group(1))), text)
 
 
+BUILD = """#!/bin/sh
+# the consumer example's build: counts its runs, makes the release's files
+set -e
+echo "build $1" >> "$COUNTERS/build"
+mkdir -p dist
+printf 'widgets %s\\n' "$1" > "dist/widgets-$1.tar.gz"
+"""
+GH = """#!/bin/sh
+# stands in for the GitHub CLI: counts its runs; fails once when told to
+set -e
+echo "gh $*" >> "$COUNTERS/publication"
+if [ -f "$COUNTERS/fail-once" ]; then
+  rm "$COUNTERS/fail-once"; echo "upload refused" >&2; exit 1
+fi
+"""
+
+
 class Player:
     def __init__(self, work: Path, api_url: str, config: str) -> None:
         self.work, self.api_url = work, api_url
         self.workspace = work / "workspace"
         (self.workspace / ".github").mkdir(parents=True, exist_ok=True)
         (self.workspace / ".github" / "ghattempt.toml").write_text(config)
+        self.counters = work / "counters"
+        self.counters.mkdir()
+        scripts, bin_ = self.workspace / "scripts", work / "bin"
+        scripts.mkdir()
+        bin_.mkdir()
+        for path, text in ((scripts / "build", BUILD), (bin_ / "gh", GH)):
+            path.write_text(text)
+            path.chmod(0o755)
+        self.path = f"{bin_}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
         self.run_id = 4000
 
-    def play(self, path: Path, *, fail_step: str | None = None) -> dict[str, Any]:
+    def count(self, name: str) -> int:
+        """How many times the work ``name`` ran (lines of its counter file)."""
+        path = self.counters / name
+        return len(path.read_text().splitlines()) if path.exists() else 0
+
+    def play(self, path: Path, *, fail_step: str | None = None,
+             fail_work: str | None = None) -> dict[str, Any]:
+        """One run of the workflow's job: ``fail_step`` names a ``run:`` step that fails,
+        ``fail_work`` the id of a ``command: run`` step whose work is ``exit 1``."""
         doc = yaml.safe_load(path.read_text())
         (job,) = doc["jobs"].values()
         self.run_id += 1
-        ctx: dict[str, Any] = {"steps": {}, "failed": False, "ran": [],
-                               "inputs": {"pull-request": "1", "channel": "release"},
+        ctx: dict[str, Any] = {"steps": {}, "failed": False, "ran": [], "stdout": {},
+                               "run_outputs": [],
+                               "inputs": {"pull-request": "1", "channel": "release",
+                                          "tag": "v1.4.0"},
+                               "runner": {"temp": str(self.work / "runner-temp")},
                                "github": {"run_id": str(self.run_id), "run_attempt": "1",
                                           "workflow": doc["name"], "repository":
-                                          "octo-org/widgets"}}
+                                          "octo-org/widgets", "token": TOKEN}}
+        env_of_job = {**(doc.get("env") or {}), **(job.get("env") or {})}
         for n, step in enumerate(job["steps"]):
             cond = step.get("if")
             if cond is None:
@@ -182,10 +232,21 @@ class Player:
             uses = step.get("uses", "")
             if uses == "./" or uses.startswith("OWNER/ghattempt@"):
                 with_ = {k: interpolate(str(v), ctx) for k, v in step["with"].items()}
-                rc, outputs = self.action(with_)
+                if fail_work is not None and step.get("id") == fail_work:
+                    with_["run"] = "echo 'the work failed' >&2; exit 1"
+                env = {k: interpolate(str(v), ctx)
+                       for k, v in {**env_of_job, **(step.get("env") or {})}.items()}
+                rc, outputs, stdout = self.action(with_, env)
                 if "id" in step:
                     ctx["steps"][step["id"]] = outputs
-                assert rc == 0 or ctx["failed"], (name, rc, outputs)
+                    ctx["stdout"][step["id"]] = stdout
+                if with_.get("command") == "run":
+                    ctx["run_outputs"].append(outputs)
+                if rc != 0 and with_.get("command") == "run" \
+                        and outputs.get("outcome") == "ran":
+                    ctx["failed"] = True  # the work failed: the step fails, as GitHub's
+                    continue
+                assert rc == 0 or ctx["failed"], (name, rc, outputs, stdout)
             elif "run" in step:
                 if name == fail_step:
                     ctx["failed"] = True
@@ -195,11 +256,16 @@ class Player:
                 raise AssertionError(f"step {name} ({uses}) not played")
         return ctx
 
-    def action(self, with_: dict[str, str]) -> tuple[int, dict[str, str]]:
+    def action(self, with_: dict[str, str],
+               step_env: dict[str, str]) -> tuple[int, dict[str, str], str]:
         out = self.work / f"out-{self.run_id}-{len(os.listdir(self.work))}"
         out.write_text("")
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("GITHUB_", "GHATTEMPT_", "RUNNER_"))}
+        env.update(step_env)
+        (self.work / "runner-temp").mkdir(exist_ok=True)
+        env.update({"PATH": self.path, "COUNTERS": str(self.counters),
+                    "RUNNER_TEMP": str(self.work / "runner-temp")})
         env.update({"GHATTEMPT_TOKEN": TOKEN, "GITHUB_API_URL": self.api_url,
                     "GITHUB_REPOSITORY": "octo-org/widgets", "GITHUB_OUTPUT": str(out),
                     "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_RUN_ID": str(self.run_id),
@@ -210,7 +276,7 @@ class Player:
         done = subprocess.run([sys.executable, "-m", "ghattempt.action"], env=env,
                               capture_output=True, text=True, timeout=120, cwd=self.workspace)
         outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
-        return done.returncode, outputs
+        return done.returncode, outputs, done.stdout + done.stderr
 
 
 @pytest.fixture
@@ -222,9 +288,50 @@ def player(tmp_path: Path, request: pytest.FixtureRequest):
         yield Player(tmp_path, api_url, config)
 
 
+def _outcomes(ctx: dict[str, Any], phases: tuple[str, ...]) -> dict[str, str]:
+    return {p: ctx["steps"].get(p, {}).get("outcome", "-") for p in phases}
+
+
 @pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
 def test_the_release_example_runs_every_phase_once(player: Player) -> None:
     first = player.play(EXAMPLE)
+    status = first["steps"]["status"]
+    assert (status["status"], status["recovery"], status["next-phase"]) == (
+        "succeeded", "none", "")
+    assert _outcomes(first, PHASES) == dict.fromkeys(PHASES, "ran")
+    for phase in PHASES:  # the step's script ran, as a real process: its output is there
+        assert first["steps"][phase]["exit-code"] == "0", phase
+        assert "::notice::" in first["stdout"][phase], phase
+    # a second run finds every phase succeeded: no work runs, nothing is written
+    again = player.play(EXAMPLE)
+    assert _outcomes(again, PHASES) == dict.fromkeys(PHASES, "skipped")
+    for phase in PHASES:
+        assert "::notice::" not in again["stdout"][phase], phase
+        assert again["steps"][phase]["exit-code"] == "", phase
+    assert again["steps"]["status"]["attempt"] == status["attempt"]
+
+
+@pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
+def test_a_failing_phase_of_the_release_example_runs_again_in_a_successor(
+        player: Player) -> None:
+    ctx = player.play(EXAMPLE, fail_work="build")
+    assert ctx["steps"]["build"]["outcome"] == "ran"
+    assert ctx["steps"]["build"]["exit-code"] == "1"
+    assert "review" not in ctx["steps"]  # after a failure the next steps do not run
+    status = ctx["steps"]["status"]
+    assert (status["status"], status["recovery"]) == ("failed", "successor")
+    # the next run opens the successor and does every phase there (admission has no
+    # materials to re-qualify, so it runs again)
+    again = player.play(EXAMPLE)
+    assert _outcomes(again, PHASES) == dict.fromkeys(PHASES, "ran")
+    final = again["steps"]["status"]
+    assert (final["status"], final["recovery"]) == ("succeeded", "none")
+    assert final["attempt"] != status["attempt"]
+
+
+@pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
+def test_the_step_by_step_example_runs_every_phase_once(player: Player) -> None:
+    first = player.play(STEP_BY_STEP)
     status = first["steps"]["status"]
     assert (status["status"], status["recovery"], status["next-phase"]) == (
         "succeeded", "none", "")
@@ -232,14 +339,15 @@ def test_the_release_example_runs_every_phase_once(player: Player) -> None:
         assert f"{phase}: work" in first["ran"], phase
     assert "Record the phase in progress as failed" not in first["ran"]
     # a second run finds nothing missing: no phase step runs, nothing is written
-    again = player.play(EXAMPLE)
+    again = player.play(STEP_BY_STEP)
     assert not [s for s in again["ran"] if s.endswith((": work", ": started"))]
     assert again["steps"]["status"]["attempt"] == status["attempt"]
 
 
 @pytest.mark.parametrize("player", [ALL_PHASES], indirect=True)
-def test_a_failing_phase_of_the_release_example_is_recorded_failed(player: Player) -> None:
-    ctx = player.play(EXAMPLE, fail_step="build: work")
+def test_a_failing_phase_of_the_step_by_step_example_is_recorded_failed(
+        player: Player) -> None:
+    ctx = player.play(STEP_BY_STEP, fail_step="build: work")
     assert "Record the phase in progress as failed" in ctx["ran"]
     assert "review: started" not in ctx["ran"]
     status = ctx["steps"]["status"]
@@ -249,11 +357,35 @@ def test_a_failing_phase_of_the_release_example_is_recorded_failed(player: Playe
 @pytest.mark.parametrize("player", [TWO_PHASES], indirect=True)
 def test_the_consumer_example_of_the_readme_runs(player: Player) -> None:
     first = player.play(CONSUMER)
-    assert first["ran"].count("build") == 1 and first["ran"].count("publication") == 1
-    status = first["steps"]["status"]
-    assert (status["status"], json.loads(status["missing-phases-json"])) == ("succeeded", [])
+    build, publication = first["run_outputs"]
+    assert (build["outcome"], publication["outcome"]) == ("ran", "ran")
+    assert (player.count("build"), player.count("publication")) == (1, 1)
+    (material,) = json.loads(build["materials-json"])
+    assert material["id"].startswith("build:dist/widgets-v1.4.0.tar.gz@")
+    assert material["bytes"] == len(b"widgets v1.4.0\n")
+    assert (publication["status"], json.loads(publication["missing-phases-json"])) == (
+        "succeeded", [])
     again = player.play(CONSUMER)
-    assert "build" not in again["ran"] and "publication" not in again["ran"]
+    assert [o["outcome"] for o in again["run_outputs"]] == ["skipped", "skipped"]
+    assert (player.count("build"), player.count("publication")) == (1, 1)
+
+
+@pytest.mark.parametrize("player", [TWO_PHASES], indirect=True)
+def test_a_failed_publication_of_the_consumer_example_reruns_only_the_publication(
+        player: Player) -> None:
+    """The publication fails; the re-run finds the build's files in place byte for byte
+    (as actions/download-artifact brings them back): build is re-qualified in the
+    successor, not run again, and the publication runs once more."""
+    (player.counters / "fail-once").write_text("")
+    first = player.play(CONSUMER)
+    assert [(o["outcome"], o["exit-code"]) for o in first["run_outputs"]] == [
+        ("ran", "0"), ("ran", "1")]
+    assert first["run_outputs"][1]["status"] == "failed"
+    again = player.play(CONSUMER)
+    assert [o["outcome"] for o in again["run_outputs"]] == ["requalified", "ran"]
+    assert (player.count("build"), player.count("publication")) == (1, 2)
+    assert again["run_outputs"][1]["status"] == "succeeded"
+    assert again["run_outputs"][1]["attempt"] != first["run_outputs"][1]["attempt"]
 
 
 def test_the_readme_workflow_is_the_consumer_example() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,55 @@ def test_a_repository_without_workflows_is_an_error(tmp_path):
     done = lint(tmp_path)
     assert done.returncode == 1
     assert "no workflow files" in done.stderr
+
+
+SCRIPTS = ROOT / "scripts" / "lint-ghattempt-scripts"
+INJECTED = """\
+name: release
+on: workflow_dispatch
+jobs:
+  release:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: OWNER/ghattempt@0123456789abcdef0123456789abcdef01234567 # v0.1.0
+        with:
+          command: run
+          phase: build
+          run: make VERSION=${{ github.event.inputs.version }}
+      - uses: ./
+        with:
+          command: run
+          phase: publication
+          run: ./publish
+          verify: |
+            gh release view "${{ github.ref_name }}"
+      - uses: ./
+        with:
+          command: run
+          phase: distribution
+          run: ./distribute "$VERSION"
+          verify: github-release:${{ github.ref_name }}
+      - uses: someone/else@0123456789abcdef0123456789abcdef01234567 # v1.0.0
+        with:
+          run: ${{ github.ref_name }}
+"""
+
+
+def test_an_expression_inside_a_ghattempt_script_is_a_finding(tmp_path):
+    """zizmor and actionlint do not know the Action's script inputs: lint-actions runs
+    scripts/lint-ghattempt-scripts for them (run, and verify unless github-release:)."""
+    bad = tmp_path / "release.yml"
+    bad.write_text(INJECTED)
+    done = subprocess.run([sys.executable, str(SCRIPTS), str(bad)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{bad}:11: input 'run' of the ghattempt Action holds")
+    assert lines[1].startswith(f"{bad}:17: input 'verify' of the ghattempt Action holds")
+    assert lines[2] == "ghattempt scripts: 1 file(s), 2 finding(s)"
+    clean = subprocess.run([sys.executable, str(SCRIPTS),
+                            *map(str, sorted((ROOT / "examples" / "workflows").glob("*.yml"))),
+                            *map(str, sorted((ROOT / ".github" / "workflows").glob("*.yml")))],
+                           capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "lint-actions" in SCRIPT.read_text() and "lint-ghattempt-scripts" in SCRIPT.read_text()

@@ -115,17 +115,30 @@ def test_prep_step_decides_what_the_venv_still_needs(tmp_path):
 
 
 
-def test_example_release_work_steps_print_without_expressions(tmp_path):
+def test_example_release_work_scripts_print_without_expressions(tmp_path):
+    """The `run` (and `verify`) scripts of the example's command: run steps, run as the
+    Action runs them (`bash -e {0}`, the default shell) with the job's env: each phase's
+    work prints its notice and succeeds; the publication's placeholder verify says
+    absent (exit 1), never in place."""
     path = ROOT / ".github" / "workflows" / "example-release.yml"
     doc = yaml.safe_load(path.read_text())
     (job,) = doc["jobs"].values()
-    work = [s for s in job["steps"] if s.get("id", "").startswith("work-")]
+    work = [s for s in job["steps"] if s.get("uses") == "./"
+            and s["with"]["command"] == "run"]
     assert len(work) == 8
+    env = {"PULL_REQUEST": "42"}
     for s in work:
-        env = {"PULL_REQUEST": "42", "ATTEMPT": "sha256:" + "a" * 64}
-        done = run_bash(s["run"], env, tmp_path)
+        f = tmp_path / "work.sh"
+        f.write_text(s["with"]["run"])
+        done = subprocess.run(["bash", "-e", str(f)], env={"PATH": "/usr/bin:/bin"} | env,
+                              cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith("::notice::replace with the ")
+        assert done.stdout.startswith("::notice::"), s["id"]
+        if "verify" in s["with"]:
+            f.write_text(s["with"]["verify"])
+            done = subprocess.run(["bash", "-e", str(f)], env={"PATH": "/usr/bin:/bin"},
+                                  cwd=tmp_path, capture_output=True, text=True)
+            assert done.returncode == 1 and done.stdout.startswith("::notice::"), s["id"]
 
 
 def test_prep_step_hashes_with_shasum_where_sha256sum_is_missing(tmp_path):

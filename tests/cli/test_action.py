@@ -263,8 +263,8 @@ def test_head_is_the_input_else_the_events_pull_request_head(tmp_path: Path) -> 
                     status="superseded", reason="a push", head=B) == B
     # the other commands take none
     assert _head_of(tmp_path, event, command="admit") is None
-    with pytest.raises(ActionError, match="input 'head' is for commands 'record' and "
-                       "'rollback' only"):
+    with pytest.raises(ActionError, match="input 'head' is for commands 'run', 'record' "
+                       "and 'rollback' only"):
         _head_of(tmp_path, event, command="admit", head=A)
 
 

@@ -1,5 +1,7 @@
 """The demo runs end to end: emulator over HTTP, the Action's entry per step, the lost
-publication response reconciled, capture, and the reader bundle in its own process."""
+publication response reconciled, capture, and the reader bundle in its own process; then
+the last act, a ``command: run`` publication whose job is killed during its work and
+whose re-run is settled by its verify without running the work again."""
 
 from __future__ import annotations
 
@@ -39,13 +41,25 @@ def test_demo_passes_and_leaves_a_valid_journal(demo_run: Any) -> None:
               for r in [root, *root["replies"]["nodes"]]]
     assert len(bodies) == len(set(bodies)) == 2 + 2 + 16  # roots, attempt 1, attempt 2
     assert sum('"key":"publish-v1.4.0"' in b for b in bodies) == 1
-    # Each Action step left its outputs file and a job summary.
+    # Each Action step left its outputs file and a job summary (the killed one, step 22,
+    # an empty one: it was killed before it had a result).
     summaries = sorted(tmp_path.glob("step*.summary.md"),
                        key=lambda p: int(p.name.removeprefix("step").split(".")[0]))
-    assert len(summaries) == 21
-    # the final status step writes the full summary; the record steps one line each
-    assert "```mermaid" in summaries[-1].read_text()
+    assert len(summaries) == 23
+    assert (tmp_path / "step22.summary.md").read_text() == ""
+    # the status step writes the full summary; the record and run steps one line each
+    assert "```mermaid" in (tmp_path / "step21.summary.md").read_text()
     assert summaries[1].read_text().count("\n") == 1
+    settled = (tmp_path / "step23.summary.md").read_text()
+    assert settled.startswith("**ghattempt run publication**: settled: ")
+    assert settled.count("\n") == 1
+    # the last act: killed during the work (after its effect), settled by the re-run's
+    # verify, the work not run again (its counter), the journal's hotfix attempt
+    # started, unknown, succeeded
+    assert "outcome settled; the work ran 1 time(s) in all" in proc.stdout
+    assert len((tmp_path / "act" / "counter").read_text().splitlines()) == 1
+    outputs = (tmp_path / "step23.output").read_text()
+    assert "outcome=settled" in outputs.splitlines() and "exit-code=" in outputs
     # the journal's timeline page, kept in --keep DIR, and its path printed
     assert f"timeline page: {(tmp_path / 'timeline.html').resolve()}" in proc.stdout
     assert (tmp_path / "timeline.html").read_text().startswith("<!DOCTYPE html>")
