@@ -91,7 +91,7 @@ EXIT_BY_FAULT: dict[Fault, int] = {
     Fault.BAD_INPUT: 2,
     Fault.JOURNAL_INVALID: 3,
     Fault.GITHUB_UNAVAILABLE: 4,
-    Fault.GITHUB_REFUSED: 4,
+    Fault.GITHUB_REFUSED: 5,
     Fault.OUTCOME_UNKNOWN: 4,
     Fault.SCOPE_BUSY: 4,
     Fault.OWNERSHIP_LOST: 4,
@@ -584,13 +584,55 @@ def _publish(env: Mapping[str, str], step: ActionStep, verdict: Verdict, url: st
         text = plan_summary(step.command, planned, url, step.summary)
     out = env.get("GITHUB_OUTPUT", "")
     if out:
-        _write_outputs(out, outputs_of(verdict, url, timeline, plan))
+        try:
+            _write_outputs(out, outputs_of(verdict, url, timeline, plan))
+        except OSError as exc:
+            raise StepFileError("GITHUB_OUTPUT", out, exc) from None
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if summary and text:
         from ghattempt.render import scrub
 
-        with open(summary, "a", encoding="utf-8") as f:
-            f.write(scrub_lines(text, scrub))
+        try:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(scrub_lines(text, scrub))
+        except OSError as exc:
+            raise StepFileError("GITHUB_STEP_SUMMARY", summary, exc) from None
+
+
+class StepFileError(GhattemptError):
+    """``$GITHUB_OUTPUT`` or ``$GITHUB_STEP_SUMMARY`` could not be written after the step
+    did its work (a full runner disk): ``variable``, ``path`` and the ``OSError``. Its
+    kind is the one whose exit status says "a person must act" (5): retrying the step
+    cannot help until the runner is fixed."""
+
+    fault = Fault.GITHUB_REFUSED
+
+    def __init__(self, variable: str, path: str, error: OSError) -> None:
+        super().__init__(f"{variable} ({path[:200]}) could not be written: "
+                         f"{error.strerror or error}")
+        self.variable = variable
+
+
+EXIT_STEP_FILES = EXIT_BY_FAULT[StepFileError.fault]
+"""The status of a step whose work is done but whose outputs or job summary could not be
+written: 5, a person must act (the runner's disk); the work itself stands."""
+
+
+def _unreported(step: ActionStep, exc: StepFileError, url: str | None) -> int:
+    """One ``::error::`` line for a step whose outputs or summary could not be written:
+    what stands in the journal, what is missing, what to do; returns the exit status."""
+    from ghattempt.render import scrub
+
+    if step.planning or step.command == "status":
+        done = (f"ghattempt {'plan ' if step.planning else ''}{step.command} read the "
+                "journal and wrote nothing")
+    else:
+        done = (f"ghattempt {step.command}: the journal holds this step's records (they "
+                f"landed; journal {url or '-'})")
+    annotate_error(scrub(f"{done}, but {exc}: the step's outputs or summary are missing. "
+                         "Free space on the runner; running the step again with the same "
+                         "key reads the records back and writes nothing twice", TOKEN_ENV))
+    return EXIT_STEP_FILES
 
 
 def plan_summary(command: str, outcome: Any, url: str | None, mode: str) -> str:
@@ -650,10 +692,13 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) 
         return
     if code == 3:
         empty = {name: "" for name in OUTPUTS}
-        _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
-                                     "missing-phases-json": "[]", "ignored": "0"})
+        try:
+            _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
+                                         "missing-phases-json": "[]", "ignored": "0"})
+        except OSError:
+            pass  # best effort: the step already failed with its one error line
         return
-    if code not in (1, 4) or step.command == "status":
+    if code not in (1, 4, 5) or step.command == "status":
         return
     from ghattempt.commands import execute, find_config
 
@@ -662,7 +707,10 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int) 
         reading = execute(_reading(step), config, step.connection)
     except Exception:  # noqa: BLE001 -- best effort; the step already failed with its error
         return
-    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg)
+    try:
+        _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg)
+    except StepFileError:
+        pass  # best effort, as above
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -780,7 +828,12 @@ def run(env: Mapping[str, str]) -> int:
         annotate_error(scrub(in_action_words(text), TOKEN_ENV))
         _outputs_after_failure(env, step, code)
         return code
-    _publish(env, step, verdict, url, capture, config, scrub(message, TOKEN_ENV), planned)
+    try:
+        _publish(env, step, verdict, url, capture, config, scrub(message, TOKEN_ENV),
+                 planned)
+    except StepFileError as exc:
+        remember(memo, step.repository, verdict)
+        return _unreported(step, exc, url)
     _warn_ignored(verdict)
     if planned is not None:
         from ghattempt.render import plan_lines

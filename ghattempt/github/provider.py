@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from .capture import PAGE_SIZE, CaptureResult, capture_pages
 from .config import ProviderConfig
-from .documents import document
+from .documents import described, document
 from .errors import (
     AmbiguousOutcome,
     GitHubError,
@@ -151,7 +151,7 @@ class GitHubProvider:
             detail = f"{type(exc).__name__}: {exc}"[:200]
             if rest_path is None and not document(name).is_mutation:
                 raise UnexpectedAnswer(
-                    f"{name}: GitHub's answer has an unexpected shape ({detail})",
+                    f"{described(name)}: GitHub's answer has an unexpected shape ({detail})",
                     operation=name) from None
             if rest_path is None:
                 doc = document(name)
@@ -161,7 +161,7 @@ class GitHubProvider:
             else:
                 body, url = self._transport.encode(variables), rest_path
             raise AmbiguousOutcome(
-                f"{name}: GitHub's answer lacks the result ({detail}); it may have "
+                f"{described(name)}: GitHub's answer lacks the result ({detail}); it may have "
                 "committed. Read back before sending the same bytes again.",
                 operation=name, variables=dict(variables), body=body,
                 reason="answer without the expected result", url=url) from None

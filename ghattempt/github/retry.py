@@ -53,6 +53,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 from .config import RetryPolicy
+from .documents import described, permission_for
 from .errors import (
     AmbiguousOutcome,
     AuthFailed,
@@ -198,9 +199,20 @@ def _backoff(policy: RetryPolicy, attempt: int, *, lag: bool = False) -> float:
     return float(min(cap, base * (2 ** max(attempt - 1, 0))))
 
 
+def _not_permitted(op: str, detail: str) -> str:
+    """A refusal for want of permission, naming the ``permissions:`` key to add."""
+    needed = permission_for(op)
+    if needed is None:
+        return (f"{described(op)}: GitHub refused it ({detail}); check that the token can "
+                "read the repository")
+    return (f"{described(op)}: GitHub refused it ({detail}): the token needs {needed}; add "
+            f"it to the workflow's or job's permissions: (for a GitHub App: to its "
+            "repository permissions, then accept them on the installation)")
+
+
 def _ambiguous(request: Request, reason: str, status: int | None) -> AmbiguousOutcome:
     return AmbiguousOutcome(
-        f"{request.operation}: outcome unknown ({reason}); it may have committed. "
+        f"{described(request.operation)}: outcome unknown ({reason}); it may have committed. "
         "Read back before sending the same bytes again; never send a new key.",
         operation=request.operation,
         status=status,
@@ -232,6 +244,7 @@ def decide(
         wall_now: local POSIX seconds, used only when GitHub sent no ``Date``.
     """
     op = request.operation
+    what = described(op)
     mutation = request.mutation
     status = answer.status
 
@@ -241,7 +254,7 @@ def decide(
         return Decision(
             "retry",
             wait=_backoff(policy, attempt),
-            error=GitHubUnavailable(f"{op}: GitHub kept failing ({reason})", operation=op,
+            error=GitHubUnavailable(f"{what}: GitHub kept failing ({reason})", operation=op,
                                     status=status),
         )
 
@@ -251,7 +264,7 @@ def decide(
             "retry",
             wait=_backoff(policy, attempt),
             error=GitHubUnavailable(
-                f"{op}: could not connect to GitHub (nothing was sent); check base_url "
+                f"{what}: could not connect to GitHub (nothing was sent); check base_url "
                 "and the network", operation=op),
         )
     if answer.failure == "after_send":
@@ -263,11 +276,11 @@ def decide(
                 "retry",
                 wait=_backoff(policy, attempt),
                 error=GitHubUnavailable(
-                    f"{op}: the App installation-token exchange kept failing (HTTP {ex}); "
+                    f"{what}: the App installation-token exchange kept failing (HTTP {ex}); "
                     "nothing was sent", operation=op, status=ex),
             )
         return Decision("raise", error=AuthFailed(
-            f"{op}: the App installation-token exchange was refused (HTTP {ex}); check the "
+            f"{what}: the App installation-token exchange was refused (HTTP {ex}); check the "
             "App id, private key and installation id", operation=op, status=ex))
     if status is None:
         return transient("no answer")
@@ -294,7 +307,7 @@ def decide(
             wait = rate_limit_wait(headers, wall_now=wall_now, secondary=secondary,
                                    secondary_count=secondary_count, policy=policy)
             error = RateLimited(
-                f"{op}: {kind} rate limit; GitHub did not execute the request; "
+                f"{what}: {kind} rate limit; GitHub did not execute the request; "
                 f"retry after {wait:.0f} s" + (f" ({message})" if message else ""),
                 operation=op, status=status, kind=kind, retry_after=wait,
             )
@@ -307,21 +320,25 @@ def decide(
         if status in RETRYABLE_STATUS or mutation:
             return transient(f"http {status}")
         return Decision("raise", error=GitHubUnavailable(
-            f"{op}: GitHub answered HTTP {status}", operation=op, status=status))
+            f"{what}: GitHub answered HTTP {status}", operation=op, status=status))
     detail = _messages(errors) if errors else (
         str(payload.get("message", ""))[:300] if isinstance(payload, dict) else "")
-    if status in (401, 403):
+    if status == 401:
         return Decision("raise", error=AuthFailed(
-            f"{op}: GitHub refused the credentials (HTTP {status}: {detail or 'no detail'}); "
-            "check the token or App installation and its permissions "
-            "(discussions: write, contents: write)", operation=op, status=status))
+            f"{what}: GitHub refused the credentials (HTTP 401: {detail or 'no detail'}); "
+            "the token is wrong, expired or revoked: check the token (or the GitHub App's "
+            "installation) that the step uses", operation=op, status=status))
+    if status == 403:
+        return Decision("raise", error=AuthFailed(
+            _not_permitted(op, f"HTTP 403: {detail or 'no detail'}"), operation=op,
+            status=status))
     if status == 404:
         return Decision("raise", error=NotFound(
-            f"{op}: GitHub answered 404 ({detail or 'not found'}); check the owner, name and "
+            f"{what}: GitHub answered 404 ({detail or 'not found'}); check the owner, name and "
             "base_url (GHES: https://HOST/api/v3/)", operation=op, status=status))
     if 300 <= status < 400 or status >= 400 and not errors:
         return Decision("raise", error=GraphQLRefused(
-            f"{op}: GitHub refused the request (HTTP {status}: {detail or 'no detail'})",
+            f"{what}: GitHub refused the request (HTTP {status}: {detail or 'no detail'})",
             operation=op, status=status, errors=errors))
 
     # -- 2xx (or 4xx with a GraphQL errors list) -------------------------------------
@@ -342,23 +359,23 @@ def decide(
     text = _messages(errors)
     if any(_NODE_LAG.search(str(e.get("message", ""))) for e in errors):
         return Decision("retry", wait=_backoff(policy, attempt, lag=True), lag=True,
-                        error=NotFound(f"{op}: {text}", operation=op, status=status))
+                        error=NotFound(f"{what}: {text}", operation=op, status=status))
     if "NOT_FOUND" in types:
-        return Decision("raise", error=NotFound(f"{op}: {text}", operation=op, status=status))
+        return Decision("raise", error=NotFound(f"{what}: {text}", operation=op, status=status))
     if op in REF_OPERATIONS and "STALE_DATA" in types:
         return Decision("raise", error=RefConflict(
-            f"{op}: the ref compare-and-set lost: {text}", operation=op, status=status))
+            f"{what}: the ref compare-and-set lost: {text}", operation=op, status=status))
     if "INTERNAL" in types:
         # GitHub reports a failure inside GitHub as 200 ``type: INTERNAL``; a mutation
         # may have committed before it (probot/probot#921): an unknown outcome.
         return transient(f"GitHub reported an internal error: {text}")
     if "FORBIDDEN" in types or "INSUFFICIENT_SCOPES" in types:
         return Decision("raise", error=AuthFailed(
-            f"{op}: not permitted: {text}", operation=op, status=status))
+            _not_permitted(op, text), operation=op, status=status))
     untyped = all(e.get("type") is None and "extensions" not in e and "locations" not in e
                   for e in errors)
     if untyped and _SERVER_TROUBLE.search(text):
         return transient(f"GitHub reported a server failure: {text}")
     return Decision("raise", error=GraphQLRefused(
-        f"{op}: GitHub refused: {text}", operation=op, status=status, errors=errors))
+        f"{what}: GitHub refused: {text}", operation=op, status=status, errors=errors))
 
