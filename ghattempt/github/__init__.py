@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
         RateLimited,
         ReadLagExceeded,
         RefConflict,
+        SubmittedTooQuickly,
         UnexpectedAnswer,
     )
     from .identity import Identity
@@ -72,6 +73,7 @@ _SUBMODULE = {
     "Identity": "identity",
     "InputError": "errors", "NotFound": "errors", "RateLimited": "errors",
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
+    "SubmittedTooQuickly": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
     "Ref": "models", "Repository": "models", "WriterStart": "models",
@@ -121,6 +123,7 @@ __all__ = [
     "RefConflict",
     "Repository",
     "RetryPolicy",
+    "SubmittedTooQuickly",
     "TokenAuth",
     "UnexpectedAnswer",
     "Usage",

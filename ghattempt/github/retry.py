@@ -12,6 +12,7 @@ answer                                          read                         mut
 403/429 with ``retry-after``                    wait retry-after, retry      RateLimited
 403/429 "secondary rate limit"                  wait >= 60 s, doubling       RateLimited
 403/429, ``x-ratelimit-remaining: 0``           wait until reset, retry      RateLimited
+200/422, "was submitted too quickly"            wait >= 60 s, retry          SubmittedTooQuickly
 502, 503, 504                                   backoff, retry               AmbiguousOutcome
 other 5xx                                       GitHubUnavailable            AmbiguousOutcome
 connect error / connect timeout (not sent)      backoff, retry               backoff, retry
@@ -33,10 +34,17 @@ when remaining is 0, else at least one minute, then exponentially longer), "Time
 (a request GitHub stops at 10 s answers 502/504 and may still have committed), and
 architecture "Storage facts". A rate-limited request was not executed (GitHub returns
 the limit error instead of running it), so a rate-limited mutation is a definite refusal.
-A NOT_FOUND for a node id is answered before anything executes, so retrying it is not
-a blind re-send; it covers GitHub's replica lag right after a create.
+"Was submitted too quickly" is GitHub's undocumented anti-spam limit on content creation
+(cli/cli#4801: intentional, dynamic, retry after minutes up to an hour): unlike the
+documented limits nothing says the write was not executed, so a mutation answered so is
+an unknown outcome (``SubmittedTooQuickly``, an ``AmbiguousOutcome`` that carries the
+wait: at least ``secondary_min_wait``); the store waits, reads back, and sends the same
+bytes again only when the write is absent. A NOT_FOUND for a node id is answered before
+anything executes, so retrying it is not a blind re-send; it covers GitHub's replica lag
+right after a create.
 
-Only an error's ``type`` and the HTTP status decide, never its wording: a ref write is
+Only an error's ``type`` and the HTTP status decide, never its wording (but for "was
+submitted too quickly", which has no type of its own): a ref write is
 a lost compare-and-set here only with ``STALE_DATA`` (the type GitHub answers a stale
 ``expectedHeadOid`` with); any other refusal of a ref write (a ref that exists already,
 an ``updateRefs`` precondition, a ruleset) is a ``GraphQLRefused``, and the lease's
@@ -63,6 +71,7 @@ from .errors import (
     NotFound,
     RateLimited,
     RefConflict,
+    SubmittedTooQuickly,
 )
 
 __all__ = ["Answer", "Decision", "Failure", "decide", "rate_limit_wait"]
@@ -81,6 +90,7 @@ _SECONDARY = re.compile(r"secondary rate limit|abuse", re.IGNORECASE)
 _PRIMARY_403 = re.compile(r"rate limit", re.IGNORECASE)
 _SERVER_TROUBLE = re.compile(r"something went wrong|timeout|timed out", re.IGNORECASE)
 _NODE_LAG = re.compile(r"could not resolve to a node", re.IGNORECASE)
+_TOO_QUICKLY = re.compile(r"was submitted too quickly", re.IGNORECASE)
 REF_OPERATIONS = frozenset({"CreateRef", "UpdateRefs", "CreateCommitOnBranch", "DeleteRef"})
 
 
@@ -288,6 +298,27 @@ def decide(
     headers = answer.headers
     payload = answer.payload
     errors = _errors(payload)
+
+    # -- "was submitted too quickly": a secondary limit that may have let it land ---------
+    said = [str(e.get("message", "")) for e in errors]
+    if isinstance(payload, dict):
+        said.append(str(payload.get("message", "")))
+    if status in (200, 422) and any(_TOO_QUICKLY.search(m) for m in said):
+        wait = rate_limit_wait(headers, wall_now=wall_now, secondary=True,
+                               secondary_count=secondary_count, policy=policy)
+        wait = max(wait, policy.secondary_min_wait)
+        if mutation:
+            return Decision("raise", error=SubmittedTooQuickly(
+                f"{what}: GitHub answered \"was submitted too quickly\" (its limit on "
+                "creating content); the write may or may not have landed: read back "
+                f"after {wait:.0f} s before sending the same bytes again",
+                retry_after=wait, operation=op, status=status, variables=request.variables,
+                body=request.body, reason="was submitted too quickly",
+                method=request.method, url=request.url))
+        return Decision("retry", wait=wait, error=RateLimited(
+            f"{what}: GitHub answered \"was submitted too quickly\"; retry after "
+            f"{wait:.0f} s", operation=op, status=status, kind="secondary",
+            retry_after=wait))
 
     # -- rate limits (GitHub: the request was not executed) ---------------------------
     primary_typed = any(e.get("type") in ("RATE_LIMITED", "RATE_LIMIT") for e in errors)

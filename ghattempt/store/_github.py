@@ -168,8 +168,10 @@ class GitHubRefBackend:
                                                   parents=(), tree=EMPTY_TREE)
         except AmbiguousOutcome as exc:
             # No ref was touched: the commit is unreferenced garbage at worst.
-            raise BackendError(f"creating the lease commit for {name}: {exc}",
-                               retryable=True) from None
+            failed = BackendError(f"creating the lease commit for {name}: {exc}",
+                                  retryable=True)
+            failed.retry_after = getattr(exc, "retry_after", None)  # too quickly: wait
+            raise failed from None
         except GitHubError as exc:
             raise self._translate(exc, f"creating the lease commit for {name}") from None
         try:
