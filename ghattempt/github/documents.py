@@ -99,6 +99,9 @@ _WORDS = {
     "GET /repos/{owner}/{repo}/actions/runs/{run_id}": "reading a workflow run",
     "GET /repos/{owner}/{repo}/rules/branches/{branch}": "reading the rules of the lease branch",
     "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}": "reading a ruleset",
+    "GET /repos/{owner}/{repo}/branches/{branch}": "reading the lease branch",
+    "GET /repos/{owner}/{repo}/branches/{branch}/protection":
+        "reading the lease branch's protection",
     "GET /repos/{owner}/{repo}/commits/{ref}/check-runs": "reading check runs",
     "POST /repos/{owner}/{repo}/check-runs": "creating a check run",
 }

@@ -202,8 +202,10 @@ def test_the_cli_plans_as_the_action_does(world: World) -> None:
     assert _state(world) == before
 
 
-HINT = ("add the token's actor to the ruleset's bypass list, or exclude "
-        "refs/heads/ghattempt/lease/** from it")
+# the GITHUB_TOKEN's actor cannot bypass a ruleset (GitHub refuses GitHub Actions as a
+# bypass actor): the hint for it is the exclude pattern
+HINT = ("exclude refs/heads/ghattempt/lease/** from the ruleset's target branches (GitHub "
+        "does not accept GitHub Actions, the GITHUB_TOKEN's actor, on a bypass list)")
 
 
 def test_a_ruleset_refusing_admit_or_record_says_what_to_do(world: World) -> None:
