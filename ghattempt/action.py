@@ -143,7 +143,9 @@ def mask(values: list[str]) -> None:
 
 
 def in_action_words(message: str) -> str:
-    """``message`` with the CLI's option names replaced by the Action's input names."""
+    """``message`` with the CLI's option names replaced by the Action's input names (the
+    Action names a journal by its pull request only: no ``--discussion``)."""
+    message = message.replace("--discussion or --pull-request", "--pull-request")
     return _OPTION.sub(lambda m: _INPUT_OF.get(m.group(0), m.group(0)), message)
 
 

@@ -108,3 +108,13 @@ def test_a_missing_permission_names_the_permissions_key(world: World, tmp_path: 
     assert "CreateDiscussion" not in error and "AddDiscussionComment" not in error
     assert _written(world) == 0
 
+
+
+def test_a_repository_not_found_is_exit_5_without_command_line_options(
+        world: World, tmp_path: Path) -> None:
+    done = step(world, tmp_path, "status", repository="octo-org/nothing-here")
+    assert done.returncode == 5, done.stdout + done.stderr
+    (error,) = errors(done)
+    message = error.split("::", 2)[2]
+    assert "input 'repository'" in message and "input 'pull-request'" in message, message
+    assert "--" not in message and "RepositoryLookup" not in message
