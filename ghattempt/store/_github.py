@@ -147,11 +147,13 @@ def _met(params: dict[str, object], value: str) -> bool:
 
 
 def rule_refusal(rule: dict[str, object], branch: str, *, exists: bool, kind: TokenKind,
-                 login: str | None) -> str | None:
+                 login: str | None, email: str | None = None) -> str | None:
     """Why ``rule`` (GitHub's ``repository-rule-detailed``) refuses a hold's writes to
     lease branch ``branch``, or None when the lease's writes meet it: a hold creates the
     branch (when it does not exist: a root commit through REST, then ``createRef``) and
     moves it with ``createCommitOnBranch`` (fast-forward, empty tree, committed by GitHub).
+    ``email``: the noreply address GitHub gives the token's account
+    (``<databaseId>+<login>@users.noreply.github.com``), for the email patterns.
     """
     from ..core import LEASE_HEADLINE
 
@@ -181,11 +183,14 @@ def rule_refusal(rule: dict[str, object], branch: str, *, exists: bool, kind: To
                 f" {params.get('pattern')!r}, which {branch} does not")
     if rtype in ("commit_message_pattern", "commit_author_email_pattern",
                  "committer_email_pattern"):
-        bare = (login or "").removesuffix("[bot]")
+        # GitHub's noreply address of the token's account authors every lease commit;
+        # createCommitOnBranch commits are committed by GitHub (noreply@github.com), the
+        # REST root commit by the account itself
+        own = email or f"{login or ''}@users.noreply.github.com"
         values = {
             "commit_message_pattern": [LEASE_HEADLINE + "\n\n{}"],
-            "commit_author_email_pattern": [f"{bare}@users.noreply.github.com"],
-            "committer_email_pattern": ["noreply@github.com"],
+            "commit_author_email_pattern": [own],
+            "committer_email_pattern": ["noreply@github.com"] + ([] if exists else [own]),
         }[rtype]
         if all(_met(params, v) for v in values):
             return None
@@ -268,6 +273,7 @@ class GitHubRefBackend:
         self._name = name
         self._repository_id = repository_id
         self._viewer: str | None = None  # the token's login, once asked
+        self._email: str | None = None  # its noreply address
 
     def __repr__(self) -> str:
         return f"GitHubRefBackend({self._owner}/{self._name})"
@@ -319,7 +325,10 @@ class GitHubRefBackend:
                 repo = self._provider.repository(self._owner, self._name)
             except GitHubError:
                 return None
-            self._viewer = repo.viewer.login if repo.viewer is not None else ""
+            viewer = repo.viewer
+            self._viewer = viewer.login if viewer is not None else ""
+            self._email = (f"{viewer.database_id}+{viewer.login}@users.noreply.github.com"
+                           if viewer is not None else None)
         return self._viewer or None
 
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
@@ -378,7 +387,8 @@ class GitHubRefBackend:
         try:
             rules = self._provider.branch_rules(self._owner, self._name, branch)
             needs_kind = any(r.get("type") in ("required_signatures",
-                                               "commit_author_email_pattern")
+                                               "commit_author_email_pattern",
+                                               "committer_email_pattern")
                              for r in rules)
             login = self._login() if rules and needs_kind else None
             kind = token_kind(login)
@@ -386,7 +396,8 @@ class GitHubRefBackend:
             rulesets: dict[int, dict[str, object]] = {}
             signatures = False
             for rule in rules:
-                why = rule_refusal(rule, branch, exists=exists, kind=kind, login=login)
+                why = rule_refusal(rule, branch, exists=exists, kind=kind, login=login,
+                                   email=self._email)
                 if why is None:
                     continue
                 ident = rule.get("ruleset_id")

@@ -61,10 +61,13 @@ def plan(world: World, token: str = "ghs_actions") -> Any:
     ({"type": "commit_message_pattern",
       "parameters": {"operator": "starts_with", "pattern": "JIRA-"}},
      "requires the commit message to start with 'JIRA-'"),
+    ({"type": "commit_author_email_pattern",
+      "parameters": {"operator": "ends_with", "pattern": "@example.com"}},
+     "requires the commit author email to end with '@example.com'"),
     ({"type": "branch_name_pattern",
       "parameters": {"operator": "regex", "pattern": "^(main|release/.*)$"}},
      "requires branch names to match"),
-], ids=["pull-request", "status-checks", "message-pattern", "branch-name"])
+], ids=["pull-request", "status-checks", "message-pattern", "author-email", "branch-name"])
 def test_plan_refuses_every_rule_that_refuses_a_direct_write(
         world: World, rule: Any, said: str) -> None:
     world.emulator.add_ruleset("octo-org/widgets", name="guard", include=["~ALL"],
