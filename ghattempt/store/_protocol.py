@@ -48,6 +48,7 @@ from ..core import (
     read_back,
 )
 from ..core import Capture as JournalCapture
+from ..errors import Fault
 from ..github import RateLimited
 from ._errors import (
     ConflictingKey,
@@ -263,10 +264,14 @@ class Append(TableMachine[Appending]):
                     "(replicas lag); reading back again")
 
     def _unknown(self, back: Any, now: float) -> Refuse:
-        return Refuse(GitHubAnomaly(
+        error = GitHubAnomaly(
             f"the outcome of a write stayed unknown after {self._max} sends of the same "
             "bytes; the writer scope was kept throughout. Capture the journal again before "
-            "anything else"))
+            "anything else")
+        # try again (exit 4), not "a person must act": the same request with the same
+        # key reads the record back before it sends anything
+        error.fault = Fault.OUTCOME_UNKNOWN
+        return Refuse(error)
 
     def _conflicting(self, back: Any, now: float) -> Refuse:
         assert isinstance(self._record, Event) and back.found is not None

@@ -77,6 +77,7 @@ from ..core import (
     read_capture,
     render_body,
 )
+from ..errors import Fault
 from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
@@ -1142,8 +1143,11 @@ class BusinessAttemptStore:
             if verdict.journal is None:  # pragma: no cover - the core built both
                 raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
             return capture, verdict.journal
-        raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
-                            f"into {intent.base_ref} was created after {MAX_SENDS} sends")
+        unknown = GitHubAnomaly(f"could not learn whether the journal of "
+                                f"#{intent.pull_request} into {intent.base_ref} was created "
+                                f"after {MAX_SENDS} sends")
+        unknown.fault = Fault.OUTCOME_UNKNOWN  # try again: the same request reads it back
+        raise unknown
 
     # -- one-shot conveniences --------------------------------------------------------
 
