@@ -22,9 +22,16 @@ decided by reading the ref back, never by the message (:func:`refusal_meaning`):
 ref not where the write expected it is a lost compare-and-set (``RefConflict``); the
 ref holding exactly what was sent means the write landed after all; the ref unmoved
 means the refusal stands (non-retryable ``BackendError`` with GitHub's message, e.g. a
-ruleset's "Repository rule violations found", whose ``hint`` is then :func:`ruleset_hint`,
-the same words as :meth:`GitHubRefBackend.check_writable`'s). Messages never carry credentials (the
-provider redacts them).
+ruleset's "Repository rule violations found", whose ``hint`` is then :func:`ruleset_hint`
+by token kind, or classic protection's "protected branch", :func:`protection_hint`: the
+same words as :meth:`GitHubRefBackend.check_writable`'s). GitHub's "was submitted too
+quickly" (``SubmittedTooQuickly``, an ``AmbiguousOutcome`` with a wait) passes through
+like any lost answer; the lease machines wait before reading back. Messages never carry
+credentials (the provider redacts them).
+
+``check_writable`` (``plan``) judges every rule GitHub reports for the lease branch by
+what a hold writes (:func:`rule_refusal`), and classic branch protection of an existing
+lease branch (:func:`protection_refusal`), which the rules API does not list.
 """
 
 from __future__ import annotations
