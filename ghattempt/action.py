@@ -109,7 +109,7 @@ EXIT_BY_FAULT: dict[Fault, int] = {
     Fault.BAD_INPUT: 2,
     Fault.JOURNAL_INVALID: 3,
     Fault.GITHUB_UNAVAILABLE: 4,
-    Fault.GITHUB_REFUSED: 4,
+    Fault.GITHUB_REFUSED: 5,
     Fault.OUTCOME_UNKNOWN: 4,
     Fault.SCOPE_BUSY: 4,
     Fault.OWNERSHIP_LOST: 4,
@@ -164,7 +164,9 @@ def mask(values: list[str]) -> None:
 
 
 def in_action_words(message: str) -> str:
-    """``message`` with the CLI's option names replaced by the Action's input names."""
+    """``message`` with the CLI's option names replaced by the Action's input names (the
+    Action names a journal by its pull request only: no ``--discussion``)."""
+    message = message.replace("--discussion or --pull-request", "--pull-request")
     return _OPTION.sub(lambda m: _INPUT_OF.get(m.group(0), m.group(0)), message)
 
 
@@ -736,13 +738,55 @@ def _publish(env: Mapping[str, str], step: ActionStep, verdict: Verdict, url: st
         text = plan_summary(step.command, planned, url, step.summary)
     out = env.get("GITHUB_OUTPUT", "")
     if out:
-        _write_outputs(out, outputs_of(verdict, url, timeline, plan))
+        try:
+            _write_outputs(out, outputs_of(verdict, url, timeline, plan))
+        except OSError as exc:
+            raise StepFileError("GITHUB_OUTPUT", out, exc) from None
     summary = env.get("GITHUB_STEP_SUMMARY", "")
     if summary and text:
         from ghattempt.render import scrub
 
-        with open(summary, "a", encoding="utf-8") as f:
-            f.write(scrub_lines(text, scrub))
+        try:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(scrub_lines(text, scrub))
+        except OSError as exc:
+            raise StepFileError("GITHUB_STEP_SUMMARY", summary, exc) from None
+
+
+class StepFileError(GhattemptError):
+    """``$GITHUB_OUTPUT`` or ``$GITHUB_STEP_SUMMARY`` could not be written after the step
+    did its work (a full runner disk): ``variable``, ``path`` and the ``OSError``. Its
+    kind is the one whose exit status says "a person must act" (5): retrying the step
+    cannot help until the runner is fixed."""
+
+    fault = Fault.GITHUB_REFUSED
+
+    def __init__(self, variable: str, path: str, error: OSError) -> None:
+        super().__init__(f"{variable} ({path[:200]}) could not be written: "
+                         f"{error.strerror or error}")
+        self.variable = variable
+
+
+EXIT_STEP_FILES = EXIT_BY_FAULT[StepFileError.fault]
+"""The status of a step whose work is done but whose outputs or job summary could not be
+written: 5, a person must act (the runner's disk); the work itself stands."""
+
+
+def _unreported(step: ActionStep, exc: StepFileError, url: str | None) -> int:
+    """One ``::error::`` line for a step whose outputs or summary could not be written:
+    what stands in the journal, what is missing, what to do; returns the exit status."""
+    from ghattempt.render import scrub
+
+    if step.planning or step.command == "status":
+        done = (f"ghattempt {'plan ' if step.planning else ''}{step.command} read the "
+                "journal and wrote nothing")
+    else:
+        done = (f"ghattempt {step.command}: the journal holds this step's records (they "
+                f"landed; journal {url or '-'})")
+    annotate_error(scrub(f"{done}, but {exc}: the step's outputs or summary are missing. "
+                         "Free space on the runner; running the step again with the same "
+                         "key reads the records back and writes nothing twice", TOKEN_ENV))
+    return EXIT_STEP_FILES
 
 
 def plan_summary(command: str, outcome: Any, url: str | None, mode: str) -> str:
@@ -804,10 +848,13 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int,
         return
     if code == 3:
         empty = {name: "" for name in OUTPUTS}
-        _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
-                                     "missing-phases-json": "[]", "ignored": "0"})
+        try:
+            _write_outputs(out, empty | {"status": "invalid", "recovery": "fail-closed",
+                                         "missing-phases-json": "[]", "ignored": "0"})
+        except OSError:
+            pass  # best effort: the step already failed with its one error line
         return
-    if code not in (1, 4) or step.command == "status":
+    if code not in (1, 4, 5) or step.command == "status":
         return
     from ghattempt.commands import execute, find_config
 
@@ -818,8 +865,11 @@ def _outputs_after_failure(env: Mapping[str, str], step: ActionStep, code: int,
         return
     failed = "refused, nothing written" if code == EXIT_BY_FAULT[Fault.REFUSED] \
         else "failed"
-    _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg,
-             f"{failed}: {why}" if why else "")
+    try:
+        _publish(env, step, reading.verdict, reading.url, reading.capture, reading.cfg,
+                 f"{failed}: {why}" if why else "")
+    except StepFileError:
+        pass  # best effort, as above
 
 
 def _config_error(exc: BaseException) -> bool:
@@ -1011,7 +1061,11 @@ def run(env: Mapping[str, str]) -> int:
         return code
     # status: the summary shows status and recovery itself (never "status: status x")
     told = "" if isinstance(step.request, Status) else scrub(message, TOKEN_ENV)
-    _publish(env, step, verdict, url, capture, config, told, planned)
+    try:
+        _publish(env, step, verdict, url, capture, config, told, planned)
+    except StepFileError as exc:
+        remember(memo, step.repository, verdict)
+        return _unreported(step, exc, url)
     _warn_ignored(verdict)
     if planned is not None:
         from ghattempt.render import plan_lines
@@ -1083,18 +1137,28 @@ def _run_phase(env: Mapping[str, str], step: ActionStep, config: LoadedConfig | 
         sys.stderr.flush()
     verdict = outcome.verdict
     message = scrub(outcome.message, TOKEN_ENV)
+    unreported: StepFileError | None = None
     out = env.get("GITHUB_OUTPUT", "")
-    if out:
-        _write_outputs(out, run_outputs(outcome))
     summary = env.get("GITHUB_STEP_SUMMARY", "")
-    if summary and verdict is not None:
-        text = markdown_summary(verdict, outcome.url or None, mode=step.summary,
-                                command=f"run {request.phase}",
-                                message=f"{outcome.outcome}: {message}",
-                                server_url=step.connection.server_url)
-        if text:
-            with open(summary, "a", encoding="utf-8") as f:
-                f.write(scrub_lines(text, scrub))
+    try:
+        if out:
+            try:
+                _write_outputs(out, run_outputs(outcome))
+            except OSError as exc:
+                raise StepFileError("GITHUB_OUTPUT", out, exc) from None
+        if summary and verdict is not None:
+            text = markdown_summary(verdict, outcome.url or None, mode=step.summary,
+                                    command=f"run {request.phase}",
+                                    message=f"{outcome.outcome}: {message}",
+                                    server_url=step.connection.server_url)
+            if text:
+                try:
+                    with open(summary, "a", encoding="utf-8") as f:
+                        f.write(scrub_lines(text, scrub))
+                except OSError as exc:
+                    raise StepFileError("GITHUB_STEP_SUMMARY", summary, exc) from None
+    except StepFileError as exc:
+        unreported = exc
     if verdict is not None:
         _warn_ignored(verdict)
         remember(memo, step.repository, verdict)
@@ -1109,6 +1173,10 @@ def _run_phase(env: Mapping[str, str], step: ActionStep, config: LoadedConfig | 
                              TOKEN_ENV))
     elif code != 0:
         annotate_error(scrub(f"the work of {phase} exited {code}: {message}", TOKEN_ENV))
+    if unreported is not None:
+        # the records landed; the step's own status stands when it already says failure
+        lost = _unreported(step, unreported, outcome.url or None)
+        return code if code != 0 else lost
     return code
 
 

@@ -84,6 +84,9 @@ def test_kinds_per_instance_and_diagnostics() -> None:
 
 def test_the_cli_table_covers_every_kind_and_decides_by_kind() -> None:
     assert set(EXIT_BY_FAULT) == set(Fault)
+    from ghattempt.action import EXIT_BY_FAULT as ACTION_EXIT
+
+    assert ACTION_EXIT == EXIT_BY_FAULT and EXIT_BY_FAULT[Fault.GITHUB_REFUSED] == 5
     assert classify(store.RefusedByRules("blocked", "no"))[0] == 1  # type: ignore[index]
     assert classify(github.InputError("bad name"))[0] == 2  # type: ignore[index]
     assert classify(JournalInvalid("fork", "x"))[0] == 3  # type: ignore[index]
@@ -93,6 +96,12 @@ def test_the_cli_table_covers_every_kind_and_decides_by_kind() -> None:
     code, message = classify(github.RateLimited("rate limit", kind="primary",
                                                 retry_after=3.0))  # type: ignore[misc]
     assert code == 4 and message.endswith("(rate limited: retry after 3.0 s)")
+    # a person must act (exit 5): GitHub refused; retrying alone cannot help
+    assert classify(github.AuthFailed("bad credentials"))[0] == 5  # type: ignore[index]
+    assert classify(github.NotFound("no such discussion"))[0] == 5  # type: ignore[index]
+    assert classify(exclusive.BackendError("ruleset", retryable=False))[0] == 5  # type: ignore[index]
+    assert classify(exclusive.BackendError("502", retryable=True))[0] == 4  # type: ignore[index]
+    assert classify(github.AmbiguousOutcome("lost"))[0] == 4  # type: ignore[index]
     assert classify(CliError(Fault.REFUSED, "no journal yet")) == (1, "no journal yet")
     assert classify(RuntimeError("a defect")) is None
 

@@ -56,7 +56,10 @@ EXIT_CODES = {
     1: "refused: the journal forbids this write, or the bytes do not match",
     2: "usage error, bad input or bad configuration",
     3: "the journal is invalid: fail closed",
-    4: "GitHub unreachable, refused the request, or the outcome is unknown",
+    4: "try again later: GitHub unreachable or rate limited, another writer holds the "
+       "journal, or a write's outcome is unknown (run the same command with the same --key)",
+    5: "a person must act: GitHub refused (credentials, a missing permission, not found, a "
+       "ruleset or branch protection, a locked journal); retrying alone does not help",
     70: "internal error (a defect; GHATTEMPT_DEBUG=1 prints the traceback)",
     130: "interrupted",
 }

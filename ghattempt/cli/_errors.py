@@ -37,13 +37,16 @@ EXIT_BY_FAULT: dict[Fault, int] = {
     Fault.BAD_INPUT: 2,
     Fault.JOURNAL_INVALID: 3,
     Fault.GITHUB_UNAVAILABLE: 4,
-    Fault.GITHUB_REFUSED: 4,
+    Fault.GITHUB_REFUSED: 5,
     Fault.OUTCOME_UNKNOWN: 4,
     Fault.SCOPE_BUSY: 4,
     Fault.OWNERSHIP_LOST: 4,
 }
 """The exit status of each kind of fault: the command line's one table (the Action has
-its own, ``ghattempt.action.EXIT_BY_FAULT``)."""
+its own, ``ghattempt.action.EXIT_BY_FAULT``). 4 says trying again later can help (GitHub
+unavailable or rate limited, an unknown outcome, a busy scope, lost ownership); 5 says
+it cannot until a person acts (GitHub refused: credentials, a permission, a name not
+found, a ruleset or branch protection, a locked journal)."""
 
 
 CliError = CommandError

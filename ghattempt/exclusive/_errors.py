@@ -165,12 +165,17 @@ class BackendError(ExclusionError):
     Attributes:
         retryable: whether repeating the request later may succeed (rate limits, 5xx on a
             read, connection failures before sending).
+        fault: ``github_unavailable`` when retryable; ``github_refused`` when not (a
+            ruleset, branch protection or a missing permission refuses the lease ref's
+            writes: a person must act before any retry can succeed).
     """
 
     fault = Fault.GITHUB_UNAVAILABLE
 
     def __init__(self, message: str, *, retryable: bool) -> None:
         self.retryable = retryable
+        if not retryable:
+            self.fault = Fault.GITHUB_REFUSED
         super().__init__(message)
 
 

@@ -45,6 +45,7 @@ from ghattempt.protocol import (
     Sleep,
     Step,
     TableMachine,
+    wait,
 )
 
 from ..core import Lease, Witness
@@ -212,6 +213,7 @@ class Acquire(TableMachine[Acquiring]):
         self._current: Lease | None = None  # the record of the last read
         self._announced: tuple[str, int, str] | None = None
         self._read_time = 0  # GitHub's time of the last read (its Date)
+        self._quick = 0.0  # the last wait after "was submitted too quickly" (0: none)
         if observed is not None:
             self.feed(observed)
 
@@ -230,7 +232,9 @@ class Acquire(TableMachine[Acquiring]):
         if isinstance(result, Conflict):
             return (Seen.CONFLICT if self._streak == 0 else Seen.CONFLICT_AGAIN), result
         if isinstance(result, Lost):
-            return (Seen.LOST if self._streak == 0 else Seen.LOST_AGAIN), result
+            # "was submitted too quickly" (retry_after) takes its own wait, then reads
+            again = self._streak > 0 and result.retry_after <= 0
+            return (Seen.LOST_AGAIN if again else Seen.LOST), result
         raise TypeError(  # pragma: no cover - a defect of the driving loop
             f"a send gives Answered, Conflict, Lost or Failed, not {result!r}")
 
@@ -319,7 +323,7 @@ class Acquire(TableMachine[Acquiring]):
 
     def _failed(self, error: BackendError, now: float) -> None:
         self._last_error = error
-        self._wait = self._jittered()
+        self._wait = max(self._jittered(), float(error.retry_after or 0.0))
 
     def _conflicted(self, result: Conflict, now: float) -> None:
         self._last_error = None
@@ -329,24 +333,41 @@ class Acquire(TableMachine[Acquiring]):
         self._conflicted(result, now)
         self._wait = self._jittered()
 
-    def _lost(self, result: Lost, now: float) -> None:
+    def _lost(self, result: Lost, now: float) -> Sleep | Refuse | None:
         assert self._sending is not None and isinstance(result.error, AmbiguousOutcome)
         put: LeaseWrite = self._sending.request
         self._last_error = result.error
         if not any(r == put.record for _, r in self._pending):
             self._pending.append((put.expected, put.record))
         self._streak += 1
+        if result.retry_after > 0:
+            # GitHub's "was submitted too quickly": the write may have landed. Wait (at
+            # least what it asks, doubling), then read the ref back; once past the
+            # acquire timeout, give up (the write is pending: an unknown outcome).
+            if now >= self._deadline:
+                return Refuse(self._gave_up(now, failing=False))
+            self._quick = max(result.retry_after, self._quick * 2)
+            return wait(self._quick, f"GitHub answered \"was submitted too quickly\" to "
+                                     f"the write of lease ref {self._name} (its limit on "
+                                     "creating content; the write may have landed); "
+                                     "reading the ref back then")
+        return None
 
-    def _lost_again(self, result: Lost, now: float) -> None:
-        self._lost(result, now)
+    def _lost_again(self, result: Lost, now: float) -> Sleep | Refuse | None:
+        step = self._lost(result, now)
         self._wait = self._jittered()
+        return step
 
     def _sleep(self, _: None, now: float) -> Sleep:
         left = self._deadline - now
         return Sleep(min(self._wait, left), self._notice(left))
 
     def _sleep_quietly(self, _: None, now: float) -> Sleep:
-        return Sleep(min(self._wait, self._deadline - now))
+        seconds = min(self._wait, self._deadline - now)
+        if getattr(self._last_error, "retry_after", None):  # a limit: say why the wait
+            return wait(seconds, f"a GitHub limit answered a write of lease ref "
+                                 f"{self._name}: {self._last_error}")
+        return Sleep(seconds)
 
     def _give_up(self, _: None, now: float) -> Refuse:
         return Refuse(self._gave_up(now, failing=False))
@@ -554,8 +575,13 @@ class _Write(TableMachine[Writing]):
         return Done(Written(Outcome.WROTE, self._record, write.oid, write.server_time,
                             answer.sent))
 
-    def _remember(self, result: Lost, now: float) -> None:
+    def _remember(self, result: Lost, now: float) -> Sleep | None:
         self._pending.append(self._record)
+        if result.retry_after > 0:  # "was submitted too quickly": it may have landed
+            return wait(result.retry_after, f"GitHub answered \"was submitted too "
+                                            f"quickly\" to the write of lease ref "
+                                            f"{self._name}; reading the ref back then")
+        return None
 
     def _failed(self, result: Failed, now: float) -> Done:
         return Done(Written(Outcome.FAILED, reason=str(result.error)))

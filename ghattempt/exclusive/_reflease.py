@@ -140,7 +140,7 @@ class _Wiring:
         except RefConflict:
             return Conflict()
         except AmbiguousOutcome as exc:
-            return Lost(exc)
+            return Lost(exc, float(getattr(exc, "retry_after", 0.0) or 0.0))
         except BackendError as exc:
             return Failed(exc)
         return Answered(write, sent)

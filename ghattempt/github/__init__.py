@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
         RateLimited,
         ReadLagExceeded,
         RefConflict,
+        SubmittedTooQuickly,
         UnexpectedAnswer,
     )
     from .identity import Identity
@@ -77,6 +78,7 @@ _SUBMODULE = {
     "Identity": "identity",
     "InputError": "errors", "NotFound": "errors", "RateLimited": "errors",
     "ReadLagExceeded": "errors", "RefConflict": "errors", "UnexpectedAnswer": "errors",
+    "SubmittedTooQuickly": "errors",
     "EMPTY_TREE": "models", "Comment": "models", "Commit": "models", "Discussion": "models",
     "DiscussionCategory": "models", "DiscussionSummary": "models", "PullRequest": "models",
     "Ref": "models", "Repository": "models", "RunStatus": "models",
@@ -131,6 +133,7 @@ __all__ = [
     "Repository",
     "RunStatus",
     "RetryPolicy",
+    "SubmittedTooQuickly",
     "Thread",
     "ThreadComment",
     "TokenAuth",

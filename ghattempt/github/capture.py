@@ -26,6 +26,7 @@ from typing import Any
 
 from ..core import Capture, JournalInvalid, parse_capture
 from .config import RetryPolicy
+from .documents import described
 from .errors import GitHubRefused, NotFound, ReadLagExceeded
 
 __all__ = ["PAGE_SIZE", "CaptureResult", "capture_pages", "floor_requests"]
@@ -73,11 +74,12 @@ def floor_requests(replies_per_root: Iterable[int], page: int = PAGE_SIZE) -> in
 def _journal(page: dict[str, Any], op: str) -> dict[str, Any]:
     repo = (page.get("data") or {}).get("repository")
     if not isinstance(repo, dict):
-        raise NotFound(f"{op}: the repository is not visible to these credentials", operation=op)
+        raise NotFound(f"{described(op)}: the repository is not visible to these credentials",
+                       operation=op)
     disc = repo.get("discussion")
     if not isinstance(disc, dict):
-        raise NotFound(f"{op}: no discussion with that number in {repo.get('nameWithOwner')}",
-                       operation=op)
+        raise NotFound(f"{described(op)}: no discussion with that number in "
+                       f"{repo.get('nameWithOwner')}", operation=op)
     return repo
 
 

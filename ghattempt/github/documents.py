@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-__all__ = ["DOCUMENT_NAMES", "Document", "document"]
+__all__ = ["DOCUMENT_NAMES", "Document", "described", "document", "permission_for"]
 
 DOCUMENT_NAMES: tuple[str, ...] = (
     "JournalPage",
@@ -76,3 +76,68 @@ def document(name: str) -> Document:
         raise ValueError(f"graphql/{name}.graphql must define the operation {name}")
     kind: Literal["query", "mutation"] = "mutation" if match.group(1) == "mutation" else "query"
     return Document(name=name, kind=kind, text=text)
+
+
+# What each request does, in a user's words: messages name this, never the document name
+# (``WriterRead``) or the REST route, which stay in ``GitHubError.operation`` and in the
+# debug log.
+_WORDS = {
+    "JournalPage": "reading the journal",
+    "RepliesPage": "reading the journal's replies",
+    "JournalPageLease": "reading the journal and its lease branch",
+    "LeaseRef": "reading the lease branch",
+    "CategoryDiscussions": "listing the journal category's discussions",
+    "RepositoryLookup": "reading the repository",
+    "WriterRead": "reading the repository, the pull request and the journal",
+    "RepositoryById": "reading the repository",
+    "PullRequestLookup": "reading the pull request",
+    "RefLookup": "reading a branch",
+    "CreateDiscussion": "creating the journal discussion",
+    "AddDiscussionComment": "adding a record to the journal",
+    "CreateRef": "creating the lease branch",
+    "UpdateRefs": "moving the lease branch",
+    "DeleteRef": "deleting a branch",
+    "CreateCommitOnBranch": "committing to the lease branch",
+    "POST /repos/{owner}/{repo}/git/commits": "creating the lease branch's first commit",
+    "GET /repos/{owner}/{repo}/git/commits/{sha}": "reading a commit",
+    "GET /repos/{owner}/{repo}/contents/{path}": "reading a file of the repository",
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": "reading a workflow run",
+    "GET /repos/{owner}/{repo}/rules/branches/{branch}": "reading the rules of the lease branch",
+    "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}": "reading a ruleset",
+    "GET /repos/{owner}/{repo}/branches/{branch}": "reading the lease branch",
+    "GET /repos/{owner}/{repo}/branches/{branch}/protection":
+        "reading the lease branch's protection",
+    "GET /repos/{owner}/{repo}/commits/{ref}/check-runs": "reading check runs",
+    "POST /repos/{owner}/{repo}/check-runs": "creating a check run",
+}
+
+# The workflow ``permissions:`` key (GITHUB_TOKEN) or App permission each request needs.
+_PERMISSIONS = {
+    "JournalPage": "discussions: read", "RepliesPage": "discussions: read",
+    "JournalPageLease": "discussions: read and contents: read",
+    "CategoryDiscussions": "discussions: read",
+    "WriterRead": "discussions: read and contents: read",
+    "LeaseRef": "contents: read", "RefLookup": "contents: read",
+    "PullRequestLookup": "pull-requests: read",
+    "CreateDiscussion": "discussions: write", "AddDiscussionComment": "discussions: write",
+    "CreateRef": "contents: write", "UpdateRefs": "contents: write",
+    "DeleteRef": "contents: write", "CreateCommitOnBranch": "contents: write",
+    "POST /repos/{owner}/{repo}/git/commits": "contents: write",
+    "GET /repos/{owner}/{repo}/git/commits/{sha}": "contents: read",
+    "GET /repos/{owner}/{repo}/contents/{path}": "contents: read",
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": "actions: read",
+    "GET /repos/{owner}/{repo}/commits/{ref}/check-runs": "checks: read",
+    "POST /repos/{owner}/{repo}/check-runs": "checks: write",
+}
+
+
+def described(operation: str) -> str:
+    """What the request named ``operation`` (a document name or a REST route) does, in a
+    user's words (``"adding a record to the journal"``); the route itself when unknown."""
+    return _WORDS.get(operation, operation or "a request to GitHub")
+
+
+def permission_for(operation: str) -> str | None:
+    """The ``permissions:`` key (with its level) the request needs, e.g.
+    ``"discussions: write"``; None when any token that can read the repository has it."""
+    return _PERMISSIONS.get(operation)

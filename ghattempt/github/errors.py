@@ -53,6 +53,7 @@ __all__ = [
     "RateLimited",
     "ReadLagExceeded",
     "RefConflict",
+    "SubmittedTooQuickly",
     "UnexpectedAnswer",
 ]
 
@@ -231,3 +232,24 @@ class AmbiguousOutcome(GitHubError):
             f"AmbiguousOutcome(document={self.document!r}, reason={self.reason!r}, "
             f"status={self.status!r}, body_bytes={len(self.body)})"
         )
+
+
+class SubmittedTooQuickly(AmbiguousOutcome):
+    """GitHub's anti-spam limit on content creation answered "was submitted too quickly"
+    (GraphQL: HTTP 200, ``errors[].type`` ``UNPROCESSABLE``; REST: 422). Undocumented and
+    dynamic (cli/cli#4801: retry after minutes, up to an hour); whether the write landed is
+    not said, so it is an unknown outcome like any other: wait ``retry_after`` seconds
+    (at least a minute, doubling), read back, and send the same bytes again only when
+    the write is absent.
+
+    Attributes:
+        retry_after: seconds to wait before reading back (``secondary_min_wait``
+            doubled for each such answer already met by this request).
+        kind: ``"secondary"``: a secondary limit.
+    """
+
+    kind = "secondary"
+
+    def __init__(self, message: str, *, retry_after: float, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from ..core import ReleaseAsset
 from .capture import PAGE_SIZE, CaptureResult, capture_pages
 from .config import ProviderConfig
-from .documents import document
+from .documents import described, document
 from .errors import (
     AmbiguousOutcome,
     GitHubError,
@@ -157,7 +157,7 @@ class GitHubProvider:
             detail = f"{type(exc).__name__}: {exc}"[:200]
             if rest_path is None and not document(name).is_mutation:
                 raise UnexpectedAnswer(
-                    f"{name}: GitHub's answer has an unexpected shape ({detail})",
+                    f"{described(name)}: GitHub's answer has an unexpected shape ({detail})",
                     operation=name) from None
             if rest_path is None:
                 doc = document(name)
@@ -167,7 +167,7 @@ class GitHubProvider:
             else:
                 body, url = self._transport.encode(variables), rest_path
             raise AmbiguousOutcome(
-                f"{name}: GitHub's answer lacks the result ({detail}); it may have "
+                f"{described(name)}: GitHub's answer lacks the result ({detail}); it may have "
                 "committed. Read back before sending the same bytes again.",
                 operation=name, variables=dict(variables), body=body,
                 reason="answer without the expected result", url=url) from None
@@ -884,6 +884,33 @@ class GitHubProvider:
         path = "/".join(quote(part, safe="") for part in branch.split("/"))
         out = self._rest_get(owner, name, route, f"rules/branches/{path}?per_page=100")
         return [r for r in out if isinstance(r, dict)] if isinstance(out, list) else []
+
+    def branch_protection(self, owner: str, name: str,
+                          branch: str) -> tuple[bool, dict[str, Any] | None] | None:
+        """Classic branch protection of an existing branch, which the rules API does not
+        list: REST ``GET /repos/{owner}/{repo}/branches/{branch}`` (any reader:
+        ``protected`` and the status checks), then, when protected,
+        ``GET .../branches/{branch}/protection`` (its settings; the admin role only: a
+        ``GITHUB_TOKEN`` gets 403). None: no such branch; ``(protected, settings)``,
+        ``settings`` None when this token may not read them (then the summary's status
+        checks only, as ``{"required_status_checks": {...}}``)."""
+        path = "/".join(quote(part, safe="") for part in branch.split("/"))
+        route = "GET /repos/{owner}/{repo}/branches/{branch}"
+        try:
+            out = self._rest_get(owner, name, route, f"branches/{path}")
+        except NotFound:
+            return None
+        if not isinstance(out, dict) or not out.get("protected"):
+            return False, None
+        route = "GET /repos/{owner}/{repo}/branches/{branch}/protection"
+        try:
+            settings = self._rest_get(owner, name, route, f"branches/{path}/protection")
+        except GitHubRefused:  # 403 without Administration read, 404 "not protected"
+            summary = (out.get("protection") or {}).get("required_status_checks") or {}
+            contexts = summary.get("contexts") or []
+            return True, ({"required_status_checks": {"contexts": list(contexts)}, "partial": True}
+                          if contexts else None)
+        return True, settings if isinstance(settings, dict) else None
 
     def repository_ruleset(self, owner: str, name: str, ruleset_id: int) -> dict[str, Any]:
         """REST ``GET /repos/{owner}/{repo}/rulesets/{ruleset_id}``: one ruleset as

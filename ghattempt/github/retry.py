@@ -12,6 +12,7 @@ answer                                          read                         mut
 403/429 with ``retry-after``                    wait retry-after, retry      RateLimited
 403/429 "secondary rate limit"                  wait >= 60 s, doubling       RateLimited
 403/429, ``x-ratelimit-remaining: 0``           wait until reset, retry      RateLimited
+200/422, "was submitted too quickly"            wait >= 60 s, retry          SubmittedTooQuickly
 502, 503, 504                                   backoff, retry               AmbiguousOutcome
 other 5xx                                       GitHubUnavailable            AmbiguousOutcome
 connect error / connect timeout (not sent)      backoff, retry               backoff, retry
@@ -33,10 +34,17 @@ when remaining is 0, else at least one minute, then exponentially longer), "Time
 (a request GitHub stops at 10 s answers 502/504 and may still have committed), and
 architecture "Storage facts". A rate-limited request was not executed (GitHub returns
 the limit error instead of running it), so a rate-limited mutation is a definite refusal.
-A NOT_FOUND for a node id is answered before anything executes, so retrying it is not
-a blind re-send; it covers GitHub's replica lag right after a create.
+"Was submitted too quickly" is GitHub's undocumented anti-spam limit on content creation
+(cli/cli#4801: intentional, dynamic, retry after minutes up to an hour): unlike the
+documented limits nothing says the write was not executed, so a mutation answered so is
+an unknown outcome (``SubmittedTooQuickly``, an ``AmbiguousOutcome`` that carries the
+wait: at least ``secondary_min_wait``); the store waits, reads back, and sends the same
+bytes again only when the write is absent. A NOT_FOUND for a node id is answered before
+anything executes, so retrying it is not a blind re-send; it covers GitHub's replica lag
+right after a create.
 
-Only an error's ``type`` and the HTTP status decide, never its wording: a ref write is
+Only an error's ``type`` and the HTTP status decide, never its wording (but for "was
+submitted too quickly", which has no type of its own): a ref write is
 a lost compare-and-set here only with ``STALE_DATA`` (the type GitHub answers a stale
 ``expectedHeadOid`` with); any other refusal of a ref write (a ref that exists already,
 an ``updateRefs`` precondition, a ruleset) is a ``GraphQLRefused``, and the lease's
@@ -53,6 +61,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 from .config import RetryPolicy
+from .documents import described, permission_for
 from .errors import (
     AmbiguousOutcome,
     AuthFailed,
@@ -62,6 +71,7 @@ from .errors import (
     NotFound,
     RateLimited,
     RefConflict,
+    SubmittedTooQuickly,
 )
 
 __all__ = ["Answer", "Decision", "Failure", "decide", "rate_limit_wait"]
@@ -80,6 +90,7 @@ _SECONDARY = re.compile(r"secondary rate limit|abuse", re.IGNORECASE)
 _PRIMARY_403 = re.compile(r"rate limit", re.IGNORECASE)
 _SERVER_TROUBLE = re.compile(r"something went wrong|timeout|timed out", re.IGNORECASE)
 _NODE_LAG = re.compile(r"could not resolve to a node", re.IGNORECASE)
+_TOO_QUICKLY = re.compile(r"was submitted too quickly", re.IGNORECASE)
 REF_OPERATIONS = frozenset({"CreateRef", "UpdateRefs", "CreateCommitOnBranch", "DeleteRef"})
 
 
@@ -198,9 +209,20 @@ def _backoff(policy: RetryPolicy, attempt: int, *, lag: bool = False) -> float:
     return float(min(cap, base * (2 ** max(attempt - 1, 0))))
 
 
+def _not_permitted(op: str, detail: str) -> str:
+    """A refusal for want of permission, naming the ``permissions:`` key to add."""
+    needed = permission_for(op)
+    if needed is None:
+        return (f"{described(op)}: GitHub refused it ({detail}); check that the token can "
+                "read the repository")
+    return (f"{described(op)}: GitHub refused it ({detail}): the token needs {needed}; add "
+            f"it to the workflow's or job's permissions: (for a GitHub App: to its "
+            "repository permissions, then accept them on the installation)")
+
+
 def _ambiguous(request: Request, reason: str, status: int | None) -> AmbiguousOutcome:
     return AmbiguousOutcome(
-        f"{request.operation}: outcome unknown ({reason}); it may have committed. "
+        f"{described(request.operation)}: outcome unknown ({reason}); it may have committed. "
         "Read back before sending the same bytes again; never send a new key.",
         operation=request.operation,
         status=status,
@@ -232,6 +254,7 @@ def decide(
         wall_now: local POSIX seconds, used only when GitHub sent no ``Date``.
     """
     op = request.operation
+    what = described(op)
     mutation = request.mutation
     status = answer.status
 
@@ -241,7 +264,7 @@ def decide(
         return Decision(
             "retry",
             wait=_backoff(policy, attempt),
-            error=GitHubUnavailable(f"{op}: GitHub kept failing ({reason})", operation=op,
+            error=GitHubUnavailable(f"{what}: GitHub kept failing ({reason})", operation=op,
                                     status=status),
         )
 
@@ -251,7 +274,7 @@ def decide(
             "retry",
             wait=_backoff(policy, attempt),
             error=GitHubUnavailable(
-                f"{op}: could not connect to GitHub (nothing was sent); check base_url "
+                f"{what}: could not connect to GitHub (nothing was sent); check base_url "
                 "and the network", operation=op),
         )
     if answer.failure == "after_send":
@@ -263,11 +286,11 @@ def decide(
                 "retry",
                 wait=_backoff(policy, attempt),
                 error=GitHubUnavailable(
-                    f"{op}: the App installation-token exchange kept failing (HTTP {ex}); "
+                    f"{what}: the App installation-token exchange kept failing (HTTP {ex}); "
                     "nothing was sent", operation=op, status=ex),
             )
         return Decision("raise", error=AuthFailed(
-            f"{op}: the App installation-token exchange was refused (HTTP {ex}); check the "
+            f"{what}: the App installation-token exchange was refused (HTTP {ex}); check the "
             "App id, private key and installation id", operation=op, status=ex))
     if status is None:
         return transient("no answer")
@@ -275,6 +298,27 @@ def decide(
     headers = answer.headers
     payload = answer.payload
     errors = _errors(payload)
+
+    # -- "was submitted too quickly": a secondary limit that may have let it land ---------
+    said = [str(e.get("message", "")) for e in errors]
+    if isinstance(payload, dict):
+        said.append(str(payload.get("message", "")))
+    if status in (200, 422) and any(_TOO_QUICKLY.search(m) for m in said):
+        wait = rate_limit_wait(headers, wall_now=wall_now, secondary=True,
+                               secondary_count=secondary_count, policy=policy)
+        wait = max(wait, policy.secondary_min_wait)
+        if mutation:
+            return Decision("raise", error=SubmittedTooQuickly(
+                f"{what}: GitHub answered \"was submitted too quickly\" (its limit on "
+                "creating content); the write may or may not have landed: read back "
+                f"after {wait:.0f} s before sending the same bytes again",
+                retry_after=wait, operation=op, status=status, variables=request.variables,
+                body=request.body, reason="was submitted too quickly",
+                method=request.method, url=request.url))
+        return Decision("retry", wait=wait, error=RateLimited(
+            f"{what}: GitHub answered \"was submitted too quickly\"; retry after "
+            f"{wait:.0f} s", operation=op, status=status, kind="secondary",
+            retry_after=wait))
 
     # -- rate limits (GitHub: the request was not executed) ---------------------------
     primary_typed = any(e.get("type") in ("RATE_LIMITED", "RATE_LIMIT") for e in errors)
@@ -294,7 +338,7 @@ def decide(
             wait = rate_limit_wait(headers, wall_now=wall_now, secondary=secondary,
                                    secondary_count=secondary_count, policy=policy)
             error = RateLimited(
-                f"{op}: {kind} rate limit; GitHub did not execute the request; "
+                f"{what}: {kind} rate limit; GitHub did not execute the request; "
                 f"retry after {wait:.0f} s" + (f" ({message})" if message else ""),
                 operation=op, status=status, kind=kind, retry_after=wait,
             )
@@ -307,21 +351,25 @@ def decide(
         if status in RETRYABLE_STATUS or mutation:
             return transient(f"http {status}")
         return Decision("raise", error=GitHubUnavailable(
-            f"{op}: GitHub answered HTTP {status}", operation=op, status=status))
+            f"{what}: GitHub answered HTTP {status}", operation=op, status=status))
     detail = _messages(errors) if errors else (
         str(payload.get("message", ""))[:300] if isinstance(payload, dict) else "")
-    if status in (401, 403):
+    if status == 401:
         return Decision("raise", error=AuthFailed(
-            f"{op}: GitHub refused the credentials (HTTP {status}: {detail or 'no detail'}); "
-            "check the token or App installation and its permissions "
-            "(discussions: write, contents: write)", operation=op, status=status))
+            f"{what}: GitHub refused the credentials (HTTP 401: {detail or 'no detail'}); "
+            "the token is wrong, expired or revoked: check the token (or the GitHub App's "
+            "installation) that the step uses", operation=op, status=status))
+    if status == 403:
+        return Decision("raise", error=AuthFailed(
+            _not_permitted(op, f"HTTP 403: {detail or 'no detail'}"), operation=op,
+            status=status))
     if status == 404:
         return Decision("raise", error=NotFound(
-            f"{op}: GitHub answered 404 ({detail or 'not found'}); check the owner, name and "
+            f"{what}: GitHub answered 404 ({detail or 'not found'}); check the owner, name and "
             "base_url (GHES: https://HOST/api/v3/)", operation=op, status=status))
     if 300 <= status < 400 or status >= 400 and not errors:
         return Decision("raise", error=GraphQLRefused(
-            f"{op}: GitHub refused the request (HTTP {status}: {detail or 'no detail'})",
+            f"{what}: GitHub refused the request (HTTP {status}: {detail or 'no detail'})",
             operation=op, status=status, errors=errors))
 
     # -- 2xx (or 4xx with a GraphQL errors list) -------------------------------------
@@ -342,23 +390,23 @@ def decide(
     text = _messages(errors)
     if any(_NODE_LAG.search(str(e.get("message", ""))) for e in errors):
         return Decision("retry", wait=_backoff(policy, attempt, lag=True), lag=True,
-                        error=NotFound(f"{op}: {text}", operation=op, status=status))
+                        error=NotFound(f"{what}: {text}", operation=op, status=status))
     if "NOT_FOUND" in types:
-        return Decision("raise", error=NotFound(f"{op}: {text}", operation=op, status=status))
+        return Decision("raise", error=NotFound(f"{what}: {text}", operation=op, status=status))
     if op in REF_OPERATIONS and "STALE_DATA" in types:
         return Decision("raise", error=RefConflict(
-            f"{op}: the ref compare-and-set lost: {text}", operation=op, status=status))
+            f"{what}: the ref compare-and-set lost: {text}", operation=op, status=status))
     if "INTERNAL" in types:
         # GitHub reports a failure inside GitHub as 200 ``type: INTERNAL``; a mutation
         # may have committed before it (probot/probot#921): an unknown outcome.
         return transient(f"GitHub reported an internal error: {text}")
     if "FORBIDDEN" in types or "INSUFFICIENT_SCOPES" in types:
         return Decision("raise", error=AuthFailed(
-            f"{op}: not permitted: {text}", operation=op, status=status))
+            _not_permitted(op, text), operation=op, status=status))
     untyped = all(e.get("type") is None and "extensions" not in e and "locations" not in e
                   for e in errors)
     if untyped and _SERVER_TROUBLE.search(text):
         return transient(f"GitHub reported a server failure: {text}")
     return Decision("raise", error=GraphQLRefused(
-        f"{op}: GitHub refused: {text}", operation=op, status=status, errors=errors))
+        f"{what}: GitHub refused: {text}", operation=op, status=status, errors=errors))
 

@@ -32,7 +32,7 @@ from githubkit.exception import (
 
 from ._redact import redact
 from .config import AppAuth, ProviderConfig, TokenAuth
-from .documents import Document
+from .documents import Document, described
 from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
 from .usage import Usage, UsageMeter
@@ -283,8 +283,8 @@ class Transport:
         def before_sleep(rs: tenacity.RetryCallState) -> None:
             exc = rs.outcome.exception() if rs.outcome else None
             if isinstance(exc, _Retry) and exc.decision.error is not None:
-                self._wait_notice(exc.decision.wait, f"{request.operation}: retrying after "
-                                  f"attempt {rs.attempt_number}: "
+                self._wait_notice(exc.decision.wait, f"{described(request.operation)}: "
+                                  f"retrying after attempt {rs.attempt_number}: "
                                   f"{self._text(str(exc.decision.error))}")
 
         retrying = tenacity.Retrying(
@@ -318,11 +318,11 @@ class Transport:
             return
         if request.mutation or wait > self._config.retry.max_wait:
             raise RateLimited(
-                f"{request.operation}: the {resource} rate limit is spent until its reset; "
-                f"nothing was sent; retry after {wait:.0f} s",
+                f"{described(request.operation)}: the {resource} rate limit is spent until its "
+                f"reset; nothing was sent; retry after {wait:.0f} s",
                 operation=request.operation, kind="primary", retry_after=wait)
-        self._wait_notice(wait, f"{request.operation}: GitHub's {resource} rate limit is "
-                          "spent until its reset")
+        self._wait_notice(wait, f"{described(request.operation)}: GitHub's {resource} rate "
+                          "limit is spent until its reset")
         self._config.sleep(wait)
         self._exhausted.pop(resource, None)
 

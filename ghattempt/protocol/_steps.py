@@ -132,9 +132,12 @@ class Conflict:
 @dataclass(frozen=True, slots=True)
 class Lost:
     """A write was sent and no answer says whether it landed (``error``, when there is
-    one to name)."""
+    one to name). ``retry_after`` > 0: a limit answered instead, one that does not say
+    whether the write ran (GitHub's "was submitted too quickly"): wait that long before
+    reading back."""
 
     error: Exception | None = None
+    retry_after: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

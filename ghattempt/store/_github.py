@@ -22,9 +22,16 @@ decided by reading the ref back, never by the message (:func:`refusal_meaning`):
 ref not where the write expected it is a lost compare-and-set (``RefConflict``); the
 ref holding exactly what was sent means the write landed after all; the ref unmoved
 means the refusal stands (non-retryable ``BackendError`` with GitHub's message, e.g. a
-ruleset's "Repository rule violations found", whose ``hint`` is then :func:`ruleset_hint`,
-the same words as :meth:`GitHubRefBackend.check_writable`'s). Messages never carry credentials (the
-provider redacts them).
+ruleset's "Repository rule violations found", whose ``hint`` is then :func:`ruleset_hint`
+by token kind, or classic protection's "protected branch", :func:`protection_hint`: the
+same words as :meth:`GitHubRefBackend.check_writable`'s). GitHub's "was submitted too
+quickly" (``SubmittedTooQuickly``, an ``AmbiguousOutcome`` with a wait) passes through
+like any lost answer; the lease machines wait before reading back. Messages never carry
+credentials (the provider redacts them).
+
+``check_writable`` (``plan``) judges every rule GitHub reports for the lease branch by
+what a hold writes (:func:`rule_refusal`), and classic branch protection of an existing
+lease branch (:func:`protection_refusal`), which the rules API does not list.
 """
 
 from __future__ import annotations
@@ -46,7 +53,13 @@ from ..github import (
     RefConflict,
 )
 
-__all__ = ["GitHubRefBackend", "refusal_meaning"]
+__all__ = ["GitHubRefBackend", "refusal_meaning", "rule_refusal", "ruleset_hint",
+           "token_kind"]
+
+
+def kind_known(kind: str) -> bool:
+    """Whether a token kind was learned (not ``unknown``)."""
+    return kind != "unknown"
 
 _HEADS = "refs/heads/"
 
@@ -56,12 +69,172 @@ Meaning = Literal["conflict", "landed", "refused"]
 RULE_VIOLATION = "Repository rule violations found"
 """How GitHub begins a write's refusal by a repository ruleset (GraphQL ``UNPROCESSABLE``)."""
 
+PROTECTION_VIOLATION = "protected branch"
+"""How GitHub's refusal by classic branch protection reads (GraphQL
+``BRANCH_PROTECTION_RULE_VIOLATION``: "protected branch '<b>' check failed")."""
 
-def ruleset_hint(name: str) -> str:
+TokenKind = Literal["actions", "app", "person", "unknown"]
+
+_DIRECT_WRITE = {
+    "pull_request": "requires a pull request (no direct write reaches the branch)",
+    "required_status_checks": "requires status checks to pass (none run on a lease commit)",
+    "merge_queue": "requires a merge queue (no direct write reaches the branch)",
+    "required_deployments": "requires deployments to succeed first",
+    "workflows": "requires workflows to pass first",
+    "code_scanning": "requires code scanning results first",
+}
+"""Rule types that refuse every direct write to a matching branch (GitHub docs, "Available
+rules for rulesets"; the last four by the stricter reading: made for merges, a direct
+write cannot meet them)."""
+
+_HARMLESS = frozenset({"deletion", "non_fast_forward", "required_linear_history",
+                       "file_path_restriction", "file_extension_restriction",
+                       "max_file_path_length", "max_file_size"})
+"""Rule types the lease's writes always meet: it never deletes or force-moves its ref,
+and its commits are linear, with the empty tree."""
+
+_OPERATORS = {"starts_with": "start with", "ends_with": "end with", "contains": "contain",
+              "regex": "match"}
+
+
+def token_kind(login: str | None) -> TokenKind:
+    """What kind of token a ``viewer`` login is: the Actions bot's ``GITHUB_TOKEN``, a
+    GitHub App's installation token (another ``[bot]``), or a person's token."""
+    if login is None:
+        return "unknown"
+    if login in ("github-actions[bot]", "github-actions"):
+        return "actions"
+    return "app" if login.endswith("[bot]") else "person"
+
+
+def ruleset_hint(name: str, kind: TokenKind = "unknown") -> str:
     """What to do when a ruleset covering lease ref ``name`` refuses this token's writes
-    (the one wording of ``plan``'s check and of a real run's refusal)."""
-    return (f"add the token's actor to the ruleset's bypass list, or exclude "
-            f"{name.rsplit('/', 1)[0]}/** from it")
+    (the one wording of ``plan``'s check and of a real run's refusal), by token kind:
+    GitHub refuses GitHub Actions as a bypass actor, so for a ``GITHUB_TOKEN`` the remedy
+    is excluding the lease branches from the ruleset."""
+    pattern = f"{name.rsplit('/', 1)[0]}/**"
+    if kind == "actions":
+        return (f"exclude {pattern} from the ruleset's target branches (GitHub does not "
+                "accept GitHub Actions, the GITHUB_TOKEN's actor, on a bypass list)")
+    who = {"app": "the GitHub App", "person": "the token's user"}.get(kind, "the token's actor")
+    return f"add {who} to the ruleset's bypass list, or exclude {pattern} from it"
+
+
+def protection_hint(name: str) -> str:
+    """What to do when classic branch protection covering lease ref ``name`` refuses its
+    writes: classic protection has no exclude and no bypass for the Actions bot."""
+    return (f"narrow the branch protection rule's pattern so that it does not cover "
+            f"{name.removeprefix(_HEADS).rsplit('/', 1)[0]}/** (or protect those branches "
+            f"with a ruleset that excludes {name.rsplit('/', 1)[0]}/**)")
+
+
+def signature_hint(name: str) -> str:
+    """What to do when a signed-commits rule meets a person's token: GitHub signs the API
+    commits of an App or a ``GITHUB_TOKEN``, never a personal token's REST commit."""
+    return (f"write with a GitHub App or the GITHUB_TOKEN (GitHub signs the commits they "
+            f"make through the API), or exclude {name.rsplit('/', 1)[0]}/** from the rule")
+
+
+def _met(params: dict[str, object], value: str) -> bool:
+    import re
+
+    pattern, operator = str(params.get("pattern", "")), str(params.get("operator", ""))
+    if operator == "starts_with":
+        hit = value.startswith(pattern)
+    elif operator == "ends_with":
+        hit = value.endswith(pattern)
+    elif operator == "contains":
+        hit = pattern in value
+    else:
+        try:
+            hit = re.search(pattern, value) is not None
+        except re.error:
+            return False
+    return hit != bool(params.get("negate"))
+
+
+def rule_refusal(rule: dict[str, object], branch: str, *, exists: bool, kind: TokenKind,
+                 login: str | None, email: str | None = None) -> str | None:
+    """Why ``rule`` (GitHub's ``repository-rule-detailed``) refuses a hold's writes to
+    lease branch ``branch``, or None when the lease's writes meet it: a hold creates the
+    branch (when it does not exist: a root commit through REST, then ``createRef``) and
+    moves it with ``createCommitOnBranch`` (fast-forward, empty tree, committed by GitHub).
+    ``email``: the noreply address GitHub gives the token's account
+    (``<databaseId>+<login>@users.noreply.github.com``), for the email patterns.
+    """
+    from ..core import LEASE_HEADLINE
+
+    rtype = str(rule.get("type"))
+    params = rule.get("parameters") if isinstance(rule.get("parameters"), dict) else {}
+    assert isinstance(params, dict)
+    if rtype in _HARMLESS:
+        return None
+    if rtype == "creation":
+        return None if exists else "restricts creating it"
+    if rtype == "update":
+        return "restricts updating it"
+    if rtype in _DIRECT_WRITE:
+        return _DIRECT_WRITE[rtype]
+    if rtype == "required_signatures":
+        # createCommitOnBranch commits are signed by GitHub for everyone; the REST root
+        # commit only for a bot (an App or GITHUB_TOKEN) without custom author data
+        if not exists and kind in ("person", "unknown"):
+            return ("requires signed commits, and the lease branch's first commit, made "
+                    "through the REST API with a personal token, is unsigned (GitHub signs "
+                    "only the API commits of a GitHub App or a GITHUB_TOKEN)")
+        return None
+    if rtype == "branch_name_pattern":
+        if exists or _met(params, branch):
+            return None
+        return (f"requires branch names to {_OPERATORS.get(str(params.get('operator')), '?')}"
+                f" {params.get('pattern')!r}, which {branch} does not")
+    if rtype in ("commit_message_pattern", "commit_author_email_pattern",
+                 "committer_email_pattern"):
+        # GitHub's noreply address of the token's account authors every lease commit;
+        # createCommitOnBranch commits are committed by GitHub (noreply@github.com), the
+        # REST root commit by the account itself
+        own = email or f"{login or ''}@users.noreply.github.com"
+        values = {
+            "commit_message_pattern": [LEASE_HEADLINE + "\n\n{}"],
+            "commit_author_email_pattern": [own],
+            "committer_email_pattern": ["noreply@github.com"] + ([] if exists else [own]),
+        }[rtype]
+        if all(_met(params, v) for v in values):
+            return None
+        what = rtype.removesuffix("_pattern").replace("_", " ")
+        return (f"requires the {what} to {_OPERATORS.get(str(params.get('operator')), '?')} "
+                f"{params.get('pattern')!r}, which a lease commit's does not")
+    return f"is a rule of type {rtype!r}, which ghattempt cannot tell a lease write meets"
+
+
+def protection_refusal(settings: dict[str, object], *, exists: bool, kind: TokenKind,
+                       login: str | None) -> list[str]:
+    """Why classic branch protection (GitHub's ``branch-protection`` object, or the status
+    checks of a branch's summary) refuses a hold's writes to an existing lease branch."""
+    out: list[str] = []
+
+    def on(key: str) -> bool:
+        value = settings.get(key)
+        return bool(value.get("enabled")) if isinstance(value, dict) else bool(value)
+
+    if settings.get("required_pull_request_reviews"):
+        out.append("requires a pull request")
+    checks = settings.get("required_status_checks")
+    if isinstance(checks, dict) and checks.get("contexts"):
+        out.append(f"requires status checks ({', '.join(map(str, checks['contexts']))})")
+    if on("lock_branch"):
+        out.append("locks the branch")
+    restrictions = settings.get("restrictions")
+    if isinstance(restrictions, dict):
+        allowed = {str(u.get("login")) for u in restrictions.get("users", []) or []
+                   if isinstance(u, dict)} | {str(a.get("slug")) for a in
+                                              restrictions.get("apps", []) or []
+                                              if isinstance(a, dict)}
+        if (login or "").removesuffix("[bot]") not in allowed:
+            out.append("restricts who may push to it")
+    if on("required_signatures") and not exists and kind in ("person", "unknown"):
+        out.append("requires signed commits (a personal token's REST commit is unsigned)")
+    return out
 
 
 def refusal_meaning(expected_oid: str | None, sent: str, seen: RefSnapshot) -> Meaning:
@@ -106,6 +279,8 @@ class GitHubRefBackend:
         self._owner = owner
         self._name = name
         self._repository_id = repository_id
+        self._viewer: str | None = None  # the token's login, once asked
+        self._email: str | None = None  # its noreply address
 
     def __repr__(self) -> str:
         return f"GitHubRefBackend({self._owner}/{self._name})"
@@ -141,10 +316,27 @@ class GitHubRefBackend:
             raise RefConflict(f"{what}: the ref is {where}, not where the write expected "
                               f"it ({expected_oid or 'absent'}): {exc}") from None
         refused = BackendError(f"{what}: {type(exc).__name__}: {exc}", retryable=False)
+        # what to do only; what the refusal means was decided by the read-back above
         if RULE_VIOLATION in str(exc):
-            # what to do only; what the refusal means was decided by the read-back above
-            refused.hint = ruleset_hint(name)
+            kind = token_kind(self._login())
+            refused.hint = (signature_hint(name) if "verified signatures" in str(exc)
+                            and kind == "person" else ruleset_hint(name, kind))
+        elif PROTECTION_VIOLATION in str(exc):
+            refused.hint = protection_hint(name)
         raise refused from None
+
+    def _login(self) -> str | None:
+        """The token's login on this host (``viewer``), asked once; None when unknown."""
+        if self._viewer is None:
+            try:
+                repo = self._provider.repository(self._owner, self._name)
+            except GitHubError:
+                return None
+            viewer = repo.viewer
+            self._viewer = viewer.login if viewer is not None else ""
+            self._email = (f"{viewer.database_id}+{viewer.login}@users.noreply.github.com"
+                           if viewer is not None else None)
+        return self._viewer or None
 
     def snapshot(self, name: str, ref: Ref | None, server_time: float) -> RefSnapshot:
         """A :class:`RefSnapshot` from a ref read elsewhere (e.g. merged into a capture)."""
@@ -168,8 +360,10 @@ class GitHubRefBackend:
                                                   parents=(), tree=EMPTY_TREE)
         except AmbiguousOutcome as exc:
             # No ref was touched: the commit is unreferenced garbage at worst.
-            raise BackendError(f"creating the lease commit for {name}: {exc}",
-                               retryable=True) from None
+            failed = BackendError(f"creating the lease commit for {name}: {exc}",
+                                  retryable=True)
+            failed.retry_after = getattr(exc, "retry_after", None)  # too quickly: wait
+            raise failed from None
         except GitHubError as exc:
             raise self._translate(exc, f"creating the lease commit for {name}") from None
         try:
@@ -179,11 +373,16 @@ class GitHubRefBackend:
         return RefWrite(commit.oid, self._now())
 
     def check_writable(self, name: str, *, exists: bool) -> None:
-        """Whether a hold's writes to lease ref ``name`` may be made under the
-        repository's rulesets, asked without writing: the rules GitHub reports for the
-        branch (``GET .../rules/branches/{branch}``) that restrict creating it (when it
-        does not exist) or updating it, each unless the ruleset says the token may
-        bypass it (``current_user_can_bypass: always``; ``GET .../rulesets/{id}``).
+        """Whether a hold's writes to lease ref ``name`` may be made, asked without
+        writing: every rule GitHub reports for the branch (``GET .../rules/branches/
+        {branch}``, from rulesets of every level) that a hold's writes would break
+        (:func:`rule_refusal`: creating it when it does not exist, updating it, a required
+        pull request or status checks, signed commits for a personal token's first
+        commit, metadata patterns...), each unless its ruleset says this token may bypass
+        it (``current_user_can_bypass: always``; ``GET .../rulesets/{id}``); and, for a
+        branch that exists, classic branch protection (which the rules API does not list:
+        ``GET .../branches/{branch}`` and its ``/protection``). The hint is worded by token
+        kind (:func:`ruleset_hint`).
 
         Raises:
             BackendError: (non-retryable) such a rule: the write would be refused.
@@ -192,27 +391,58 @@ class GitHubRefBackend:
             raise BackendError(f"lease ref {name} is not a branch (refs/heads/...); "
                                "createCommitOnBranch moves branches only", retryable=False)
         branch = name[len(_HEADS):]
-        wanted = ("update",) if exists else ("creation", "update")
         try:
             rules = self._provider.branch_rules(self._owner, self._name, branch)
+            needs_kind = any(r.get("type") in ("required_signatures",
+                                               "commit_author_email_pattern",
+                                               "committer_email_pattern")
+                             for r in rules)
+            login = self._login() if rules and needs_kind else None
+            kind = token_kind(login)
+            found: list[str] = []
+            rulesets: dict[int, dict[str, object]] = {}
+            signatures = False
             for rule in rules:
-                kind, ident = rule.get("type"), rule.get("ruleset_id")
-                if kind not in wanted:
+                why = rule_refusal(rule, branch, exists=exists, kind=kind, login=login,
+                                   email=self._email)
+                if why is None:
                     continue
-                ruleset = (self._provider.repository_ruleset(self._owner, self._name, ident)
-                           if isinstance(ident, int) else {})
+                ident = rule.get("ruleset_id")
+                if isinstance(ident, int) and ident not in rulesets:
+                    rulesets[ident] = self._provider.repository_ruleset(
+                        self._owner, self._name, ident)
+                ruleset = rulesets.get(ident, {}) if isinstance(ident, int) else {}
                 if ruleset.get("current_user_can_bypass") == "always":
                     continue
-                verb = "creating" if kind == "creation" else "updating"
-                raise BackendError(
-                    f"lease ref {name}: ruleset {ruleset.get('name') or ident!r} (id "
-                    f"{ident}, {rule.get('ruleset_source_type') or 'Repository'} "
-                    f"{rule.get('ruleset_source') or ''}) restricts {verb} it and this "
-                    f"token may not bypass it: a real run would be refused "
-                    f"('{RULE_VIOLATION}'); {ruleset_hint(name)}",
-                    retryable=False)
+                signatures = signatures or rule.get("type") == "required_signatures"
+                found.append(
+                    f"ruleset {ruleset.get('name') or ident!r} (id {ident}, "
+                    f"{rule.get('ruleset_source_type') or 'Repository'} "
+                    f"{rule.get('ruleset_source') or ''}) {why}")
+            protected = (self._provider.branch_protection(self._owner, self._name, branch)
+                         if exists else None)
         except GitHubError as exc:
             raise self._translate(exc, f"reading the rules of lease ref {name}") from None
+        guarded: list[str] = []
+        if protected is not None and protected[0] and protected[1] is not None:
+            login = login if login is not None else self._login()
+            guarded = protection_refusal(protected[1], exists=exists,
+                                         kind=token_kind(login), login=login)
+        if not found and not guarded:
+            return
+        if found and not kind_known(kind):
+            kind = token_kind(self._login())
+        said = "; ".join(found + [f"branch protection {why}" for why in guarded])
+        hints = []
+        if found:
+            only_signatures = signatures and len(found) == 1 and kind == "person"
+            hints.append(signature_hint(name) if only_signatures else ruleset_hint(name, kind))
+        if guarded:
+            hints.append(protection_hint(name))
+        raise BackendError(
+            f"lease ref {name}: {said}, and this token may not bypass it: a real run "
+            f"would be refused ('{RULE_VIOLATION if found else 'protected branch'}'); "
+            + "; ".join(hints), retryable=False)
 
     def advance_ref(self, name: str, expected_oid: str, message: str) -> RefWrite:
         """``createCommitOnBranch`` onto ``name`` expecting head ``expected_oid``."""

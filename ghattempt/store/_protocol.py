@@ -48,6 +48,8 @@ from ..core import (
     read_back,
 )
 from ..core import Capture as JournalCapture
+from ..errors import Fault
+from ..github import RateLimited
 from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
@@ -124,10 +126,14 @@ class Heard(enum.Enum):
     LIMITED = "a rate limit refused the send (not executed); it may be waited out"
     OVER_LIMIT = "a rate limit refused the send, too long or too often to wait out"
     LOST = "the send's answer was lost"
+    TOO_QUICKLY = ("GitHub's content limit answered (\"was submitted too quickly\"); the "
+                   "write may have landed")
     LANDED = "the read-back holds the record"
     ABSENT_YET = "the read-back lacks the record; more read-backs are due (replicas lag)"
     ABSENT = "every read-back lacked the record; sends are left"
     ABSENT_AFTER_ALL = "every read-back lacked the record after the last send allowed"
+    LIMITED_AFTER_ALL = ("every read-back lacked the record after the last send allowed, "
+                         "which GitHub's content limit answered")
     CONFLICT = "the key holds another record"
     HEAD_MOVED = "the attempt's head moved"
     FORK = "another attempt of the request key has the same predecessor"
@@ -139,7 +145,11 @@ class Append(TableMachine[Appending]):
     """Write one record by the writer protocol (docs/store.md, the writer protocol);
     the rules are ``RULES``.
 
-    An answer ends it. A rate-limited send (not executed) waits ``retry-after`` and
+    An answer ends it. GitHub's "was submitted too quickly" (a limit that does not say
+    whether the write ran: ``Lost`` with a ``retry_after``) waits at least that long,
+    doubling each time, then reads back as for a lost answer; after the last send allowed
+    it reads back once more and, absent, raises ``RateLimited`` (nothing was written;
+    try again later). A rate-limited send (not executed) waits ``retry-after`` and
     sends the same bytes again, at most :data:`MAX_RATE_WAITS` times and only for waits
     of at most :data:`MAX_RATE_WAIT` seconds; else the rate limit is raised. A lost answer
     reads the journal back, and the core's ``read_back`` decides: ``landed`` ends it
@@ -165,6 +175,8 @@ class Append(TableMachine[Appending]):
         self._base = base
         self._cap = cap
         self._absent = 0  # read-backs in a row that found the record absent
+        self._quick = 0.0  # the last wait after "was submitted too quickly" (0: none)
+        self._quick_last = False  # the last send was answered so
 
     @property
     def sends(self) -> int:
@@ -189,7 +201,8 @@ class Append(TableMachine[Appending]):
                     or float(result.retry_after) > MAX_RATE_WAIT)
             return (Heard.OVER_LIMIT if over else Heard.LIMITED), result
         if isinstance(result, Lost):
-            return Heard.LOST, result
+            self._quick_last = result.retry_after > 0
+            return (Heard.TOO_QUICKLY if self._quick_last else Heard.LOST), result
         raise TypeError(  # pragma: no cover - a defect of the driving loop
             f"a send gives Answered, Lost or Limited, not {result!r}")
 
@@ -203,7 +216,9 @@ class Append(TableMachine[Appending]):
         if back.outcome == "absent":
             if self._absent + 1 < self._reads:
                 return Heard.ABSENT_YET, back
-            return (Heard.ABSENT_AFTER_ALL if self._sends >= self._max else Heard.ABSENT), back
+            if self._sends < self._max:
+                return Heard.ABSENT, back
+            return (Heard.LIMITED_AFTER_ALL if self._quick_last else Heard.ABSENT_AFTER_ALL), back
         if back.outcome == "conflict":
             return Heard.CONFLICT, back
         if back.outcome == "moved":
@@ -225,6 +240,19 @@ class Append(TableMachine[Appending]):
     def _rate_limited(self, limited: Limited, now: float) -> Refuse:
         return Refuse(limited.error)
 
+    def _too_quickly(self, lost: Lost, now: float) -> Sleep:
+        self._quick = max(float(lost.retry_after), self._quick * 2)
+        return wait(self._quick, "GitHub answered \"was submitted too quickly\" (its limit "
+                                 "on creating content; the write may have landed); reading "
+                                 "the journal back then")
+
+    def _limited_after_all(self, back: Any, now: float) -> Refuse:
+        return Refuse(RateLimited(
+            f"GitHub's limit on creating content (\"was submitted too quickly\") answered "
+            f"all {self._sends} sends of the record, and reading the journal back showed "
+            "none of them landed: nothing was written. Try again later (the limit lasts "
+            "minutes, up to an hour)", kind="secondary", retry_after=self._quick * 2))
+
     def _landed(self, captured: Captured, now: float) -> Done:
         return Done(Appended(None, self._sends, captured.verdict.journal, captured.capture,
                              reconciled=True))
@@ -236,10 +264,14 @@ class Append(TableMachine[Appending]):
                     "(replicas lag); reading back again")
 
     def _unknown(self, back: Any, now: float) -> Refuse:
-        return Refuse(GitHubAnomaly(
+        error = GitHubAnomaly(
             f"the outcome of a write stayed unknown after {self._max} sends of the same "
             "bytes; the writer scope was kept throughout. Capture the journal again before "
-            "anything else"))
+            "anything else")
+        # try again (exit 4), not "a person must act": the same request with the same
+        # key reads the record back before it sends anything
+        error.fault = Fault.OUTCOME_UNKNOWN
+        return Refuse(error)
 
     def _conflicting(self, back: Any, now: float) -> Refuse:
         assert isinstance(self._record, Event) and back.found is not None
@@ -269,11 +301,13 @@ class Append(TableMachine[Appending]):
         (Appending.SEND, Heard.LIMITED): (_rate_wait, Appending.SEND),  # the same bytes
         (Appending.SEND, Heard.OVER_LIMIT): (_rate_limited, Appending.REFUSED),
         (Appending.SEND, Heard.LOST): (None, Appending.READ),
+        (Appending.SEND, Heard.TOO_QUICKLY): (_too_quickly, Appending.READ),
         # a read-back, judged by the core's read_back
         (Appending.READ, Heard.LANDED): (_landed, Appending.DONE),
         (Appending.READ, Heard.ABSENT_YET): (_read_again, Appending.READ),
         (Appending.READ, Heard.ABSENT): (None, Appending.SEND),  # the same bytes again
         (Appending.READ, Heard.ABSENT_AFTER_ALL): (_unknown, Appending.REFUSED),
+        (Appending.READ, Heard.LIMITED_AFTER_ALL): (_limited_after_all, Appending.REFUSED),
         (Appending.READ, Heard.CONFLICT): (_conflicting, Appending.REFUSED),
         (Appending.READ, Heard.HEAD_MOVED): (_head_moved, Appending.REFUSED),
         (Appending.READ, Heard.FORK): (_forked, Appending.REFUSED),

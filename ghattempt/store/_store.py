@@ -77,6 +77,7 @@ from ..core import (
     read_capture,
     render_body,
 )
+from ..errors import Fault
 from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
     AmbiguousOutcome,
@@ -1106,11 +1107,19 @@ class BusinessAttemptStore:
                 f"record {intent.digest} (repository {intent.repository_id}, pull request "
                 f"#{intent.pull_request}, base {intent.base_ref})")
         policy = self._provider.config.retry
+        quick = 0.0  # the last wait after "was submitted too quickly"
         for _ in range(MAX_SENDS):
             try:
                 discussion_id, number = writes.create(intent, title, body, what)
-            except AmbiguousOutcome:
+            except AmbiguousOutcome as exc:
                 self._step("ambiguous")
+                limit = float(getattr(exc, "retry_after", 0.0) or 0.0)
+                if limit > 0:  # GitHub's content limit: wait (doubling), then read back
+                    quick = max(limit, quick * 2)
+                    self._sleep(wait(quick, "GitHub answered \"was submitted too quickly\" "
+                                            "(its limit on creating content; the journal "
+                                            "may have been made); listing the category "
+                                            "again then"))
                 for n in range(policy.lag_attempts):
                     found = self._scan(intent.pull_request, intent.base_ref)
                     if found is not None:
@@ -1134,8 +1143,11 @@ class BusinessAttemptStore:
             if verdict.journal is None:  # pragma: no cover - the core built both
                 raise JournalInvalidError(verdict.reason or "invalid", verdict.detail)
             return capture, verdict.journal
-        raise GitHubAnomaly(f"could not learn whether the journal of #{intent.pull_request} "
-                            f"into {intent.base_ref} was created after {MAX_SENDS} sends")
+        unknown = GitHubAnomaly(f"could not learn whether the journal of "
+                                f"#{intent.pull_request} into {intent.base_ref} was created "
+                                f"after {MAX_SENDS} sends")
+        unknown.fault = Fault.OUTCOME_UNKNOWN  # try again: the same request reads it back
+        raise unknown
 
     # -- one-shot conveniences --------------------------------------------------------
 
@@ -1578,10 +1590,11 @@ class Sender:
                 # GitHub refused it without executing it (a definite refusal)
                 rec.step("rate-limited")
                 return Limited(exc, float(exc.retry_after))
-            except AmbiguousOutcome:
+            except AmbiguousOutcome as exc:
                 rec.step("ambiguous")
                 lost_at = lost_at if lost_at is not None else provider.config.clock()
-                return Lost()
+                # "was submitted too quickly" carries the wait before reading back
+                return Lost(exc, float(getattr(exc, "retry_after", 0.0) or 0.0))
             rec.step("sent")
             return Answered(comment)
 

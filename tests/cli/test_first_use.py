@@ -84,7 +84,7 @@ def test_writer_help_matches_behaviour() -> None:
 
 def test_not_found_names_the_options(world: World) -> None:
     missing = world.cli("status", "--discussion", "99")
-    assert missing.returncode == 4
+    assert missing.returncode == 5  # not found: a person must act
     assert "check --repository or GITHUB_REPOSITORY, --discussion" in missing.stderr.decode()
 
 

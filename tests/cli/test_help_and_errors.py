@@ -98,12 +98,12 @@ def test_missing_repository_is_exit_2() -> None:
     assert b"--repository OWNER/NAME" in proc.stderr
 
 
-def test_refused_credentials_are_exit_4_without_the_token(tmp_path: Path) -> None:
+def test_refused_credentials_are_exit_5_without_the_token(tmp_path: Path) -> None:
     world = World(tmp_path)
     try:
         token = "ghp_" + "S3cretTokenValue" * 2
         proc = world.cli("status", "--discussion", "1", token=token)
-        assert proc.returncode == 4, proc.stderr
+        assert proc.returncode == 5, proc.stderr
         err = proc.stderr.decode()
         lines = err.splitlines()
         assert len(lines) == 1 and lines[0].startswith("ghattempt: error: ")
@@ -123,7 +123,7 @@ def test_bad_config_is_one_line_exit_2(tmp_path) -> None:  # type: ignore[no-unt
 
 
 def test_exit_codes_are_documented_in_the_module() -> None:
-    assert set(EXIT_CODES) == {0, 1, 2, 3, 4, 70, 130}
+    assert set(EXIT_CODES) == {0, 1, 2, 3, 4, 5, 70, 130}
     assert build_parser().epilog is not None
 
 

@@ -112,8 +112,8 @@ def errors_of(step: Any) -> list[str]:
     (("[writer]\nlogin = \"github-actions\"\ndatabase_id = 41898282",
       "[writer]\nlogin = \"alice\"\ndatabase_id = ALICE"), 2,
      ("the token is github-actions", "not the configured writer alice")),
-    # a category the repository does not have: GitHub's answer, exit 4
-    (('category = "release-journal"', 'category = "releases"'), 4,
+    # a category the repository does not have: GitHub's answer, exit 5 (a person must act)
+    (('category = "release-journal"', 'category = "releases"'), 5,
      ("no discussion category 'releases'", "release-journal")),
 ], ids=["wrong-writer", "missing-category"])
 def test_plan_fails_as_the_real_run_on_a_bad_setup(world: World, tmp_path: Path,
@@ -141,7 +141,7 @@ def test_plan_fails_as_the_real_run_when_a_ruleset_covers_the_lease_refs(
     before = _state(world)
     world.emulator.clear_request_log()
     plan = run(world, tmp_path, "plan")
-    assert plan.rc == 4, plan.stdout
+    assert plan.rc == 5, plan.stdout
     (error,) = errors_of(plan)
     assert "ruleset 'leases'" in error and "restricts creating it" in error
     assert "refs/heads/ghattempt/lease/" in error and "bypass list" in error
@@ -149,7 +149,7 @@ def test_plan_fails_as_the_real_run_when_a_ruleset_covers_the_lease_refs(
     ops = [e["operation"] for e in world.emulator.request_log()]
     assert "repos/get-branch-rules" in ops and "repos/get-repo-ruleset" in ops
     real = run(world, tmp_path, "admit")
-    assert real.rc == 4, real.stdout  # refused by the ruleset at the lease ref
+    assert real.rc == 5, real.stdout  # refused by the ruleset at the lease ref
     assert "Cannot create ref due to creations being restricted." in "".join(errors_of(real))
     assert _state(world)["repositories"][0]["discussions"] == []
 
@@ -198,13 +198,15 @@ def test_the_cli_plans_as_the_action_does(world: World) -> None:
     assert _state(world) == before
     world.emulator.add_ruleset("octo-org/widgets", **LEASES)
     refused = world.cli("plan", "admit", "--pull-request", "1")
-    assert refused.returncode == 4
+    assert refused.returncode == 5
     assert b"ruleset 'leases'" in refused.stderr
     assert _state(world) == before
 
 
-HINT = ("add the token's actor to the ruleset's bypass list, or exclude "
-        "refs/heads/ghattempt/lease/** from it")
+# the GITHUB_TOKEN's actor cannot bypass a ruleset (GitHub refuses GitHub Actions as a
+# bypass actor): the hint for it is the exclude pattern
+HINT = ("exclude refs/heads/ghattempt/lease/** from the ruleset's target branches (GitHub "
+        "does not accept GitHub Actions, the GITHUB_TOKEN's actor, on a bypass list)")
 
 
 def test_a_ruleset_refusing_admit_or_record_says_what_to_do(world: World) -> None:
@@ -212,11 +214,11 @@ def test_a_ruleset_refusing_admit_or_record_says_what_to_do(world: World) -> Non
     world.emulator.add_ruleset("octo-org/widgets", **(LEASES | {"rules": ["creation"]}))
     admitted = world.cli("admit", "--pull-request", "1")
     err = admitted.stderr.decode()
-    assert admitted.returncode == 4, err
+    assert admitted.returncode == 5, err
     assert "Repository rule violations found" in err and HINT in err, err
     assert len(err.strip().splitlines()) == 1
     planned = world.cli("plan", "admit", "--pull-request", "1")
-    assert planned.returncode == 4 and HINT in planned.stderr.decode()
+    assert planned.returncode == 5 and HINT in planned.stderr.decode()
 
 
 def test_a_ruleset_refusing_record_says_what_to_do(world: World) -> None:
@@ -225,6 +227,6 @@ def test_a_ruleset_refusing_record_says_what_to_do(world: World) -> None:
     recorded = world.cli("record", "--pull-request", "1", "--phase", "admission",
                          "--status", "started")
     err = recorded.stderr.decode()
-    assert recorded.returncode == 4, err
+    assert recorded.returncode == 5, err
     assert "Repository rule violations found" in err and HINT in err, err
     assert len(err.strip().splitlines()) == 1

@@ -211,8 +211,22 @@ def test_forbidden_type_is_auth_failed(make_provider, router):
     router.post("/graphql").mock(return_value=httpx.Response(200, json={
         "data": {"repository": None},
         "errors": [{"type": "FORBIDDEN", "message": "Resource not accessible by integration"}]}))
-    with pytest.raises(AuthFailed, match="not permitted"):
+    with pytest.raises(AuthFailed, match="GitHub refused it") as info:
         make_provider().repository("octo", "app")
+    assert "RepositoryLookup" not in str(info.value)  # the user's words, not the document's
+    assert str(info.value).startswith("reading the repository: ")
+
+
+def test_a_missing_permission_is_named_by_its_permissions_key(make_provider, router):
+    router.post("/graphql").mock(return_value=httpx.Response(200, json={
+        "data": {"addDiscussionComment": None},
+        "errors": [{"type": "FORBIDDEN", "message": "Resource not accessible by integration"}]}))
+    with pytest.raises(AuthFailed) as info:
+        make_provider().add_comment("D_1", "body")
+    text = str(info.value)
+    assert text.startswith("adding a record to the journal: ") and "AddDiscussion" not in text
+    assert "the token needs discussions: write; add it to the workflow's or job's " \
+        "permissions:" in text
 
 
 # -- mutations ------------------------------------------------------------------------
