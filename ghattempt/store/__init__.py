@@ -30,7 +30,9 @@ if _typing.TYPE_CHECKING:
         ConflictingKey,
         GitHubAnomaly,
         IllegalTransition,
+        JournalFull,
         JournalInvalidError,
+        JournalLocked,
         JournalMissing,
         MaterialRefused,
         RefusedByRules,
@@ -38,6 +40,7 @@ if _typing.TYPE_CHECKING:
         StoreError,
         StoreInputError,
         TerminalAttempt,
+        WitnessMissing,
         WitnessNotMet,
         WrongWriter,
     )
@@ -59,9 +62,10 @@ if _typing.TYPE_CHECKING:
     )
 
 _ERRORS = ("AuthorizationReused", "Blocked", "ConflictingKey", "GitHubAnomaly",
-           "IllegalTransition", "JournalInvalidError", "JournalMissing", "MaterialRefused",
-           "RefusedByRules", "RepositoryMismatch", "StoreError", "StoreInputError",
-           "TerminalAttempt", "WitnessNotMet", "WrongWriter")
+           "IllegalTransition", "JournalFull", "JournalInvalidError", "JournalLocked",
+           "JournalMissing", "MaterialRefused", "RefusedByRules", "RepositoryMismatch",
+           "StoreError", "StoreInputError", "TerminalAttempt", "WitnessMissing",
+           "WitnessNotMet", "WrongWriter")
 _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"),
               **dict.fromkeys(("MAX_SENDS", "Captured", "capture_until_witnessed",
                                "witness_in"), "._protocol"),
@@ -104,7 +108,9 @@ __all__ = [
     "GitHubRefBackend",
     "IllegalTransition",
     "Journal",
+    "JournalFull",
     "JournalInvalidError",
+    "JournalLocked",
     "JournalMissing",
     "JournalOptions",
     "JournalReader",
@@ -120,6 +126,7 @@ __all__ = [
     "StoreInputError",
     "Successor",
     "TerminalAttempt",
+    "WitnessMissing",
     "WitnessNotMet",
     "WrongWriter",
     "capture_until_witnessed",

@@ -104,6 +104,7 @@ from ._errors import (
     RepositoryMismatch,
     StoreInputError,
     TerminalAttempt,
+    WitnessMissing,
     WitnessNotMet,
     WrongWriter,
 )
@@ -1025,10 +1026,41 @@ class BusinessAttemptStore:
         assert adapter is not None  # check_writer refused a store that only reads
         yield Planner(Planned("lease", adapter.preview(scope, observed=observed)), recording)
 
+    def journal_head(self, journal: Journal) -> tuple[Capture, JournalState, Witness]:
+        """Capture and replay ``journal`` (not under its scope) and the head it holds
+        now: its distinct records and the newest one's digest (:func:`head_of`).
+
+        Raises:
+            JournalInvalidError: the journal does not read as valid.
+            JournalMissing: see :meth:`capture`.
+        """
+        capture = self.capture(journal).capture
+        if not isinstance(capture, Capture):
+            raise JournalInvalidError(capture.code, capture.detail)
+        state = self.reader().state(capture)
+        return capture, state, head_of(capture, state)
+
+    def _refuse_unwitnessed(self, journal: Journal, observed: RefSnapshot) -> None:
+        """Before entering the scope of a journal found while its lease ref is absent:
+        a journal that holds records has lost the witness of its head (the ref was
+        deleted), and a fresh lease would witness whatever the journal holds now, a
+        deleted newest record included. Refused (:class:`WitnessMissing`) before any
+        write; a journal with no record yet has nothing to prove."""
+        _, state, head = self.journal_head(journal)
+        if head.records == 0:
+            return
+        intent = journal.intent
+        raise WitnessMissing(observed.name, state.discussion_number, intent.pull_request,
+                             intent.base_ref, head.records, head.last)
+
     @contextmanager
     def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
               *, create: bool, enter: _Enter) -> Iterator[Session]:
         self.check_writer()
+        if journal is not None and observed is None:
+            observed, _ = self._read_lease(journal.intent)
+        if journal is not None and observed is not None and observed.oid is None:
+            self._refuse_unwitnessed(journal, observed)
         scope = Scope(self._journals.repository_id, intent.digest)
         recording = Recording(self.reader(), self.writer, self._now, self._step, self.tell,
                               self._sleep)
@@ -1684,6 +1716,25 @@ def _added(capture: Capture, reply_to: str | None, comment_id: str, body: str,
     except JournalInvalid as exc:  # pragma: no cover - GitHub never reuses a node id
         raise JournalInvalidError(exc.code, exc.detail) from None
     return added, reader.state(added)
+
+
+def head_of(capture: Capture, state: JournalState) -> Witness:
+    """The head ``capture`` holds: its distinct contributing records (the intent not
+    counted, :attr:`JournalState.record_count`) and the digest of the newest of them
+    by the node order of its comments (``createdAt``, then id): the witness a lease
+    ref restored over it must carry (``restore-lease``)."""
+    digest_of: dict[str, str] = {}
+    for attempt in state.attempts:
+        for node in attempt.root_ids:
+            digest_of[node] = attempt.id
+        for dg, node in attempt.event_replies:
+            digest_of[node] = dg
+    newest: tuple[str, str] | None = None
+    last: str | None = None
+    for c in (*capture.comments, *(r for rs in capture.replies.values() for r in rs)):
+        if c.id in digest_of and (newest is None or (c.created_at, c.id) > newest):
+            newest, last = (c.created_at, c.id), digest_of[c.id]
+    return Witness(state.record_count, last) if last is not None else Witness(0, None)
 
 
 def _parsed(capture: Capture | JournalInvalid) -> Capture | None:
