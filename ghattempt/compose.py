@@ -83,8 +83,8 @@ def journal_options(config: LoadedConfig | None, *, repository: str, repository_
 def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer, *,
                   repository: str, repository_id: str, known: Repository | None = None,
                   notice: Callable[[str], None] | None = None, server_url: str | None = None,
-                  adapt: Callable[[RefLease], ExclusiveAdapter] | None = None
-                  ) -> BusinessAttemptStore:
+                  adapt: Callable[[RefLease], ExclusiveAdapter] | None = None,
+                  check_writer: bool = True) -> BusinessAttemptStore:
     """The store a writer writes through, initialised and with its writer checked.
 
     Args:
@@ -102,6 +102,8 @@ def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer
             and the lease.
         server_url: the server material URLs must start with.
         adapt: wraps the lease in another adapter (the App keeps leases across a burst).
+        check_writer: False only for a person's ``restore_lease``, which writes no
+            record (any token with ``contents: write`` restores a lease ref).
 
     Returns:
         A :class:`~ghattempt.store.BusinessAttemptStore` under a ``RefLease`` whose
@@ -123,7 +125,8 @@ def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer
                                  exclusive=lease if adapt is None else adapt(lease),
                                  writer=writer, reader=_reader_digest(), notice=notice)
     store.initialise(known)
-    store.check_writer()  # a configured writer that is not this token: before any write
+    if check_writer:
+        store.check_writer()  # a configured writer that is not this token: before any write
     return store
 
 

@@ -19,6 +19,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``expire``         expire a pending attempt whose ``expires_at`` has passed
 ``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
 ``plan``           ``plan COMMAND ...``: check a writer command, say what it would write
+``restore-lease``  a person restores a journal's deleted lease ref, after checking it
 ``verify-material`` check retrieved bytes against a material reference
 ``emulator serve`` the embedded GitHub over HTTP on loopback
 ``app serve``      the GitHub App webhook server
@@ -434,6 +435,29 @@ def build_parser() -> argparse.ArgumentParser:
     psubs = p.add_subparsers(dest="plan_command", metavar="COMMAND", required=True)
     _add_writers(psubs, planning=True)
 
+    p = _sub(subs, "restore-lease", "restore a journal's deleted lease ref (a person)",
+             "A journal that holds records and whose lease ref (the witness of its head) "
+             "was deleted is refused by every writer: nothing can prove no newer record "
+             "was deleted first. Once a person has checked the journal against what "
+             "really happened, this restores the lease ref witnessing exactly the head "
+             "they name (--records, --last: the refusal prints the journal's head now), "
+             "and refuses, writing nothing, when the journal holds another head. The "
+             "restoration is recorded in the lease branch's history (who, --reason, which "
+             "head). The token needs contents: write; it need not be the writer's.")
+    _add_connection(p)
+    _add_journal(p, reader=False, writes=True)
+    g = p.add_argument_group("restoration")
+    g.add_argument("--records", metavar="K", type=_number, required=True,
+                   help="distinct records the journal holds (the intent not counted)")
+    g.add_argument("--last", metavar="DIGEST", required=True,
+                   help="digest of the journal's newest record (sha256:...)")
+    g.add_argument("--reason", metavar="TEXT", required=True,
+                   help="what was checked and why the lease is restored (recorded)")
+    g.add_argument("--actor", metavar="NAME", default=_env("GITHUB_ACTOR"),
+                   help="who restores it (env GITHUB_ACTOR; default: the local user name)")
+    g.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                   help="web base of the journal URL (env GITHUB_SERVER_URL)")
+
     p = _sub(subs, "verify-material", "check bytes against a material reference",
              "Hash FILE and compare its byte count and sha256 digest with a material: given "
              "directly (--bytes/--digest), as a JSON reference (--material), or by id from a "
@@ -585,6 +609,10 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt.cli import _writing
 
         handler = _writing.plan
+    elif command == "restore-lease":
+        from ghattempt.cli import _writing
+
+        handler = _writing.restore_lease
     elif command == "verify-material":
         from ghattempt.cli import _material
 

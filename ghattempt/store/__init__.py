@@ -56,6 +56,7 @@ if _typing.TYPE_CHECKING:
         Known,
         MaterialCheck,
         Planned,
+        Restored,
         Session,
         Successor,
         default_journal_title,
@@ -72,7 +73,7 @@ _SUBMODULE = {**dict.fromkeys(_ERRORS, "._errors"),
               "GitHubRefBackend": "._github",
               **dict.fromkeys(("AppendResult", "BusinessAttemptStore", "Journal",
                                "JournalOptions", "JournalReader", "Known", "MaterialCheck",
-                               "Planned", "SCAN_MARGIN", "Session", "Successor",
+                               "Planned", "Restored", "SCAN_MARGIN", "Session", "Successor",
                                "default_journal_title"), "._store")}
 """Exported name -> the module defining it (imported on first use, PEP 562: a reader
 that only re-reads a capture against its witness, ``_protocol``, loads no provider)."""
@@ -120,6 +121,7 @@ __all__ = [
     "Planned",
     "RefusedByRules",
     "RepositoryMismatch",
+    "Restored",
     "SCAN_MARGIN",
     "Session",
     "StoreError",

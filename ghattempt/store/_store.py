@@ -66,6 +66,7 @@ from ..core import (
     Writer,
     build_attempt,
     build_intent,
+    build_lease,
     check_attempt,
     check_event,
     find_blocking,
@@ -79,6 +80,7 @@ from ..core import (
 )
 from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
+    EMPTY_TREE,
     AmbiguousOutcome,
     CaptureResult,
     DiscussionSummary,
@@ -126,6 +128,7 @@ __all__ = [
     "Known",
     "MaterialCheck",
     "Planned",
+    "Restored",
     "Session",
     "Successor",
     "default_journal_title",
@@ -231,6 +234,18 @@ class AppendResult:
     replayed: bool
     comment_id: str | None
     sends: int
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """A restored lease ref (:meth:`BusinessAttemptStore.restore_lease`): the
+    ``journal``, the ``ref``, its new target ``oid`` and the ``note`` commit (the lease
+    commit's parent) that records the restoration."""
+
+    journal: Journal
+    ref: str
+    oid: str
+    note: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -1053,6 +1068,82 @@ class BusinessAttemptStore:
         raise WitnessMissing(observed.name, state.discussion_number, intent.pull_request,
                              intent.base_ref, head.records, head.last)
 
+    def restore_lease(self, pull_request: int, base_ref: str, *, head: Witness,
+                      reason: str, restorer: str) -> Restored:
+        """A person's restoration of a deleted lease ref (docs/exclusion.md, "A deleted
+        lease ref"), after checking the journal's history: the lease ref is created again
+        witnessing exactly ``head``, the head the journal holds now (its distinct records
+        and the newest one's digest, :func:`head_of`), released, naming the journal.
+
+        Recorded: the lease commit's parent is a commit whose message says who restored
+        it, why (``reason``) and which head, so the lease branch's history shows the
+        restoration (``git log`` of the ref). The fencing token starts again at 1 (the
+        earlier tokens went with the ref; nothing compares them across a restoration).
+
+        Raises:
+            StoreInputError: no journal, or its lease ref is there (nothing to restore).
+            RefusedByRules: ``head_differs``: the journal's head is not ``head`` (nothing
+                written: look again).
+            GitHubAnomaly: the ref's creation stayed unknown.
+
+        The token need not be the writer's (a person's token with ``contents: write``
+        will do): no record is written.
+        """
+        if self._category_id is None:
+            self.initialise()
+        found = self._find(pull_request, base_ref)
+        journal = found.journal
+        if journal is None:
+            raise StoreInputError(f"pull request #{pull_request} into {base_ref} has no "
+                                  "journal: there is no lease to restore")
+        observed = journal.observed
+        if observed is None:
+            observed, _ = self._read_lease(journal.intent)
+        if observed.oid is not None:
+            raise StoreInputError(f"lease ref {observed.name} is there (at "
+                                  f"{observed.oid[:12]}): there is nothing to restore, and "
+                                  "nothing was written")
+        _, state, now = self.journal_head(journal)
+        if now.records == 0:
+            raise StoreInputError(f"journal #{state.discussion_number} holds no record: "
+                                  "the next writer starts its lease afresh; nothing to "
+                                  "restore, and nothing was written")
+        if now != head:
+            raise RefusedByRules("head_differs", (
+                f"journal #{state.discussion_number} holds {now.records} records, the "
+                f"newest {now.last}, not the {head.records} records with the newest "
+                f"{head.last} the restoration was to witness: nothing was written; check "
+                "the journal again"))
+        try:
+            lease = build_lease(intent=journal.intent.digest,
+                                repository=self._journals.repository_id,
+                                holder=f"restore-lease/{restorer}"[:256], token=1,
+                                state="released", expires_at=self._now(),
+                                journal=state.discussion_number, head=head)
+        except ValueError as exc:
+            raise StoreInputError(f"restore-lease: {exc}") from None
+        note = (f"ghattempt lease restored [skip ci]\n\n{reason}\n\nRestored by {restorer} "
+                f"after the lease ref was deleted: journal #{state.discussion_number} of "
+                f"pull request #{pull_request} into {base_ref} holds {head.records} "
+                f"records, the newest {head.last}.")
+        owner, name = self._journals.owner, self._journals.name
+        parent = self._provider.create_commit(owner, name, message=note, parents=(),
+                                              tree=EMPTY_TREE)
+        commit = self._provider.create_commit(owner, name, message=lease.message(),
+                                              parents=(parent.oid,), tree=EMPTY_TREE)
+        try:
+            self._provider.create_ref(self._journals.repository_id, observed.name,
+                                      commit.oid)
+        except AmbiguousOutcome:
+            seen, _ = self._read_lease(journal.intent)
+            if seen.oid != commit.oid:
+                raise GitHubAnomaly(f"the answer to creating lease ref {observed.name} was "
+                                    f"lost and the ref is {seen.oid or 'absent'}, not "
+                                    f"{commit.oid}: run restore-lease again") from None
+        self._step("restored")
+        return Restored(Journal(state.intent, state.discussion_id, state.discussion_number),
+                        observed.name, commit.oid, parent.oid)
+
     @contextmanager
     def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
               *, create: bool, enter: _Enter) -> Iterator[Session]:
@@ -1780,7 +1871,7 @@ def _first(nodes: Any, digest: str) -> str | None:
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     AppendResult, BusinessAttemptStore, Journal, JournalOptions, JournalReader, Known,
-    MaterialCheck, Planned, Session, Successor, default_journal_title,
+    MaterialCheck, Planned, Restored, Session, Successor, default_journal_title,
 ):
     _exported.__module__ = "ghattempt.store"
 del _exported

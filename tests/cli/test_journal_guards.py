@@ -5,6 +5,8 @@ written, with one line naming what a person must do."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,3 +95,72 @@ def test_a_deleted_witness_is_refused_not_written_again(world: World) -> None:
         assert again.returncode == out.returncode, again.stderr.decode()
         assert ref[0] in again.stderr.decode()
     assert refs_and_comments(world) == before
+
+
+def _head_named(line: str) -> tuple[str, str]:
+    m = re.search(r"--records (\d+) --last (sha256:[0-9a-f]{64})", line)
+    assert m is not None, line
+    return m.group(1), m.group(2)
+
+
+def test_a_person_restores_a_deleted_witness_with_one_recorded_command(
+        world: World) -> None:
+    three_records(world)
+    newest = journal(world)["comments"][-1]
+    world.emulator.tamper("delete", newest["id"], actor="alice")
+    ref = lease_ref(world)
+    assert ref is not None
+    world.emulator.delete_ref("octo-org/widgets", ref[0], "alice")
+    refused = world.cli(*RECORD, "--status", "succeeded")
+    records, last = _head_named(refused.stderr.decode())
+    before = refs_and_comments(world)
+    restore = ("restore-lease", "--pull-request", "1", "--actor", "alice")
+
+    # a head other than the journal's is refused: nothing written
+    other = "sha256:" + "1" * 64
+    wrong = world.cli(*restore, "--records", records, "--last", other, "--reason", "checked",
+                      token="ghp_alice")
+    assert wrong.returncode == 1, wrong.stderr.decode()
+    assert "head_differs" in wrong.stderr.decode() and last in wrong.stderr.decode()
+    fewer = world.cli(*restore, "--records", str(int(records) + 1), "--last", last,
+                      "--reason", "checked", token="ghp_alice")
+    assert fewer.returncode == 1, fewer.stderr.decode()
+    assert refs_and_comments(world) == before
+    # bad input before any request
+    bad = world.cli(*restore, "--records", records, "--last", "nope", "--reason", "x")
+    assert bad.returncode == 2 and "--last" in bad.stderr.decode()
+
+    # the person's token restores it; the restoration is recorded on the lease branch
+    done = world.cli(*restore, "--records", records, "--last", last, "--reason",
+                     "seq 2 was deleted by a maintainer; run 41 recorded it", token="ghp_alice")
+    assert done.returncode == 0, done.stderr.decode()
+    assert "restored lease ref" in done.stdout.decode()
+    now = lease_ref(world)
+    assert now is not None and now[0] == ref[0]
+    lease = _commit(world, now[1])  # the lease commit, whose parent records the restoration
+    record = json.loads(lease["message"].split("\n")[2])
+    assert record["head"] == {"records": int(records), "last": last}
+    assert record["state"] == "released" and record["journal"] == journal(world)["number"]
+    note = _commit(world, lease["parents"][0]["sha"])
+    assert "seq 2 was deleted by a maintainer; run 41 recorded it" in note["message"]
+    assert "alice" in note["message"] and last in note["message"]
+    again = world.cli(*restore, "--records", records, "--last", last, "--reason", "twice",
+                      token="ghp_alice")
+    assert again.returncode == 2 and "nothing to restore" in again.stderr.decode()
+
+    # writers take the restored lease: the step deleted is recorded again, by a person's
+    # decision, and the reader with --require-witness accepts the journal
+    rerun = world.cli(*RECORD, "--status", "succeeded")
+    assert rerun.returncode == 0, rerun.stderr.decode()
+    assert "seq 2" in rerun.stdout.decode()
+    status = world.cli("status", "--pull-request", "1", "--json")
+    assert status.returncode == 0, status.stderr.decode()
+
+
+def _commit(world: World, sha: str) -> dict[str, Any]:
+    import httpx
+
+    got = httpx.get(f"{world.api_url}repos/octo-org/widgets/git/commits/{sha}",
+                    headers={"authorization": "token ghp_alice"})
+    assert got.status_code == 200, got.text
+    return dict(got.json())
