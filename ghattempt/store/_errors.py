@@ -142,12 +142,12 @@ class JournalLocked(GitHubAnomaly):
         reason: GitHub's ``activeLockReason`` (None: none given, as lock bots do).
     """
 
-    def __init__(self, number: int, reason: str | None, url: str) -> None:
+    def __init__(self, number: int, repository: str, reason: str | None) -> None:
         self.number = number
         self.reason = reason
-        why = f" ({reason.lower().replace('_', ' ')})" if reason else ""
+        why = f" ({reason.lower().replace('_', ' ')})" if isinstance(reason, str) else ""
         super().__init__(
-            f"journal #{number} ({url}) is locked{why}: GitHub refuses comments by Apps "
+            f"journal #{number} of {repository} is locked{why}: GitHub refuses comments by Apps "
             "and the Actions bot in a locked discussion, so nothing was written. A person "
             "must unlock it (the discussion's 'Unlock conversation'), and keep lock bots "
             "off the journal category (dessant/lock-threads locks discussions after 365 "

@@ -100,6 +100,7 @@ from ._errors import (
     GitHubAnomaly,
     IllegalTransition,
     JournalInvalidError,
+    JournalLocked,
     JournalMissing,
     MaterialRefused,
     RefusedByRules,
@@ -202,13 +203,16 @@ class Journal:
     and the number, so it takes no part in equality). ``intent`` is the
     record the journal holds (after a rename, the one made under the old name).
     ``observed`` is the read of the scope's lease ref that found it, if any: the lease's
-    first read when the scope is entered.
+    first read when the scope is entered. ``locked`` is True when the read that found it
+    (the category scan, or the first page read at start) showed it locked: the store
+    refuses it then before taking the lease (:class:`JournalLocked`).
     """
 
     intent: Intent
     discussion_id: str = field(compare=False)
     number: int
     observed: RefSnapshot | None = field(default=None, compare=False, repr=False)
+    locked: bool = field(default=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -746,7 +750,7 @@ class BusinessAttemptStore:
             record = self._intent_of(d)
             if not d.edited and self._same_intent(record, pull_request, base_ref):
                 assert record is not None
-                found, untrusted = Journal(record, d.id, d.number), None  # older wins
+                found, untrusted = Journal(record, d.id, d.number, locked=d.locked), None
             elif d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
                     self._journals.journal_title(self.intent(pull_request, base_ref)),
                     default_journal_title(self.intent(pull_request, base_ref)))):
@@ -770,13 +774,14 @@ class BusinessAttemptStore:
         found = self._scan(pull_request, base_ref)
         if found is None or found.intent == intent:
             journal = None if found is None else Journal(found.intent, found.discussion_id,
-                                                         found.number, observed)
+                                                         found.number, observed, found.locked)
             return _Found(intent, observed, journal)
         # made under another name (a rename): the scope is that of its own intent record
         theirs, number = self._read_lease(found.intent)
         return _Found(intent, observed, Journal(
             found.intent, "" if number not in (None, found.number) else found.discussion_id,
-            found.number if number is None else number, theirs))
+            found.number if number is None else number, theirs,
+            found.locked and number in (None, found.number)))
 
     def known_lease(self, known: Known) -> str:
         """The lease ref to read with a :class:`Known` journal (``WriterRead``)."""
@@ -818,7 +823,7 @@ class BusinessAttemptStore:
         assert lease is not None
         observed = RefSnapshot(self._lease_name(intent), lease.target_oid, message,
                                math.floor(start.server_time or 0))
-        journal = Journal(intent, first.discussion_id, known.number, observed)
+        journal = Journal(intent, first.discussion_id, known.number, observed, first.locked)
         self._primed = _Primed(journal, start)
         return journal
 
@@ -1148,6 +1153,9 @@ class BusinessAttemptStore:
     def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
               *, create: bool, enter: _Enter) -> Iterator[Session]:
         self.check_writer()
+        if journal is not None and journal.locked:
+            self._primed = None
+            raise JournalLocked(journal.number, self._journals.repository, None)
         if journal is not None and observed is None:
             observed, _ = self._read_lease(journal.intent)
         if journal is not None and observed is not None and observed.oid is None:
@@ -1164,6 +1172,9 @@ class BusinessAttemptStore:
                 where = Journal(intent, "" if journal is None else journal.discussion_id,
                                 number)
                 capture, state = self.settled(where, start=self._read_before(journal, writes))
+            if capture.locked:  # seen under the scope: the lease is released, nothing else
+                raise JournalLocked(state.discussion_number, self._journals.repository,
+                                    capture.lock_reason)
             if state.intent.digest != intent.digest:
                 raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
                                           f"intent {state.intent.digest}, not {intent.digest}")

@@ -164,3 +164,56 @@ def _commit(world: World, sha: str) -> dict[str, Any]:
                     headers={"authorization": "token ghp_alice"})
     assert got.status_code == 200, got.text
     return dict(got.json())
+
+
+# ------------------------------------------------------------------ locked journal
+def _refused_exit() -> int:
+    from ghattempt.cli._errors import EXIT_BY_FAULT
+    from ghattempt.errors import Fault
+
+    return EXIT_BY_FAULT[Fault.GITHUB_REFUSED]
+
+
+def test_a_locked_journal_is_refused_before_any_comment(world: World) -> None:
+    """A lock bot (dessant/lock-threads: no lock reason on discussions) locked the
+    journal: GitHub would refuse the Actions bot's comment; the writer refuses first,
+    naming the lock and the remedy, and writes no comment."""
+    ok(world.cli("admit", "--pull-request", "1"))
+    d = journal(world)
+    world.emulator.lock_discussion(d["id"])
+    comments = [c["id"] for c in journal(world)["comments"]]
+    for args in (RECORD + ("--status", "started"),
+                 ("plan",) + RECORD + ("--status", "started"),
+                 ("admit", "--pull-request", "1")):
+        out = world.cli(*args)
+        line = out.stderr.decode().strip()
+        assert out.returncode == _refused_exit(), line
+        assert len(line.splitlines()) == 1, line
+        assert f"journal #{d['number']} of octo-org/widgets is locked" in line
+        assert "unlock" in line and "lock-threads" in line
+        assert [c["id"] for c in journal(world)["comments"]] == comments
+    world.emulator.lock_discussion(d["id"], "RESOLVED")
+    out = world.cli(*RECORD, "--status", "started")
+    assert "is locked (resolved)" in out.stderr.decode()
+    world.emulator.unlock_discussion(d["id"])
+    ok(world.cli(*RECORD, "--status", "started"))
+
+
+def test_a_locked_journal_read_at_start_takes_no_lease(world: World, tmp_path: Path) -> None:
+    """An Action step that knows the journal from an earlier step reads its first page at
+    start: locked there, the step refuses before taking the lease (the lease ref does not
+    move) and writes nothing."""
+    from ghattempt.action import EXIT_BY_FAULT
+    from ghattempt.errors import Fault
+
+    from .test_action_commands import run
+
+    first = run(world, tmp_path, "admit")
+    assert first.rc == 0, first.stderr
+    d = journal(world)
+    world.emulator.lock_discussion(d["id"])
+    before = refs_and_comments(world)
+    step = run(world, tmp_path, "record", phase="admission", status="started")
+    assert step.rc == EXIT_BY_FAULT[Fault.GITHUB_REFUSED], step.stderr
+    assert "is locked" in step.stdout + step.stderr
+    assert refs_and_comments(world) == before  # no lease taken, no comment
