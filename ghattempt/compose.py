@@ -65,8 +65,8 @@ def journal_options(config: LoadedConfig | None, *, repository: str, repository_
                     writer_login: str | None = None, writer_id: int | None = None,
                     server_url: str | None = None) -> JournalOptions:
     """Which journals a store finds and how it reads them, from the configuration:
-    ``[journal]``'s category and title, and ``[writer]``'s login and ``databaseId``
-    unless ``writer_login`` is given (then with ``writer_id``).
+    ``[journal]``'s category, title and ``max_comments``, and ``[writer]``'s login and
+    ``databaseId`` unless ``writer_login`` is given (then with ``writer_id``).
 
     Raises:
         StoreInputError: a malformed repository or writer login.
@@ -77,7 +77,8 @@ def journal_options(config: LoadedConfig | None, *, repository: str, repository_
         category=settings.journal.category,
         writer_login=settings.writer.login if writer_login is None else writer_login,
         writer_id=settings.writer.database_id if writer_login is None else writer_id,
-        server_url=server_url, title=None if config is None else config.journal_title_of)
+        server_url=server_url, title=None if config is None else config.journal_title_of,
+        max_comments=settings.journal.max_comments)
 
 
 def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer, *,

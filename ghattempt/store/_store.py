@@ -99,6 +99,7 @@ from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
     IllegalTransition,
+    JournalFull,
     JournalInvalidError,
     JournalLocked,
     JournalMissing,
@@ -343,6 +344,9 @@ class JournalOptions:
             record in the body identifies a journal; ``journal.title`` of
             docs/configuration.md renders one). None: :func:`default_journal_title`. An
             edited journal bearing this title or the default one fails closed.
+        max_comments: the comments and replies one journal takes (GitHub refuses
+            comments on an issue past 2,500; docs/emulator.md): a write that would pass
+            it is refused before it is sent (:class:`JournalFull`).
 
     Raises:
         StoreInputError: ``repository`` is not ``owner/name``, or ``writer_login`` is no
@@ -358,6 +362,7 @@ class JournalOptions:
     max_records: int = 1000
     max_attempts: int = 100
     title: Callable[[Intent], str] | None = None
+    max_comments: int = 2500
 
     def __post_init__(self) -> None:
         owner, sep, name = self.repository.partition("/")
@@ -427,7 +432,8 @@ class Recording:
     """What a :class:`Session` builds and reads records with, handed over by its store:
     the journal ``reader``, the ``writer`` identity put into every record, GitHub's
     clock (``now``: its time at the last answer), and the store's hooks (``step`` for
-    the observer, ``tell`` for one line to the user, ``sleep`` for a protocol's wait)."""
+    the observer, ``tell`` for one line to the user, ``sleep`` for a protocol's wait),
+    and ``max_comments``, the comments and replies one journal takes."""
 
     reader: JournalReader
     writer: Writer
@@ -435,6 +441,7 @@ class Recording:
     step: Callable[[str], None]
     tell: Callable[[str], None]
     sleep: Callable[[Sleep], None]
+    max_comments: int = 2500
 
     @property
     def digest(self) -> str:
@@ -1162,7 +1169,7 @@ class BusinessAttemptStore:
             self._refuse_unwitnessed(journal, observed)
         scope = Scope(self._journals.repository_id, intent.digest)
         recording = Recording(self.reader(), self.writer, self._now, self._step, self.tell,
-                              self._sleep)
+                              self._sleep, self._journals.max_comments)
         with enter(scope, observed, recording) as writes:
             number = writes.journal if writes.journal is not None else (
                 journal.number if journal is not None else None)
@@ -1375,10 +1382,24 @@ class Session:
         include the record after it (and a read-back's, as soon as one was made).
         Returns the comment (None when a read-back found it, or nothing was sent) and the
         number of sends."""
+        self._check_room()
         written = self._writes.write(self._journal, record, body, reply_to, self._capture,
                                      self._seen)
         self._seen(written.capture, written.state)
         return written.comment, written.sends
+
+    def _check_room(self) -> None:
+        """Refuse a write the journal has no room for (:class:`JournalFull`): GitHub
+        refuses comments past its cap, so a release would stop half recorded; told (a
+        notice) at each write that leaves fewer than 100."""
+        capture, cap = self._capture, self._recording.max_comments
+        held = capture.comments_total + sum(capture.replies_total.values())
+        if held + 1 > cap:
+            raise JournalFull(self._journal.number, held, cap,
+                              self._journal.intent.pull_request)
+        if cap - held - 1 < 100:
+            self._recording.tell(f"journal #{self._journal.number} holds {held} comments "
+                                 f"and replies of the {cap} one discussion takes")
 
     def _seen(self, capture: Capture, state: JournalState) -> None:
         self._capture, self._state = capture, state

@@ -217,3 +217,39 @@ def test_a_locked_journal_read_at_start_takes_no_lease(world: World, tmp_path: P
     assert step.rc == EXIT_BY_FAULT[Fault.GITHUB_REFUSED], step.stderr
     assert "is locked" in step.stdout + step.stderr
     assert refs_and_comments(world) == before  # no lease taken, no comment
+
+
+# -------------------------------------------------------------------- full journal
+def test_a_write_past_the_comment_cap_is_refused_before_it_is_sent(world: World) -> None:
+    """GitHub refuses comments past 2,500 on an issue (discussions: the stricter reading,
+    docs/emulator.md); the writer refuses the write that would pass ``[journal]
+    max_comments`` before sending it, with what the user meets and can do. Here the cap
+    is 5 (the emulator's and the configuration's)."""
+    world.emulator.discussion_comments = 5
+    config = world.workspace / ".github" / "ghattempt.toml"
+    config.write_text(config.read_text().replace(
+        '[journal]\n', '[journal]\nmax_comments = 5\n'))
+    ok(world.cli("admit", "--pull-request", "1"))                       # 1: the root
+    ok(world.cli(*RECORD, "--status", "started"))                       # 2
+    ok(world.cli(*RECORD, "--status", "succeeded"))                     # 3
+    build = ("record", "--pull-request", "1", "--phase", "build")
+    ok(world.cli(*build, "--status", "started"))                        # 4
+    import httpx
+
+    answer = httpx.post(f"{world.api_url}graphql", headers={"authorization": "bearer ghp_alice"},
+                        json={"query": "mutation($d: ID!) { addDiscussionComment(input: "
+                              "{discussionId: $d, body: \"looks good\"}) { comment { id } } }",
+                              "variables": {"d": journal(world)["id"]}})
+    # 5: a person's comment counts too
+    assert answer.status_code == 200 and "errors" not in answer.json(), answer.text
+    before = refs_and_comments(world)
+    out = world.cli(*build, "--status", "succeeded")
+    line = out.stderr.decode().strip()
+    assert out.returncode == _refused_exit(), line
+    assert len(line.splitlines()) == 1, line
+    assert "holds 5 comments and replies" in line and "max_comments" in line
+    assert "new pull request" in line
+    after = refs_and_comments(world)
+    assert after[1] == before[1]  # no comment sent
+    plan = world.cli("plan", *build, "--status", "succeeded")
+    assert plan.returncode == _refused_exit() and "max_comments" in plan.stderr.decode()
