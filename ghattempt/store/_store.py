@@ -1391,15 +1391,17 @@ class Session:
     def _check_room(self) -> None:
         """Refuse a write the journal has no room for (:class:`JournalFull`): GitHub
         refuses comments past its cap, so a release would stop half recorded; told (a
-        notice) at each write that leaves fewer than 100."""
+        notice) when a write leaves fewer than 100: every tenth, then each of the last 5."""
         capture, cap = self._capture, self._recording.max_comments
         held = capture.comments_total + sum(capture.replies_total.values())
         if held + 1 > cap:
             raise JournalFull(self._journal.number, held, cap,
                               self._journal.intent.pull_request)
-        if cap - held - 1 < 100:
+        left = cap - held - 1
+        if left < 100 and (left % 10 == 9 or left < 5):
             self._recording.tell(f"journal #{self._journal.number} holds {held} comments "
-                                 f"and replies of the {cap} one discussion takes")
+                                 f"and replies of the {cap} one discussion takes: {left} "
+                                 "more after this write ([journal] max_comments)")
 
     def _seen(self, capture: Capture, state: JournalState) -> None:
         self._capture, self._state = capture, state
