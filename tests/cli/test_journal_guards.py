@@ -253,3 +253,23 @@ def test_a_write_past_the_comment_cap_is_refused_before_it_is_sent(world: World)
     assert after[1] == before[1]  # no comment sent
     plan = world.cli("plan", *build, "--status", "succeeded")
     assert plan.returncode == _refused_exit() and "max_comments" in plan.stderr.decode()
+
+
+# ------------------------------------------------------- a rule against deletion
+def test_plan_says_whether_a_rule_keeps_lease_refs_from_deletion(world: World) -> None:
+    unprotected = world.cli("plan", "admit", "--pull-request", "1")
+    text = unprotected.stdout.decode()
+    assert unprotected.returncode == 0, unprotected.stderr.decode()
+    assert "no rule keeps refs/heads/ghattempt/lease/** from being deleted" in text
+    assert "'Restrict deletions'" in text and "restore-lease" in text
+    world.emulator.add_ruleset("octo-org/widgets", name="keep leases",
+                               include=["refs/heads/ghattempt/lease/**"], rules=["deletion"])
+    protected = world.cli("plan", "admit", "--pull-request", "1")
+    assert protected.returncode == 0, protected.stderr.decode()
+    assert "restricts deleting refs/heads/ghattempt/lease/**" in protected.stdout.decode()
+    # the rule does not refuse the lease's own writes (create, move), only a deletion
+    three_records(world)
+    ref = lease_ref(world)
+    assert ref is not None
+    with pytest.raises(ValueError, match="Cannot delete this protected ref"):
+        world.emulator.delete_ref("octo-org/widgets", ref[0], "alice")
