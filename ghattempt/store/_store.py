@@ -32,8 +32,11 @@ the capture that must meet the witness) driven by the thin loops here. A write g
 After a confirmed write the session extends its capture with the comment (the core's
 ``Capture.with_comment``/``with_reply``) and reads it again, instead of capturing again:
 within a held scope nobody else writes.
-Journals are never locked: GitHub refuses comments by Apps and the Actions bot in
-locked conversations.
+Journals are never locked by the store: GitHub refuses comments by Apps and the Actions
+bot in locked conversations, so a journal a lock bot locked is refused before any write
+(:class:`JournalLocked`), as is a write past ``max_comments`` (:class:`JournalFull`) and
+a journal holding records whose lease ref was deleted (:class:`WitnessMissing`: its head
+cannot be proven; a person restores the ref with :meth:`BusinessAttemptStore.restore_lease`).
 
 Discussions cannot refuse a stale write. The lease prevents one; the reader detects one
 that slips through (a ``fork``) and fails closed; the witness makes a deleted or edited
