@@ -90,7 +90,8 @@ def test_a_deleted_witness_is_refused_not_written_again(world: World) -> None:
     assert ref[0] in line and "deleted" in line
     assert "restore-lease" in line and "--records 2" in line
     for other in (("admit", "--pull-request", "1"),
-                  ("rollback", "--pull-request", "1", "--status", "started")):
+                  ("rollback", "--pull-request", "1", "--status", "started"),
+                  ("plan", *RECORD, "--status", "succeeded")):
         again = world.cli(*other)
         assert again.returncode == out.returncode, again.stderr.decode()
         assert ref[0] in again.stderr.decode()
