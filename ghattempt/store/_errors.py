@@ -208,8 +208,8 @@ class WitnessMissing(GitHubAnomaly):
             "deleted: nothing can prove that no newer record was deleted before it, so "
             "nothing was written. A person must check the journal against what really "
             "happened (the workflow runs that wrote it) and then restore the lease ref: "
-            f"ghattempt restore-lease --pull-request {pull_request} --base-ref {base_ref} "
-            f"--records {records} --last {last} --reason TEXT; protect "
+            f"`ghattempt restore-lease --pull-request {pull_request} --base-ref {base_ref} "
+            f"--records {records} --last {last} --reason TEXT`; protect "
             "refs/heads/ghattempt/lease/** with a ruleset that restricts deletions")
 
 

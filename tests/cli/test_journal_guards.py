@@ -274,3 +274,25 @@ def test_plan_says_whether_a_rule_keeps_lease_refs_from_deletion(world: World) -
     assert ref is not None
     with pytest.raises(ValueError, match="Cannot delete this protected ref"):
         world.emulator.delete_ref("octo-org/widgets", ref[0], "alice")
+
+
+def test_the_action_names_the_restore_command_as_a_person_runs_it(
+        world: World, tmp_path: Path) -> None:
+    """The Action says its inputs' names instead of the command line's options, but the
+    command a person is to run stays a command line."""
+    from ghattempt.action import EXIT_BY_FAULT
+    from ghattempt.errors import Fault
+
+    from .test_action_commands import run
+
+    assert run(world, tmp_path, "admit").rc == 0
+    assert run(world, tmp_path, "record", phase="admission", status="started").rc == 0
+    ref = lease_ref(world)
+    assert ref is not None
+    world.emulator.delete_ref("octo-org/widgets", ref[0], "alice")
+    before = refs_and_comments(world)
+    step = run(world, tmp_path, "record", phase="admission", status="succeeded")
+    assert step.rc == EXIT_BY_FAULT[Fault.GITHUB_REFUSED], step.stderr
+    assert refs_and_comments(world) == before
+    assert "`ghattempt restore-lease --pull-request 1 --base-ref main --records 2 --last " \
+        "sha256:" in step.stdout
