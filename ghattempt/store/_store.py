@@ -1070,15 +1070,24 @@ class BusinessAttemptStore:
         state = self.reader().state(capture)
         return capture, state, head_of(capture, state)
 
-    def _refuse_unwitnessed(self, journal: Journal, observed: RefSnapshot) -> None:
+    def _refuse_unwitnessed(self, journal: Journal, observed: RefSnapshot) -> RefSnapshot:
         """Before entering the scope of a journal found while its lease ref is absent:
         a journal that holds records has lost the witness of its head (the ref was
         deleted), and a fresh lease would witness whatever the journal holds now, a
         deleted newest record included. Refused (:class:`WitnessMissing`) before any
-        write; a journal with no record yet has nothing to prove."""
+        write; a journal with no record yet has nothing to prove.
+
+        The ref is read again after the journal: a writer creates the lease ref before
+        it writes a record, and refs read current while comments may lag, so a ref still
+        absent once records show was deleted; one there now was made by a writer that
+        opened the journal meanwhile (that read is returned: the scope is entered with
+        it)."""
         _, state, head = self.journal_head(journal)
         if head.records == 0:
-            return
+            return observed
+        again, _ = self._read_lease(journal.intent)
+        if again.oid is not None:
+            return again
         intent = journal.intent
         raise WitnessMissing(observed.name, state.discussion_number, intent.pull_request,
                              intent.base_ref, head.records, head.last)
@@ -1169,7 +1178,7 @@ class BusinessAttemptStore:
         if journal is not None and observed is None:
             observed, _ = self._read_lease(journal.intent)
         if journal is not None and observed is not None and observed.oid is None:
-            self._refuse_unwitnessed(journal, observed)
+            observed = self._refuse_unwitnessed(journal, observed)
         scope = Scope(self._journals.repository_id, intent.digest)
         recording = Recording(self.reader(), self.writer, self._now, self._step, self.tell,
                               self._sleep, self._journals.max_comments)
