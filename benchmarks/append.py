@@ -1,6 +1,6 @@
 """GraphQL requests and points of the store's writes, on the in-process emulator.
 
-    .venv/bin/python benchmarks/append.py [--attempts 50] [--events 50] [--held 100]
+    .venv/bin/python benchmarks/append.py [--attempts 45] [--events 50] [--held 100]
 
 Prints (goals from the store's brief in brackets):
 
@@ -9,7 +9,14 @@ Prints (goals from the store's brief in brackets):
 * a cold single append by that fresh process (lease, capture, append, release) on an
   A x E journal [<= 5 requests, <= 6 points]; the lease ref exists already (the journal
   was created under the scope, which made it);
-* 100 appends in one held scope [<= 1.2 requests per append].
+* 100 appends in one held scope [<= 1.2 requests per append];
+* what a user meets as the journal fills: GitHub refuses comments on an issue past
+  2,500 (discussions: the stricter reading, docs/emulator.md), so the store refuses the
+  write that would pass ``[journal] max_comments`` (default 2,500) before sending it
+  (``JournalFull``). The default journal (45 x 50: 2,295 comments and replies) is as
+  large as leaves room for the appends above; the run then appends until the store
+  refuses, and prints the refusal a user sees. A journal larger than GitHub allows is
+  refused as an argument: no user can meet it.
 
 Points are what the emulator charges per GitHub's documented GraphQL cost rules (and
 1 per REST call). Not a timed test: wall times are printed for orientation only.
@@ -28,6 +35,11 @@ import harness as h  # noqa: E402
 
 from ghattempt.core import build_attempt, build_event, render_body  # noqa: E402
 from ghattempt.github import GitHubProvider, Usage  # noqa: E402
+from ghattempt.store import JournalFull  # noqa: E402
+
+CAP = 2500
+"""The comments and replies one discussion takes (GitHub's cap on issues; the emulator's
+default and ``[journal] max_comments``' default)."""
 
 
 def seed(gh: GitHubProvider, attempts: int, events: int) -> tuple[object, str]:
@@ -63,10 +75,16 @@ def delta(after: Usage, before: Usage) -> tuple[int, int, dict[str, int]]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--attempts", type=int, default=50)
+    p.add_argument("--attempts", type=int, default=45)
     p.add_argument("--events", type=int, default=50)
     p.add_argument("--held", type=int, default=100)
     args = p.parse_args()
+    needs = args.attempts * (1 + args.events) + 2 + args.held
+    if needs > CAP:
+        p.error(f"{args.attempts} x {args.events} with {args.held} held appends needs {needs} "
+                f"comments and replies in one discussion; GitHub takes at most {CAP} (a user "
+                "never meets such a journal: the store refuses the write past [journal] "
+                "max_comments, docs/emulator.md)")
     emu = h.emulator()
     t0 = time.monotonic()
     journal, target = seed(h.provider(emu=emu, token=h.WRITER_TOKENS[9]), args.attempts,
@@ -102,6 +120,18 @@ def main() -> int:
     n, pts, ops = delta(gh.usage, u0)
     print(f"{args.held} appends in one held scope: {n} requests ({n / args.held:.2f} per "
           f"append, goal <= 1.2), {pts} points, {time.monotonic() - t:.1f} s {ops}")
+
+    # what a user meets as the journal fills up
+    written = 0
+    try:
+        with store.session(journal) as s:  # type: ignore[arg-type]
+            while True:
+                s.append(target, key=f"fill-{written}", phase="admission", status="waiting",
+                         reason=f"fill {written}")
+                written += 1
+    except JournalFull as exc:
+        print(f"filling up: {written} more appends, then the store refused the next before "
+              f"sending it ({exc.held} of {exc.cap} comments and replies):\n  {exc}")
     return 0
 
 

@@ -165,9 +165,13 @@ def mask(values: list[str]) -> None:
 
 def in_action_words(message: str) -> str:
     """``message`` with the CLI's option names replaced by the Action's input names (the
-    Action names a journal by its pull request only: no ``--discussion``)."""
+    Action names a journal by its pull request only: no ``--discussion``), except inside
+    backticks: a command line a person is to run (``ghattempt restore-lease
+    --pull-request 7 ...``) stays as it is."""
     message = message.replace("--discussion or --pull-request", "--pull-request")
-    return _OPTION.sub(lambda m: _INPUT_OF.get(m.group(0), m.group(0)), message)
+    parts = message.split("`")
+    return "`".join(part if n % 2 else _OPTION.sub(
+        lambda m: _INPUT_OF.get(m.group(0), m.group(0)), part) for n, part in enumerate(parts))
 
 
 def command(name: str, message: str, **props: str | int | None) -> None:

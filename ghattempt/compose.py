@@ -65,8 +65,8 @@ def journal_options(config: LoadedConfig | None, *, repository: str, repository_
                     writer_login: str | None = None, writer_id: int | None = None,
                     server_url: str | None = None) -> JournalOptions:
     """Which journals a store finds and how it reads them, from the configuration:
-    ``[journal]``'s category and title, and ``[writer]``'s login and ``databaseId``
-    unless ``writer_login`` is given (then with ``writer_id``).
+    ``[journal]``'s category, title and ``max_comments``, and ``[writer]``'s login and
+    ``databaseId`` unless ``writer_login`` is given (then with ``writer_id``).
 
     Raises:
         StoreInputError: a malformed repository or writer login.
@@ -77,14 +77,15 @@ def journal_options(config: LoadedConfig | None, *, repository: str, repository_
         category=settings.journal.category,
         writer_login=settings.writer.login if writer_login is None else writer_login,
         writer_id=settings.writer.database_id if writer_login is None else writer_id,
-        server_url=server_url, title=None if config is None else config.journal_title_of)
+        server_url=server_url, title=None if config is None else config.journal_title_of,
+        max_comments=settings.journal.max_comments)
 
 
 def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer, *,
                   repository: str, repository_id: str, known: Repository | None = None,
                   notice: Callable[[str], None] | None = None, server_url: str | None = None,
-                  adapt: Callable[[RefLease], ExclusiveAdapter] | None = None
-                  ) -> BusinessAttemptStore:
+                  adapt: Callable[[RefLease], ExclusiveAdapter] | None = None,
+                  check_writer: bool = True) -> BusinessAttemptStore:
     """The store a writer writes through, initialised and with its writer checked.
 
     Args:
@@ -102,6 +103,8 @@ def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer
             and the lease.
         server_url: the server material URLs must start with.
         adapt: wraps the lease in another adapter (the App keeps leases across a burst).
+        check_writer: False only for a person's ``restore_lease``, which writes no
+            record (any token with ``contents: write`` restores a lease ref).
 
     Returns:
         A :class:`~ghattempt.store.BusinessAttemptStore` under a ``RefLease`` whose
@@ -123,7 +126,8 @@ def writing_store(provider: GitHubProvider, config: LoadedConfig, writer: Writer
                                  exclusive=lease if adapt is None else adapt(lease),
                                  writer=writer, reader=_reader_digest(), notice=notice)
     store.initialise(known)
-    store.check_writer()  # a configured writer that is not this token: before any write
+    if check_writer:
+        store.check_writer()  # a configured writer that is not this token: before any write
     return store
 
 

@@ -173,6 +173,9 @@ KEYS: Final[tuple[Key, ...]] = (
         "name; no surrounding spaces", max_length=100, pattern=r"\S(?:[\s\S]*\S)?"),
     Key("journal.title", "template", "title of a new journal Discussion (informational)",
         fields=_TITLE_FIELDS),
+    Key("journal.max_comments", "integer", "comments and replies one journal Discussion "
+        "takes; a write past it is refused before it is sent (GitHub refuses comments "
+        "past 2,500)", minimum=1, maximum=2500),
     Key("writer.login", "string", "GraphQL login of the one writer whose records count "
         "(no [bot] suffix)", pattern=LOGIN.pattern.removesuffix("\\Z")),
     Key("writer.database_id", "integer", "that account's databaseId; required for any "
@@ -294,10 +297,15 @@ class JournalSettings:
         title: title of a new journal Discussion; placeholders ``{repository}``
             (owner/name), ``{repository_id}``, ``{pull_request}``, ``{base_ref}``.
             Informational only: the intent record in the body is what identifies it.
+        max_comments: the comments and replies (everyone's, deleted ones with replies
+            included) one journal Discussion takes: GitHub refuses comments on an issue
+            past 2,500 and nothing public says discussions differ (docs/emulator.md), so a
+            write that would pass it is refused before it is sent (1..2500).
     """
 
     category: str = "General"
     title: str = "Release journal: {repository} #{pull_request} into {base_ref}"
+    max_comments: int = 2500
 
 
 @dataclass(frozen=True, slots=True)
@@ -807,7 +815,7 @@ def build_settings(doc: Mapping[str, object], *, path: str) -> Settings:
 
 
 def build_journal(t: Mapping[str, object], *, path: str) -> JournalSettings:
-    """Build ``[journal]``: ``category``, ``title``."""
+    """Build ``[journal]``: ``category``, ``title``, ``max_comments``."""
     r = _Reader(path)
     d = JournalSettings()
     r.known(t, "journal", SCHEMA["journal"])
@@ -827,7 +835,9 @@ def build_journal(t: Mapping[str, object], *, path: str) -> JournalSettings:
             f"renders to {len(rendered)} characters for a sample pull request",
             f"keep the title between 1 and {_NAME_MAX} characters",
         )
-    return JournalSettings(category=category, title=title)
+    max_comments = r.integer(t, "journal.max_comments", d.max_comments,
+                             _key("journal.max_comments"))
+    return JournalSettings(category=category, title=title, max_comments=max_comments)
 
 
 def build_writer(t: Mapping[str, object], *, path: str) -> WriterSettings:

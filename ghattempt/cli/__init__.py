@@ -20,6 +20,7 @@ Commands (``ghattempt COMMAND --help`` for each; docs/cli.md has the reference):
 ``rollback``       record a rollback (started/succeeded/failed) of a succeeded attempt
 ``run``            a phase's work exactly once: admit, skip, settle, resume (docs/run.md)
 ``plan``           ``plan COMMAND ...``: check a writer command, say what it would write
+``restore-lease``  a person restores a journal's deleted lease ref, after checking it
 ``verify-material`` check retrieved bytes against a material reference
 ``emulator serve`` the embedded GitHub over HTTP on loopback
 ``app serve``      the GitHub App webhook server
@@ -526,6 +527,28 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", metavar="FILE",
                    help="also write the observations as JSON to FILE ('-': stdout, "
                         "instead of the table), to attach to an issue")
+    p = _sub(subs, "restore-lease", "restore a journal's deleted lease ref (a person)",
+             "A journal that holds records and whose lease ref (the witness of its head) "
+             "was deleted is refused by every writer: nothing can prove no newer record "
+             "was deleted first. Once a person has checked the journal against what "
+             "really happened, this restores the lease ref witnessing exactly the head "
+             "they name (--records, --last: the refusal prints the journal's head now), "
+             "and refuses, writing nothing, when the journal holds another head. The "
+             "restoration is recorded in the lease branch's history (who, --reason, which "
+             "head). The token needs contents: write; it need not be the writer's.")
+    _add_connection(p)
+    _add_journal(p, reader=False, writes=True)
+    g = p.add_argument_group("restoration")
+    g.add_argument("--records", metavar="K", type=_number, required=True,
+                   help="distinct records the journal holds (the intent not counted)")
+    g.add_argument("--last", metavar="DIGEST", required=True,
+                   help="digest of the journal's newest record (sha256:...)")
+    g.add_argument("--reason", metavar="TEXT", required=True,
+                   help="what was checked and why the lease is restored (recorded)")
+    g.add_argument("--actor", metavar="NAME", default=_env("GITHUB_ACTOR"),
+                   help="who restores it (env GITHUB_ACTOR; default: the local user name)")
+    g.add_argument("--server-url", metavar="URL", default=_env("GITHUB_SERVER_URL"),
+                   help="web base of the journal URL (env GITHUB_SERVER_URL)")
 
     p = _sub(subs, "verify-material", "check bytes against a material reference",
              "Hash FILE and compare its byte count and sha256 digest with a material: given "
@@ -686,6 +709,10 @@ def _run(args: argparse.Namespace) -> int:
         from ghattempt.cli import _probe
 
         handler = _probe.probe
+    elif command == "restore-lease":
+        from ghattempt.cli import _writing
+
+        handler = _writing.restore_lease
     elif command == "verify-material":
         from ghattempt.cli import _material
 

@@ -1,5 +1,5 @@
 """Writer commands: ``admit``, ``record``, ``successor``, ``supersede``, ``expire``,
-``rollback``, and ``plan COMMAND``.
+``rollback``, ``plan COMMAND``, and a person's ``restore-lease``.
 
 Shape::
 
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from ghattempt.commands import WriteOutcome, WriteRequest
     from ghattempt.config import LoadedConfig
 
-__all__ = ["admit", "expire", "plan", "record", "request_of", "rollback", "successor",
-           "supersede"]
+__all__ = ["admit", "expire", "plan", "record", "request_of", "restore_lease", "rollback",
+           "successor", "supersede"]
 
 
 def request_of(command: str, args: argparse.Namespace) -> WriteRequest:
@@ -152,3 +152,22 @@ def expire(args: argparse.Namespace) -> int:
 def rollback(args: argparse.Namespace) -> int:
     """``ghattempt rollback``."""
     return _cli("rollback", args)
+
+
+def restore_lease(args: argparse.Namespace) -> int:
+    """``ghattempt restore-lease``: the options as a
+    :class:`~ghattempt.commands.RestoreLease`, run by ``execute``; prints what was
+    restored and the journal's status read with it."""
+    from ghattempt.commands import RestoreLease, Target, execute, public_text
+
+    target = Target(args.repository or "", args.pull_request, args.base_ref or None)
+    request = RestoreLease(target=target,
+                           actor=args.actor or os.environ.get("GITHUB_ACTOR")
+                           or getpass.getuser(),
+                           records=args.records, last=args.last,
+                           reason=public_text(args.reason, args.token_env) or "")
+    outcome = execute(request, _config(args), connection(args))
+    v = outcome.verdict
+    print(f"{outcome.message}\nstatus {v.status}, recovery {v.recovery}; "
+          f"journal {outcome.url}")
+    return 0 if v.exit_code == 0 else v.exit_code

@@ -15,7 +15,8 @@ composition root but through here (docs/layout.md)::
 
 =====================  =================================================================
 requests (writing)     ``Admit``, ``RecordEvent``, ``OpenSuccessor``, ``Supersede``, ``Expire``,
-                       ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``)
+                       ``Rollback`` (``Target``, ``Observed``, ``MaterialInput``);
+                       ``RestoreLease`` (a person's restoration of a deleted lease ref)
 a phase's work         ``Run`` -> ``RunOutcome`` (docs/run.md)
 requests (reading)     ``Status``, ``Show``, ``CaptureJournal``
 requests (checking)    ``Probe`` (``ProbeReport``, ``Observation``): GitHub's relied-on
@@ -68,6 +69,7 @@ if _typing.TYPE_CHECKING:
         OpenSuccessor,
         ReadRequest,
         RecordEvent,
+        RestoreLease,
         Rollback,
         Run,
         Show,
@@ -81,7 +83,7 @@ if _typing.TYPE_CHECKING:
     )
     from ._run import RunOutcome
     from ._secrets import looks_secret, public_text, refuse_secrets, secret_values
-    from ._writing import WriteOutcome, plan
+    from ._writing import WriteOutcome, plan, restore_lease
 
 _SUBMODULE = {
     **dict.fromkeys(("DEFAULT_SERVER_URL", "Connection", "connect", "journal_url",
@@ -94,13 +96,13 @@ _SUBMODULE = {
     **dict.fromkeys(("JournalPages", "Reading", "capture", "read", "reader_digest",
                      "reader_identity", "verdict_for"), "._reading"),
     **dict.fromkeys(("GRAPHQL_INT_MAX", "Admit", "CaptureJournal", "Expire", "MaterialInput",
-                     "Observed", "ReadRequest", "RecordEvent", "Rollback", "Run", "Show",
-                     "Status",
+                     "Observed", "ReadRequest", "RecordEvent", "RestoreLease", "Rollback",
+                     "Run", "Show", "Status",
                      "OpenSuccessor", "Supersede", "Target", "WriteRequest", "check",
                      "materials_from", "split_repository"), "._requests"),
     **dict.fromkeys(("looks_secret", "public_text", "refuse_secrets", "secret_values"),
                     "._secrets"),
-    **dict.fromkeys(("WriteOutcome", "plan"), "._writing"),
+    **dict.fromkeys(("WriteOutcome", "plan", "restore_lease"), "._writing"),
     "RunOutcome": "._run",
 }
 """Exported name -> the module defining it."""
@@ -127,6 +129,7 @@ __all__ = [
     "Reading",
     "RecordEvent",
     "RequestError",
+    "RestoreLease",
     "Rollback",
     "Run",
     "RunOutcome",
@@ -155,6 +158,7 @@ __all__ = [
     "refuse_secrets",
     "remember",
     "request_key",
+    "restore_lease",
     "secret_values",
     "split_repository",
     "verdict_for",
@@ -175,12 +179,16 @@ def execute(request: Probe, config: LoadedConfig | None,
 @_typing.overload
 def execute(request: CaptureJournal, config: LoadedConfig | None,
             connection: Connection) -> JournalPages: ...
+@_typing.overload
+def execute(request: RestoreLease, config: LoadedConfig,
+            connection: Connection) -> WriteOutcome: ...
 def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) -> _typing.Any:
     """Run one request under ``config`` (the loaded configuration; a reading may have
-    none) through ``connection``: a writing request gives an :class:`WriteOutcome`, ``Status``
-    and ``Show`` a :class:`Reading`, ``CaptureJournal`` the :class:`JournalPages`, ``Run``
-    a :class:`RunOutcome` (the phase's work run at most once: docs/run.md), ``Probe`` the
-    :class:`ProbeReport` (it writes, on a throwaway discussion, and removes what it wrote).
+    none) through ``connection``: a writing request (and ``RestoreLease``) gives an
+    :class:`WriteOutcome`, ``Status`` and ``Show`` a :class:`Reading`, ``CaptureJournal``
+    the :class:`JournalPages`, ``Run`` a :class:`RunOutcome` (the phase's work run at most
+    once: docs/run.md), ``Probe`` the :class:`ProbeReport` (it writes, on a throwaway
+    discussion, and removes what it wrote).
 
     Every check that needs no request to GitHub runs first (the request's own when it
     was built, :func:`check` for what needs the configuration): an input error is raised
@@ -202,6 +210,8 @@ def execute(request: _typing.Any, config: _typing.Any, connection: _typing.Any) 
         return _run.run(request, config, connection)
     from . import _writing  # a reading never loads the writer side (cold start)
 
+    if isinstance(request, _requests.RestoreLease):
+        return _writing.restore_lease(request, config, connection)
     return _writing.write(request, config, connection)
 
 

@@ -648,6 +648,66 @@ class Run(_Write):
     def verbatim(self) -> dict[str, object]:
         return {**_Write.verbatim(self), "--artifact-url": self.artifact_url,
                 "--verify": self.verify if isinstance(self.verify, str) else None}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RestoreLease:
+    """``restore-lease``: a person restores the deleted lease ref of a journal that holds
+    records, after checking its history (docs/exclusion.md, "A deleted lease ref"): the
+    ref is created again witnessing exactly the head the person names (``records``
+    distinct records, the newest ``last``), and refused (nothing written) when the
+    journal's head differs. The restoration is recorded in the lease branch's history
+    with ``reason`` and who (``actor``) restored it. Not a record: the token need not
+    be the configured writer's.
+
+    Raises:
+        RequestError: (bad input) ``records`` not a count >= 1, ``last`` not a digest,
+            no ``reason`` (1..1024 characters), an ``actor`` that is no name, or a value
+            shaped like a token.
+    """
+
+    target: Target
+    actor: str
+    records: int
+    last: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        from ghattempt.core import is_digest
+
+        _number("--records", self.records)
+        if not is_digest(self.last):
+            raise RequestError("--last must be the newest record's digest: sha256: and 64 "
+                               "lowercase hex digits, as the refusal names it")
+        if not isinstance(self.reason, str) or not 1 <= len(self.reason.strip()) <= 1024:
+            raise RequestError("--reason must say in 1..1024 characters what was checked "
+                               "and why the lease ref is restored")
+        if not isinstance(self.actor, str) or not 1 <= len(self.actor) <= 200 or any(
+                c.isspace() for c in self.actor):
+            raise RequestError("--actor must be the name of the person restoring the lease "
+                               "(1..200 characters, no spaces)")
+        self.refuse_secrets(None)
+
+    @property
+    def writer(self) -> Writer:
+        """The person restoring, as a writer (``{kind: cli, actor}``); no record is
+        written with it."""
+        from ghattempt.core import CliWriter
+
+        return CliWriter(self.actor)
+
+    @property
+    def channel(self) -> None:
+        """No channel: a lease is the intent's, whatever the channel."""
+        return None
+
+    @property
+    def request_key(self) -> None:
+        """No request key: a lease is the intent's, whatever the key."""
+        return None
+
+    def refuse_secrets(self, token_env: str | None) -> None:
+        """Refuse a value written into the repository that holds a token."""
+        refuse_secrets({"--reason": self.reason, "--actor": self.actor,
+                        "--base-ref": self.target.base_ref}, token_env)
 
 
 WriteRequest = Admit | RecordEvent | OpenSuccessor | Supersede | Expire | Rollback
@@ -793,6 +853,9 @@ for _exported in (
     Admit, CaptureJournal, Expire, MaterialInput, Observed, RecordEvent, Rollback, Run, Show,
     Status,
     OpenSuccessor, Supersede, Target, check, materials_from, split_repository,
+    Admit, CaptureJournal, Expire, MaterialInput, Observed, RecordEvent, RestoreLease,
+    Rollback, Show, Status, OpenSuccessor, Supersede, Target, check, materials_from,
+    split_repository,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

@@ -41,6 +41,7 @@ from ghattempt.commands._requests import (
     Expire,
     OpenSuccessor,
     RecordEvent,
+    RestoreLease,
     Rollback,
     Supersede,
     Target,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from ghattempt.github import GitHubProvider, PullRequest
     from ghattempt.store import BusinessAttemptStore, Journal, Planned, Session
 
-__all__ = ["WriteOutcome", "plan", "write"]
+__all__ = ["WriteOutcome", "plan", "restore_lease", "write"]
 
 
 class WriteOutcome:
@@ -147,7 +148,7 @@ class _Planning:
 class _Where:
     """One request's GitHub access, configuration, store and where its writes go."""
 
-    request: WriteRequest
+    request: WriteRequest | RestoreLease
     cfg: LoadedConfig
     gh: GitHubProvider
     store: BusinessAttemptStore
@@ -179,7 +180,7 @@ class _Where:
 
 
 @contextmanager
-def _where(request: WriteRequest, config: LoadedConfig, connection: Connection,
+def _where(request: WriteRequest | RestoreLease, config: LoadedConfig, connection: Connection,
            writes: Callable[[BusinessAttemptStore], _Writes]) -> Iterator[_Where]:
     from ghattempt.compose import writing_store
 
@@ -222,7 +223,8 @@ def _where(request: WriteRequest, config: LoadedConfig, connection: Connection,
             base_ref = start.pull_request.base_ref_name
         store = writing_store(gh, config, request.writer, repository=repo.name_with_owner,
                               repository_id=repo.id, known=repo, notice=connection.notice,
-                              server_url=connection.server_url)
+                              server_url=connection.server_url,
+                              check_writer=not isinstance(request, RestoreLease))
         if start.pull_request is not None:  # the category scan stops before it was opened
             store.pull_request_opened(target.pull_request, start.pull_request.created_at)
         if known is not None and (known.pull_request, known.base_ref) == (
@@ -704,10 +706,40 @@ def plan(request: WriteRequest, config: LoadedConfig, connection: Connection) ->
     return _run(request, config, connection, _Planning)
 
 
+def restore_lease(request: RestoreLease, config: LoadedConfig,
+                  connection: Connection) -> WriteOutcome:
+    """A person's restoration of a journal's deleted lease ref after checking its history
+    (:class:`~ghattempt.commands.RestoreLease`; the store's ``restore_lease``): the ref
+    witnessing exactly the head named, or refused (nothing written) when the journal
+    holds another head, when the ref is there, or when there is no journal.
+
+    Raises:
+        RequestError: a value that holds the token of ``connection.token_env``.
+        store errors: ``RefusedByRules`` (``head_differs``: refused),
+            ``StoreInputError`` (bad input), GitHub errors.
+    """
+    from ghattempt.core import Witness
+
+    request.refuse_secrets(connection.token_env)
+    with _where(request, config, connection, _Writing) as w:
+        restored = w.store.restore_lease(
+            w.pull_request, w.base_ref, head=Witness(request.records, request.last),
+            reason=request.reason, restorer=request.actor)
+        number = restored.journal.number
+        store, journal = w.store, restored.journal
+        message = (f"restored lease ref {restored.ref} at {restored.oid[:12]}, witnessing "
+                   f"{request.records} records of journal #{number}, the newest "
+                   f"{request.last}; recorded in its parent commit {restored.note[:12]} "
+                   f"(who, why, which head)")
+        return WriteOutcome(lambda: store.verdict(journal),
+                            journal_url(w.connection.server_url, w.repository, number),
+                            message, True)
+
+
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
-    WriteOutcome, plan,
+    WriteOutcome, plan, restore_lease,
 ):
     _exported.__module__ = "ghattempt.commands"
 del _exported

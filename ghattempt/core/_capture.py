@@ -103,7 +103,10 @@ class Capture:
     replies' ``totalCount``. ``lease`` is the lease member (None: no response carried
     one, or it was null). ``category`` is the discussion's category where a response
     carried it (``JournalPageLease``, ``WriterRead``; the reader ignores it: an extra
-    field), else None. Nothing here is checked against the trust rules: that is
+    field), else None. ``locked`` is True where a response carried ``locked: true``
+    (the same responses; a lock bot locked the discussion, and GitHub then refuses the
+    writer's comments), with GitHub's ``activeLockReason`` in ``lock_reason``; the
+    reader ignores both. Nothing here is checked against the trust rules: that is
     :func:`~ghattempt.core.read_capture`'s reading.
     """
 
@@ -118,6 +121,8 @@ class Capture:
     replies_total: dict[str, int]
     lease: LeaseRef | None = None
     category: Category | None = None
+    locked: bool = False
+    lock_reason: str | None = None
 
     @classmethod
     def opened(cls, *, repository_id: str, repository_name: str, discussion_id: str,
@@ -314,6 +319,8 @@ class _Builder:
         self.lease_seen = False
         self.discussion: tuple[Any, ...] | None = None
         self.category: Category | None = None
+        self.locked = False
+        self.lock_reason: str | None = None
         self.comments_total: int | None = None
         self.nodes: dict[str, tuple[Comment, str | None]] = {}  # id -> (node, parent id)
         self.top: list[Comment] = []
@@ -373,6 +380,10 @@ class _Builder:
         number = _get(disc, "number", int, dwhere)
         if self.category is None:
             self.category = _category(disc.get("category"))
+        if disc.get("locked") is True:  # an extra field, as the category
+            self.locked = True
+            reason = disc.get("activeLockReason")
+            self.lock_reason = reason if type(reason) is str else self.lock_reason
         dident = (body, number)
         if self.discussion is None:
             self.discussion = dident
@@ -437,7 +448,8 @@ class _Builder:
         return Capture(self.repository_id, self.repository_name, body.id, number, body,
                        self.comments_total, tuple(sorted(self.top, key=order)),
                        {p: tuple(sorted(b.values(), key=order)) for p, b in self.replies.items()},
-                       self.replies_total, self.lease, self.category)
+                       self.replies_total, self.lease, self.category, self.locked,
+                       self.lock_reason)
 
 
 def _category(obj: Any) -> Category | None:

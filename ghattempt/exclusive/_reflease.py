@@ -251,7 +251,9 @@ class RefLease:
         release; and whom a hold would wait for first.
 
         The backend's ``check_writable(name, exists=...)``, when it has one, is asked
-        whether those writes may be made (a repository ruleset may refuse them).
+        whether those writes may be made (a repository ruleset may refuse them), and its
+        ``deletion_note(name)``, when it has one, whether a rule keeps the ref from being
+        deleted (the line ends with it).
 
         Raises:
             BackendError: the backend says the writes would be refused (non-retryable:
@@ -264,9 +266,11 @@ class RefLease:
         check = getattr(self.backend, "check_writable", None)
         if check is not None:
             check(name, exists=snap.oid is not None)
+        noted = getattr(self.backend, "deletion_note", None)
+        note = f"; {noted(name)}" if noted is not None else ""
         if snap.oid is None:
             return (f"create lease ref {name} (a commit holding the lease record of writer "
-                    f"scope {scope.key}), then move it once more to release the scope")
+                    f"scope {scope.key}), then move it once more to release the scope{note}")
         current = read_lease(snap.message, ref=name, scope=scope)
         busy = ""
         if expiry_of(current) > snap.server_time:
@@ -276,7 +280,7 @@ class RefLease:
                     f"{self.settings.acquire_timeout:g} s")
         return (f"move lease ref {name} from {snap.oid[:12]} (fencing token "
                 f"{current.token}, {current.state}) to a new lease record of writer scope "
-                f"{scope.key}, and once more to release it{busy}")
+                f"{scope.key}, and once more to release it{busy}{note}")
 
     def _acquire(self, scope: Scope, observed: RefSnapshot | None) -> RefOwner:
         wiring = self._wiring

@@ -95,6 +95,9 @@ class DiscussionSummary:
     author_id: int | None
     created_at: str | None = None
     """``createdAt`` (GitHub's DateTime, whole seconds, UTC), when the listing read it."""
+    locked: bool = False
+    """``locked``: a lock bot (or a person) locked it; GitHub then refuses comments by
+    Apps and the Actions bot."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -330,7 +330,7 @@ class GitHubProvider:
                         d.get("lastEditedAt") is not None or bool(d.get("includesCreatedEdit")),
                         author.get("login") if author else None,
                         author.get("databaseId") if author else None,
-                        d.get("createdAt")))
+                        d.get("createdAt"), d.get("locked") is True))
             yield from page
             info = conn.get("pageInfo") or {}
             cursor = info.get("endCursor")

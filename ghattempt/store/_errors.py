@@ -22,9 +22,19 @@ Each error says whose side the problem is on (``fault`` in brackets, ghattempt.e
         │   └── WrongWriter        the token is not the configured writer on this host: its
         │                          records would not count; refused before any write
         ├── GitHubAnomaly          GitHub answered oddly: no such category, no write
-        │                          permission, a write whose outcome stayed unknown after
-        │                          read-back, a journal body that is not ours
-        │                          [github_refused]
+        │   │                      permission, a write whose outcome stayed unknown after
+        │   │                      read-back, a journal body that is not ours
+        │   │                      [github_refused]
+        │   ├── JournalLocked      the journal is locked (a lock bot): GitHub refuses the
+        │   │                      writer's comments; unlock it, or exclude the journal
+        │   │                      category from the lock bot; nothing was written
+        │   ├── JournalFull        the journal holds as many comments and replies as one
+        │   │                      discussion takes ([journal] max_comments, GitHub's
+        │   │                      2,500); nothing was written
+        │   └── WitnessMissing     the journal holds records but its lease ref (the
+        │                          witness of its head) is gone: a person checks the
+        │                          history and restores it (``restore-lease``); nothing
+        │                          was written [github_refused]
         ├── JournalInvalidError    (above)
         └── RefusedByRules         the rules refuse the request (``code``: spec code or a
             │                      store code); nothing was written [refused]
@@ -55,7 +65,9 @@ __all__ = [
     "ConflictingKey",
     "GitHubAnomaly",
     "IllegalTransition",
+    "JournalFull",
     "JournalInvalidError",
+    "JournalLocked",
     "JournalMissing",
     "MaterialRefused",
     "RefusedByRules",
@@ -63,6 +75,7 @@ __all__ = [
     "StoreError",
     "StoreInputError",
     "TerminalAttempt",
+    "WitnessMissing",
     "WitnessNotMet",
     "WrongWriter",
 ]
@@ -116,6 +129,88 @@ class GitHubAnomaly(StoreError):
     """GitHub answered in a way the store cannot act on (see the message)."""
 
     fault = Fault.GITHUB_REFUSED
+
+
+class JournalLocked(GitHubAnomaly):
+    """The journal's Discussion is locked (lock bots lock old discussions:
+    dessant/lock-threads after 365 days by default). GitHub refuses comments by Apps
+    and the Actions bot in a locked conversation, so the store refuses before writing
+    anything: when the first read shows it, before the lease is taken too.
+
+    Attributes:
+        number: the journal's Discussion number.
+        reason: GitHub's ``activeLockReason`` (None: none given, as lock bots do).
+    """
+
+    def __init__(self, number: int, repository: str, reason: str | None) -> None:
+        self.number = number
+        self.reason = reason
+        why = f" ({reason.lower().replace('_', ' ')})" if isinstance(reason, str) else ""
+        super().__init__(
+            f"journal #{number} of {repository} is locked{why}: GitHub refuses comments by Apps "
+            "and the Actions bot in a locked discussion, so nothing was written. A person "
+            "must unlock it (the discussion's 'Unlock conversation'), and keep lock bots "
+            "off the journal category (dessant/lock-threads locks discussions after 365 "
+            "days by default: exclude the category, or set discussion-lock-inactive-days "
+            "beyond a release's life)")
+
+
+class JournalFull(GitHubAnomaly):
+    """The journal holds as many comments and replies as one discussion takes: GitHub
+    refuses comments on an issue past 2,500, and nothing public says discussions differ
+    (docs/emulator.md), so the store refuses a write that would meet the cap, before
+    sending it (``[journal] max_comments``).
+
+    Attributes:
+        number: the journal's Discussion number.
+        held: the comments and replies it holds.
+        cap: the cap (``max_comments``).
+    """
+
+    def __init__(self, number: int, held: int, cap: int, pull_request: int) -> None:
+        self.number = number
+        self.held = held
+        self.cap = cap
+        super().__init__(
+            f"journal #{number} holds {held} comments and replies, and one discussion "
+            f"takes at most {cap} ([journal] max_comments; GitHub refuses comments past "
+            f"2,500): this write would not fit, so nothing was written. Pull request "
+            f"#{pull_request} has recorded more than a journal holds: finish its release "
+            "on a new pull request (a new intent has a new journal), and keep a step's "
+            "retries from writing an event each")
+
+
+class WitnessMissing(GitHubAnomaly):
+    """The journal holds records, and the lease ref that witnesses its head is gone
+    (deleted: a branch deletion needs only ``contents: write``). Nothing can prove the
+    journal's head now: a newest record deleted before the ref would read as a shorter
+    history, and a writer starting a fresh witness on it could write a step a second
+    time. Every writer refuses it before writing anything (no comment, no lease ref); a
+    person checks the history and restores the lease ref with ``ghattempt restore-lease``
+    (docs/exclusion.md, "A deleted lease ref").
+
+    Attributes:
+        ref: the missing lease ref.
+        number: the journal's Discussion number.
+        records: the distinct records the journal holds now.
+        last: the digest of its newest record (by ``createdAt``).
+    """
+
+    def __init__(self, ref: str, number: int, pull_request: int, base_ref: str,
+                 records: int, last: str | None) -> None:
+        self.ref = ref
+        self.number = number
+        self.records = records
+        self.last = last
+        super().__init__(
+            f"journal #{number} of pull request #{pull_request} into {base_ref} holds "
+            f"{records} records, and its lease ref {ref}, the witness of its head, was "
+            "deleted: nothing can prove that no newer record was deleted before it, so "
+            "nothing was written. A person must check the journal against what really "
+            "happened (the workflow runs that wrote it) and then restore the lease ref: "
+            f"`ghattempt restore-lease --pull-request {pull_request} --base-ref {base_ref} "
+            f"--records {records} --last {last} --reason TEXT`; protect "
+            "refs/heads/ghattempt/lease/** with a ruleset that restricts deletions")
 
 
 class JournalInvalidError(JournalInvalid, StoreError):
@@ -255,9 +350,10 @@ class MaterialRefused(RefusedByRules):
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     AuthorizationReused, Blocked, ConflictingKey, GitHubAnomaly, IllegalTransition,
-    JournalInvalidError, JournalMissing, MaterialRefused, RefusedByRules,
-    RepositoryMismatch, StoreError, StoreInputError, TerminalAttempt, WitnessNotMet,
-    WrongWriter,
+    JournalFull, JournalInvalidError, JournalLocked, JournalMissing, MaterialRefused,
+    RefusedByRules,
+    RepositoryMismatch, StoreError, StoreInputError, TerminalAttempt, WitnessMissing,
+    WitnessNotMet, WrongWriter,
 ):
     _exported.__module__ = "ghattempt.store"
 del _exported

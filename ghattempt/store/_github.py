@@ -460,6 +460,33 @@ class GitHubRefBackend:
         return RefWrite(commit.oid, self._now())
 
 
+    def deletion_note(self, name: str) -> str:
+        """Whether a repository rule keeps lease ref ``name`` from being deleted, in one
+        line for ``plan``: a deleted lease ref leaves its journal unwitnessed, and every
+        writer refuses the journal until a person restores it (``restore-lease``). Asked
+        without writing (``GET .../rules/branches/{branch}``, rules of type ``deletion``).
+        A "restrict deletions" rule does not refuse the lease's own writes (they create
+        and update the ref). Classic branch protection is not in that answer (docs/exclusion.md).
+        """
+        prefix = name.rsplit("/", 1)[0] + "/**"
+        branch = name[len(_HEADS):] if name.startswith(_HEADS) else name
+        try:
+            rules = self._provider.branch_rules(self._owner, self._name, branch)
+        except GitHubError as exc:
+            return (f"whether a rule keeps {prefix} from being deleted could not be read "
+                    f"({type(exc).__name__})")
+        for rule in rules:
+            if rule.get("type") == "deletion":
+                return (f"a ruleset (id {rule.get('ruleset_id')}) restricts deleting "
+                        f"{prefix}: a lease ref, its journal's witness, is kept from "
+                        "deletion")
+        return (f"no rule keeps {prefix} from being deleted: anyone with contents: write "
+                "can delete a lease ref, and every writer then refuses its journal until a "
+                "person restores it (restore-lease); add a branch ruleset targeting "
+                f"{prefix} with 'Restrict deletions' (it does not refuse the lease's own "
+                "writes)")
+
+
 # Public as ghattempt.store (README.md, "Layout"): tracebacks and
 # reprs show the module a user imports these from, as httpx's names do.
 GitHubRefBackend.__module__ = "ghattempt.store"

@@ -32,8 +32,11 @@ the capture that must meet the witness) driven by the thin loops here. A write g
 After a confirmed write the session extends its capture with the comment (the core's
 ``Capture.with_comment``/``with_reply``) and reads it again, instead of capturing again:
 within a held scope nobody else writes.
-Journals are never locked: GitHub refuses comments by Apps and the Actions bot in
-locked conversations.
+Journals are never locked by the store: GitHub refuses comments by Apps and the Actions
+bot in locked conversations, so a journal a lock bot locked is refused before any write
+(:class:`JournalLocked`), as is a write past ``max_comments`` (:class:`JournalFull`) and
+a journal holding records whose lease ref was deleted (:class:`WitnessMissing`: its head
+cannot be proven; a person restores the ref with :meth:`BusinessAttemptStore.restore_lease`).
 
 Discussions cannot refuse a stale write. The lease prevents one; the reader detects one
 that slips through (a ``fork``) and fails closed; the witness makes a deleted or edited
@@ -66,6 +69,7 @@ from ..core import (
     Writer,
     build_attempt,
     build_intent,
+    build_lease,
     check_attempt,
     check_event,
     find_blocking,
@@ -80,6 +84,7 @@ from ..core import (
 from ..errors import Fault
 from ..exclusive import ExclusiveAdapter, Owner, RefSnapshot, Scope, parse_time
 from ..github import (
+    EMPTY_TREE,
     AmbiguousOutcome,
     CaptureResult,
     DiscussionSummary,
@@ -98,13 +103,16 @@ from ._errors import (
     ConflictingKey,
     GitHubAnomaly,
     IllegalTransition,
+    JournalFull,
     JournalInvalidError,
+    JournalLocked,
     JournalMissing,
     MaterialRefused,
     RefusedByRules,
     RepositoryMismatch,
     StoreInputError,
     TerminalAttempt,
+    WitnessMissing,
     WitnessNotMet,
     WrongWriter,
 )
@@ -126,6 +134,7 @@ __all__ = [
     "Known",
     "MaterialCheck",
     "Planned",
+    "Restored",
     "Session",
     "Successor",
     "default_journal_title",
@@ -199,13 +208,16 @@ class Journal:
     and the number, so it takes no part in equality). ``intent`` is the
     record the journal holds (after a rename, the one made under the old name).
     ``observed`` is the read of the scope's lease ref that found it, if any: the lease's
-    first read when the scope is entered.
+    first read when the scope is entered. ``locked`` is True when the read that found it
+    (the category scan, or the first page read at start) showed it locked: the store
+    refuses it then before taking the lease (:class:`JournalLocked`).
     """
 
     intent: Intent
     discussion_id: str = field(compare=False)
     number: int
     observed: RefSnapshot | None = field(default=None, compare=False, repr=False)
+    locked: bool = field(default=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -231,6 +243,18 @@ class AppendResult:
     replayed: bool
     comment_id: str | None
     sends: int
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """A restored lease ref (:meth:`BusinessAttemptStore.restore_lease`): the
+    ``journal``, the ``ref``, its new target ``oid`` and the ``note`` commit (the lease
+    commit's parent) that records the restoration."""
+
+    journal: Journal
+    ref: str
+    oid: str
+    note: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +348,9 @@ class JournalOptions:
             record in the body identifies a journal; ``journal.title`` of
             docs/configuration.md renders one). None: :func:`default_journal_title`. An
             edited journal bearing this title or the default one fails closed.
+        max_comments: the comments and replies one journal takes (GitHub refuses
+            comments on an issue past 2,500; docs/emulator.md): a write that would pass
+            it is refused before it is sent (:class:`JournalFull`).
 
     Raises:
         StoreInputError: ``repository`` is not ``owner/name``, or ``writer_login`` is no
@@ -339,6 +366,7 @@ class JournalOptions:
     max_records: int = 1000
     max_attempts: int = 100
     title: Callable[[Intent], str] | None = None
+    max_comments: int = 2500
 
     def __post_init__(self) -> None:
         owner, sep, name = self.repository.partition("/")
@@ -408,7 +436,8 @@ class Recording:
     """What a :class:`Session` builds and reads records with, handed over by its store:
     the journal ``reader``, the ``writer`` identity put into every record, GitHub's
     clock (``now``: its time at the last answer), and the store's hooks (``step`` for
-    the observer, ``tell`` for one line to the user, ``sleep`` for a protocol's wait)."""
+    the observer, ``tell`` for one line to the user, ``sleep`` for a protocol's wait),
+    and ``max_comments``, the comments and replies one journal takes."""
 
     reader: JournalReader
     writer: Writer
@@ -416,6 +445,7 @@ class Recording:
     step: Callable[[str], None]
     tell: Callable[[str], None]
     sleep: Callable[[Sleep], None]
+    max_comments: int = 2500
 
     @property
     def digest(self) -> str:
@@ -731,7 +761,7 @@ class BusinessAttemptStore:
             record = self._intent_of(d)
             if not d.edited and self._same_intent(record, pull_request, base_ref):
                 assert record is not None
-                found, untrusted = Journal(record, d.id, d.number), None  # older wins
+                found, untrusted = Journal(record, d.id, d.number, locked=d.locked), None
             elif d.edited and (self._same_intent(record, pull_request, base_ref) or d.title in (
                     self._journals.journal_title(self.intent(pull_request, base_ref)),
                     default_journal_title(self.intent(pull_request, base_ref)))):
@@ -755,13 +785,14 @@ class BusinessAttemptStore:
         found = self._scan(pull_request, base_ref)
         if found is None or found.intent == intent:
             journal = None if found is None else Journal(found.intent, found.discussion_id,
-                                                         found.number, observed)
+                                                         found.number, observed, found.locked)
             return _Found(intent, observed, journal)
         # made under another name (a rename): the scope is that of its own intent record
         theirs, number = self._read_lease(found.intent)
         return _Found(intent, observed, Journal(
             found.intent, "" if number not in (None, found.number) else found.discussion_id,
-            found.number if number is None else number, theirs))
+            found.number if number is None else number, theirs,
+            found.locked and number in (None, found.number)))
 
     def known_lease(self, known: Known) -> str:
         """The lease ref to read with a :class:`Known` journal (``WriterRead``)."""
@@ -803,7 +834,7 @@ class BusinessAttemptStore:
         assert lease is not None
         observed = RefSnapshot(self._lease_name(intent), lease.target_oid, message,
                                math.floor(start.server_time or 0))
-        journal = Journal(intent, first.discussion_id, known.number, observed)
+        journal = Journal(intent, first.discussion_id, known.number, observed, first.locked)
         self._primed = _Primed(journal, start)
         return journal
 
@@ -1026,13 +1057,132 @@ class BusinessAttemptStore:
         assert adapter is not None  # check_writer refused a store that only reads
         yield Planner(Planned("lease", adapter.preview(scope, observed=observed)), recording)
 
+    def journal_head(self, journal: Journal) -> tuple[Capture, JournalState, Witness]:
+        """Capture and replay ``journal`` (not under its scope) and the head it holds
+        now: its distinct records and the newest one's digest (:func:`head_of`).
+
+        Raises:
+            JournalInvalidError: the journal does not read as valid.
+            JournalMissing: see :meth:`capture`.
+        """
+        capture = self.capture(journal).capture
+        if not isinstance(capture, Capture):
+            raise JournalInvalidError(capture.code, capture.detail)
+        state = self.reader().state(capture)
+        return capture, state, head_of(capture, state)
+
+    def _refuse_unwitnessed(self, journal: Journal, observed: RefSnapshot) -> RefSnapshot:
+        """Before entering the scope of a journal found while its lease ref is absent:
+        a journal that holds records has lost the witness of its head (the ref was
+        deleted), and a fresh lease would witness whatever the journal holds now, a
+        deleted newest record included. Refused (:class:`WitnessMissing`) before any
+        write; a journal with no record yet has nothing to prove.
+
+        The ref is read again after the journal: a writer creates the lease ref before
+        it writes a record, and refs read current while comments may lag, so a ref still
+        absent once records show was deleted; one there now was made by a writer that
+        opened the journal meanwhile (that read is returned: the scope is entered with
+        it)."""
+        _, state, head = self.journal_head(journal)
+        if head.records == 0:
+            return observed
+        again, _ = self._read_lease(journal.intent)
+        if again.oid is not None:
+            return again
+        intent = journal.intent
+        raise WitnessMissing(observed.name, state.discussion_number, intent.pull_request,
+                             intent.base_ref, head.records, head.last)
+
+    def restore_lease(self, pull_request: int, base_ref: str, *, head: Witness,
+                      reason: str, restorer: str) -> Restored:
+        """A person's restoration of a deleted lease ref (docs/exclusion.md, "A deleted
+        lease ref"), after checking the journal's history: the lease ref is created again
+        witnessing exactly ``head``, the head the journal holds now (its distinct records
+        and the newest one's digest, :func:`head_of`), released, naming the journal.
+
+        Recorded: the lease commit's parent is a commit whose message says who restored
+        it, why (``reason``) and which head, so the lease branch's history shows the
+        restoration (``git log`` of the ref). The fencing token starts again at 1 (the
+        earlier tokens went with the ref; nothing compares them across a restoration).
+
+        Raises:
+            StoreInputError: no journal, or its lease ref is there (nothing to restore).
+            RefusedByRules: ``head_differs``: the journal's head is not ``head`` (nothing
+                written: look again).
+            GitHubAnomaly: the ref's creation stayed unknown.
+
+        The token need not be the writer's (a person's token with ``contents: write``
+        will do): no record is written.
+        """
+        if self._category_id is None:
+            self.initialise()
+        found = self._find(pull_request, base_ref)
+        journal = found.journal
+        if journal is None:
+            raise StoreInputError(f"pull request #{pull_request} into {base_ref} has no "
+                                  "journal: there is no lease to restore")
+        observed = journal.observed
+        if observed is None:
+            observed, _ = self._read_lease(journal.intent)
+        if observed.oid is not None:
+            raise StoreInputError(f"lease ref {observed.name} is there (at "
+                                  f"{observed.oid[:12]}): there is nothing to restore, and "
+                                  "nothing was written")
+        _, state, now = self.journal_head(journal)
+        if now.records == 0:
+            raise StoreInputError(f"journal #{state.discussion_number} holds no record: "
+                                  "the next writer starts its lease afresh; nothing to "
+                                  "restore, and nothing was written")
+        if now != head:
+            raise RefusedByRules("head_differs", (
+                f"journal #{state.discussion_number} holds {now.records} records, the "
+                f"newest {now.last}, not the {head.records} records with the newest "
+                f"{head.last} the restoration was to witness: nothing was written; check "
+                "the journal again"))
+        try:
+            lease = build_lease(intent=journal.intent.digest,
+                                repository=self._journals.repository_id,
+                                holder=f"restore-lease/{restorer}"[:256], token=1,
+                                state="released", expires_at=self._now(),
+                                journal=state.discussion_number, head=head)
+        except ValueError as exc:
+            raise StoreInputError(f"restore-lease: {exc}") from None
+        note = (f"ghattempt lease restored [skip ci]\n\n{reason}\n\nRestored by {restorer} "
+                f"after the lease ref was deleted: journal #{state.discussion_number} of "
+                f"pull request #{pull_request} into {base_ref} holds {head.records} "
+                f"records, the newest {head.last}.")
+        owner, name = self._journals.owner, self._journals.name
+        parent = self._provider.create_commit(owner, name, message=note, parents=(),
+                                              tree=EMPTY_TREE)
+        commit = self._provider.create_commit(owner, name, message=lease.message(),
+                                              parents=(parent.oid,), tree=EMPTY_TREE)
+        try:
+            self._provider.create_ref(self._journals.repository_id, observed.name,
+                                      commit.oid)
+        except AmbiguousOutcome:
+            seen, _ = self._read_lease(journal.intent)
+            if seen.oid != commit.oid:
+                raise GitHubAnomaly(f"the answer to creating lease ref {observed.name} was "
+                                    f"lost and the ref is {seen.oid or 'absent'}, not "
+                                    f"{commit.oid}: run restore-lease again") from None
+        self._step("restored")
+        return Restored(Journal(state.intent, state.discussion_id, state.discussion_number),
+                        observed.name, commit.oid, parent.oid)
+
     @contextmanager
     def _held(self, intent: Intent, journal: Journal | None, observed: RefSnapshot | None,
               *, create: bool, enter: _Enter) -> Iterator[Session]:
         self.check_writer()
+        if journal is not None and journal.locked:
+            self._primed = None
+            raise JournalLocked(journal.number, self._journals.repository, None)
+        if journal is not None and observed is None:
+            observed, _ = self._read_lease(journal.intent)
+        if journal is not None and observed is not None and observed.oid is None:
+            observed = self._refuse_unwitnessed(journal, observed)
         scope = Scope(self._journals.repository_id, intent.digest)
         recording = Recording(self.reader(), self.writer, self._now, self._step, self.tell,
-                              self._sleep)
+                              self._sleep, self._journals.max_comments)
         with enter(scope, observed, recording) as writes:
             number = writes.journal if writes.journal is not None else (
                 journal.number if journal is not None else None)
@@ -1042,6 +1192,9 @@ class BusinessAttemptStore:
                 where = Journal(intent, "" if journal is None else journal.discussion_id,
                                 number)
                 capture, state = self.settled(where, start=self._read_before(journal, writes))
+            if capture.locked:  # seen under the scope: the lease is released, nothing else
+                raise JournalLocked(state.discussion_number, self._journals.repository,
+                                    capture.lock_reason)
             if state.intent.digest != intent.digest:
                 raise JournalInvalidError("identity_drift", f"discussion #{number} holds "
                                           f"intent {state.intent.digest}, not {intent.digest}")
@@ -1253,10 +1406,26 @@ class Session:
         include the record after it (and a read-back's, as soon as one was made).
         Returns the comment (None when a read-back found it, or nothing was sent) and the
         number of sends."""
+        self._check_room()
         written = self._writes.write(self._journal, record, body, reply_to, self._capture,
                                      self._seen)
         self._seen(written.capture, written.state)
         return written.comment, written.sends
+
+    def _check_room(self) -> None:
+        """Refuse a write the journal has no room for (:class:`JournalFull`): GitHub
+        refuses comments past its cap, so a release would stop half recorded; told (a
+        notice) when a write leaves fewer than 100: every tenth, then each of the last 5."""
+        capture, cap = self._capture, self._recording.max_comments
+        held = capture.comments_total + sum(capture.replies_total.values())
+        if held + 1 > cap:
+            raise JournalFull(self._journal.number, held, cap,
+                              self._journal.intent.pull_request)
+        left = cap - held - 1
+        if left < 100 and (left % 10 == 9 or left < 5):
+            self._recording.tell(f"journal #{self._journal.number} holds {held} comments "
+                                 f"and replies of the {cap} one discussion takes: {left} "
+                                 "more after this write ([journal] max_comments)")
 
     def _seen(self, capture: Capture, state: JournalState) -> None:
         self._capture, self._state = capture, state
@@ -1699,6 +1868,25 @@ def _added(capture: Capture, reply_to: str | None, comment_id: str, body: str,
     return added, reader.state(added)
 
 
+def head_of(capture: Capture, state: JournalState) -> Witness:
+    """The head ``capture`` holds: its distinct contributing records (the intent not
+    counted, :attr:`JournalState.record_count`) and the digest of the newest of them
+    by the node order of its comments (``createdAt``, then id): the witness a lease
+    ref restored over it must carry (``restore-lease``)."""
+    digest_of: dict[str, str] = {}
+    for attempt in state.attempts:
+        for node in attempt.root_ids:
+            digest_of[node] = attempt.id
+        for dg, node in attempt.event_replies:
+            digest_of[node] = dg
+    newest: tuple[str, str] | None = None
+    last: str | None = None
+    for c in (*capture.comments, *(r for rs in capture.replies.values() for r in rs)):
+        if c.id in digest_of and (newest is None or (c.created_at, c.id) > newest):
+            newest, last = (c.created_at, c.id), digest_of[c.id]
+    return Witness(state.record_count, last) if last is not None else Witness(0, None)
+
+
 def _parsed(capture: Capture | JournalInvalid) -> Capture | None:
     return capture if isinstance(capture, Capture) else None
 
@@ -1742,7 +1930,7 @@ def _first(nodes: Any, digest: str) -> str | None:
 # reprs show the module a user imports these from, as httpx's names do.
 for _exported in (
     AppendResult, BusinessAttemptStore, Journal, JournalOptions, JournalReader, Known,
-    MaterialCheck, Planned, Session, Successor, default_journal_title,
+    MaterialCheck, Planned, Restored, Session, Successor, default_journal_title,
 ):
     _exported.__module__ = "ghattempt.store"
 del _exported

@@ -36,7 +36,7 @@ def test_each_problem_gets_its_file_line_and_fix(tmp_path: Path) -> None:
     assert rc == 2
     assert out == [
         '.github/ghattempt.toml:2:1: journal.categroy: unknown key (did you mean "category"?); '
-        "remove it; keys allowed in [journal]: category, title",
+        "remove it; keys allowed in [journal]: category, title, max_comments",
         ".github/ghattempt.toml:4:1: lease.length: 5 s is not longer than request_timeout "
         "(30 s) + GitHub's 10 s server bound + clock_skew (5 s) + 2 x request_timeout (to "
         "acquire) + 1 s = 106 s; set lease.length above 106 or lower lease.request_timeout",
