@@ -313,6 +313,7 @@ def test_admit_record_and_status_through_action_yml(world):
         "journal-url",
         "timeline",
         "plan-json",
+        "probe-report",  # command probe's: empty for the others
     }
     assert json.loads(out["missing-phases-json"]) == list(PHASES)
     assert out["next-phase"] == "admission"
