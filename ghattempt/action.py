@@ -784,12 +784,14 @@ def _unreported(step: ActionStep, exc: StepFileError, url: str | None) -> int:
     if step.planning or step.command == "status":
         done = (f"ghattempt {'plan ' if step.planning else ''}{step.command} read the "
                 "journal and wrote nothing")
+        again = "Free space on the runner and run the step again"
     else:
         done = (f"ghattempt {step.command}: the journal holds this step's records (they "
                 f"landed; journal {url or '-'})")
+        again = ("Free space on the runner; running the step again with the same key "
+                 "reads the records back and writes nothing twice")
     annotate_error(scrub(f"{done}, but {exc}: the step's outputs or summary are missing. "
-                         "Free space on the runner; running the step again with the same "
-                         "key reads the records back and writes nothing twice", TOKEN_ENV))
+                         f"{again}", TOKEN_ENV))
     return EXIT_STEP_FILES
 
 

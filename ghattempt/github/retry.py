@@ -216,8 +216,9 @@ def _not_permitted(op: str, detail: str) -> str:
         return (f"{described(op)}: GitHub refused it ({detail}); check that the token can "
                 "read the repository")
     return (f"{described(op)}: GitHub refused it ({detail}): the token needs {needed}; add "
-            f"it to the workflow's or job's permissions: (for a GitHub App: to its "
-            "repository permissions, then accept them on the installation)")
+            f"it to the workflow's or job's permissions: (a GitHub App: to its repository "
+            "permissions, then accept them on the installation; a fine-grained personal "
+            "token: to its repository permissions)")
 
 
 def _ambiguous(request: Request, reason: str, status: int | None) -> AmbiguousOutcome:

@@ -87,6 +87,7 @@ def test_a_full_disk_on_a_read_says_nothing_was_written(world: World, tmp_path: 
     assert done.returncode == 5, done.stdout + done.stderr
     (error,) = errors(done)
     assert "read the journal and wrote nothing" in error and "landed" not in error
+    assert "run the step again" in error and "same key" not in error
 
 
 def test_bad_credentials_are_exit_5_in_the_users_terms(world: World, tmp_path: Path) -> None:

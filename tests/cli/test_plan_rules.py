@@ -159,3 +159,20 @@ def test_classic_protection_read_whole_by_an_admin_token(world: World) -> None:
     err = planned.stderr.decode()
     assert planned.returncode == 5, err
     assert "branch protection requires a pull request" in err
+
+
+def test_an_apps_first_lease_commit_passes_a_signed_commits_rule(world: World) -> None:
+    """GitHub signs an App's REST commit made without custom author data: the lease
+    branch's first commit is verified, and the plan and the real run both pass."""
+    app = world.emulator.state.actor_by_login("ghattempt-app")
+    assert app is not None
+    config = world.workspace / ".github" / "ghattempt.toml"
+    config.write_text(CONFIG.replace('[writer]\nlogin = "github-actions"\ndatabase_id = 41898282',
+                                     f'[writer]\nlogin = "ghattempt-app"\ndatabase_id = '
+                                     f'{app["id"]}'))
+    world.emulator.add_ruleset("octo-org/widgets", name="signed", include=[LEASE],
+                               rules=["required_signatures"], bypass=[])
+    planned = plan(world, token="ghs_app")
+    assert planned.returncode == 0, planned.stderr
+    admitted = world.cli("admit", "--pull-request", "1", token="ghs_app")
+    assert admitted.returncode == 0, admitted.stderr

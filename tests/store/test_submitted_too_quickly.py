@@ -31,13 +31,17 @@ KEY = "merge/pr-1@main"
 
 
 class Waits:
-    """The provider's sleep: records each wait, sleeps none."""
+    """The provider's sleep: records each wait, sleeps none; GitHub's clock (the
+    emulator's) moves on by the wait, as it would."""
 
-    def __init__(self) -> None:
+    def __init__(self, emu: Any = None) -> None:
         self.seconds: list[float] = []
+        self._emu = emu
 
     def __call__(self, seconds: float) -> None:
         self.seconds.append(seconds)
+        if self._emu is not None and seconds > 0:
+            self._emu.clock.advance(seconds)
 
     def long(self) -> list[float]:
         return [s for s in self.seconds if s >= 10]
@@ -92,7 +96,7 @@ def bodies(world: Served) -> list[str]:
 def test_an_append_answered_too_quickly_waits_reads_back_and_records_once(
         serve: Any, landed: bool) -> None:
     world = serve()
-    waits, notices = Waits(), []
+    waits, notices = Waits(world.emu), []
     store = writer(world, waits, notices)
     journal, attempt = admitted(store)
     before = len(bodies(world))
@@ -115,7 +119,7 @@ def test_an_append_answered_too_quickly_waits_reads_back_and_records_once(
 
 def test_a_limit_that_lasts_ends_in_try_again_with_nothing_written(serve: Any) -> None:
     world = serve()
-    waits, notices = Waits(), []
+    waits, notices = Waits(world.emu), []
     store = writer(world, waits, notices)
     journal, attempt = admitted(store)
     before = len(bodies(world))
@@ -135,7 +139,7 @@ def test_a_limit_that_lasts_ends_in_try_again_with_nothing_written(serve: Any) -
 def test_a_lease_write_answered_too_quickly_is_read_back_not_refused(
         serve: Any, landed: bool) -> None:
     world = serve()
-    waits, notices = Waits(), []
+    waits, notices = Waits(world.emu), []
     store = writer(world, waits, notices)
     world.emu.add_fault({"kind": "submitted_too_quickly", "operation": "createRef",
                          "count": 1, "landed": landed})
@@ -145,6 +149,21 @@ def test_a_lease_write_answered_too_quickly_is_read_back_not_refused(
     assert any("was submitted too quickly" in n and "lease ref" in n for n in notices)
     refs = [e for e in world.emu.request_log() if e["operation"] in ("CreateRef", "createRef")]
     assert len(refs) == (1 if landed else 2), refs
+
+
+@pytest.mark.parametrize("landed", [True, False], ids=["landed", "not-landed"])
+def test_the_journals_creation_answered_too_quickly_makes_one_journal(
+        serve: Any, landed: bool) -> None:
+    world = serve()
+    waits, notices = Waits(world.emu), []
+    store = writer(world, waits, notices)
+    world.emu.add_fault({"kind": "submitted_too_quickly", "operation": "createDiscussion",
+                         "count": 1, "landed": landed})
+    journal, attempt = admitted(store)
+    assert attempt.startswith("sha256:")
+    assert len(world.discussions()) == 1  # one journal, whether the first send landed
+    assert 60.0 in waits.long()
+    assert any("was submitted too quickly" in n and "journal" in n for n in notices)
 
 
 def test_the_app_retries_it_later_rather_than_failing_the_delivery() -> None:
