@@ -184,7 +184,7 @@ category only maintainers and admins start discussions (GitHub docs, "Managing c
 for discussions")."""
 
 LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute",
-          "discussion_comments")
+          "discussion_comments", "time_scale")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:
