@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ghattempt.app.budget import ContentBudget
 from ghattempt.app.inbox import Inbox, InboxItem
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.routing import PayloadError, Plan, plan_delivery
@@ -146,6 +147,10 @@ class Worker:
         bot_login: the App's own bot login (``<slug>[bot]``; may raise
             :class:`SinkUnavailable`), asked only for a delivery whose sender is a bot;
             a delivery that account sent is the App's own write and plans nothing.
+        budget: the App's content-creation budget (:mod:`ghattempt.app.budget`),
+            which the sink paces its requests to: a thread waits for a delivery's worth
+            of it before it claims a lane (holding nothing meanwhile), and ends a burst
+            when less is left. None: no gate.
         clock: ``time.time``-like, for tests.
     """
 
@@ -163,6 +168,7 @@ class Worker:
         retry_cap: float = 300.0,
         retry_window: float = DEFAULT_RETRY_WINDOW,
         bot_login: Callable[[], str] | None = None,
+        budget: ContentBudget | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if workers < 1:
@@ -178,6 +184,7 @@ class Worker:
         self.retry_cap = retry_cap
         self.retry_window = retry_window
         self._bot_login = bot_login
+        self._budget = budget
         self._clock = clock
         self._stop = threading.Event()
         self._wakes: list[threading.Event] = []
@@ -259,6 +266,12 @@ class Worker:
     def _step(self, burst: int) -> float | None:
         now = self._clock()
         self._prune(now)
+        if self._budget is not None and self.inbox.due_in(now) == 0:
+            # GitHub's content limits: wait for a delivery's worth, holding no lane
+            self._budget.wait_for_room(stop=self._stop.wait)
+            if self._stop.is_set():
+                return None
+            now = self._clock()
         claim = self.inbox.claim(now)
         if claim is None:
             self._checkpoint(idle=True)
@@ -275,7 +288,8 @@ class Worker:
                     handled += 1
                     self._checkpoint(idle=False)
                     if (not finished or handled >= burst
-                            or time.monotonic() - started > BURST_SECONDS):
+                            or time.monotonic() - started > BURST_SECONDS
+                            or (self._budget is not None and not self._budget.has_room())):
                         break
                     item = self.inbox.head_of(lane)
                     if item is not None and item.not_before > self._clock():
