@@ -1,4 +1,5 @@
-"""The App at the scale of an organisation: throughput and time to journal write.
+"""The App at the scale of an organisation, with GitHub's limits on: deliveries an hour
+and the share of the App's content budget they use.
 
 Runs ``python -m ghattempt.app serve`` replicas with the store sink against the HTTP
 emulator (``python -m ghattempt.emulator serve``, App auth, every GraphQL and REST
@@ -9,34 +10,43 @@ the configuration on the default branch and in each pull request's head; per pul
 request ``opened``, then three ``workflow_job`` ``completed`` (the build job
 ``action_required``, then ``success``; the review job ``success``), sent round by
 round, one delivery at a time, round-robin over the replicas as a load balancer would.
+Each configuration runs on a fresh emulator and a fresh inbox.
 
-Each configuration runs on a fresh emulator and a fresh inbox:
+GitHub's limits are on throughout: the emulator enforces its secondary limits with
+GitHub's figures (2,000 GraphQL and 900 REST points a minute; 80 content-creating
+requests a minute and 500 an hour per actor, and an App is one actor for all its
+installations) and each installation's primary 5,000 an hour. To run an hour of GitHub's
+pacing in minutes, the clock of those windows is scaled: the emulator's ``[limits]
+time_scale`` and the App's ``GHATTEMPT_APP_BUDGET_TIME_SCALE`` are both ``--scale``
+(default 20: a minute's window passes in 3 s, an hour's in 180 s). Nothing else is
+scaled: the latency, the leases and the primary hour run in real time; the budget's
+logic is the App's own (``ghattempt.app.budget``), only its clock runs faster.
 
-- 1 replica x 1 worker, 1 x 4 (SQLite, the embedded default);
-- 1 x 4 and 3 x 4 on PostgreSQL (``--postgres URL``, a server the benchmark may create
-  databases on; rows are skipped without it);
-- 1 x 4 and 3 x 4 again with one installation rate-limited: its tokens' primary budget
-  is 1 point an hour, so each runs dry at its first requests and the store reports
-  GitHub's reset (the emulator counts a budget per token, GitHub per installation; a
-  budget this small limits every token the installation's clients exchange for);
-- 1 x 4 and 3 x 4 with the first installation sending nothing ("the four alone").
+Default rows (1 replica x 1 worker and 1 x 4 on SQLite, 3 x 4 on PostgreSQL with
+``--postgres URL``, a server the benchmark may create databases on): every delivery is
+sent at once, so deliveries wait throughout, and the run stops one hour of GitHub's time
+(3600 / scale seconds) after the first acceptance. Printed per row: the deliveries
+finished in that hour, the content-creating requests the App sent in it (the emulator's
+request log), their share of the 500 an hour, the busiest minute's content-creating
+requests (at most 80), the answers that were a secondary limit, and the deliveries
+still waiting at the hour's end. Goals: at least 90 % of the budget used while
+deliveries wait; 0 secondary limits met.
 
-It prints, per configuration, the deliveries processed per second (deliveries / (last
-journal write - first acceptance)) and the p50 and p99 of each delivery's time from
-acceptance to its journal write (the inbox's ``received_at`` and ``finished_at``), for
-every installation, and for the four installations the rate-limited rows never limit
-("others"). Then the goals: 1 x 4 at least 3 x the throughput of 1 x 1; 3 x 4 at
-least 2.5 x that of 1 x 4 (on PostgreSQL); with one installation rate-limited, the
-others' p99 within 20 % of their p99 when the first installation sends nothing ("the
-four alone": a limited installation that took nothing from the others would leave them
-just that), and, for comparison, against their p99 when the first is not limited.
+``--capacity``: the App's own capacity, which GitHub's limits do not allow: the windows
+3,600 times faster (an hour's content budget every second, so no limit binds), every
+delivery to the end; rows 1 x 1, 1 x 4 (SQLite), 1 x 4 and 3 x 4 (PostgreSQL), and 1 x 4
+and 3 x 4 again with one installation rate-limited (its tokens' primary budget is 1
+point an hour, so each runs dry at its first requests and the store reports GitHub's
+reset) and with the first installation sending nothing ("the four alone"). It prints
+the deliveries processed per second (deliveries / (last journal write - first
+acceptance)) and the p50 and p99 of each delivery's time from acceptance to its journal
+write, for every installation and for the four never limited ("others"); goals: 1 x 4
+at least 3 x the throughput of 1 x 1; 3 x 4 at least 2.5 x that of 1 x 4 (on
+PostgreSQL); with one installation rate-limited, the others' p99 within 20 % of theirs
+when the first sends nothing.
 
-The emulator's secondary limits are raised for the run (GitHub's 80 content creations a
-minute per actor would cap every configuration alike at 1.3 comments a second):
-the benchmark measures the App's parallelism, not GitHub's caps.
-
-Usage: ``.venv/bin/python benchmarks/app_scale.py [--prs N] [--latency MS]
-[--postgres URL] [--only NAME ...] [--timeout S]``.
+Usage: ``.venv/bin/python benchmarks/app_scale.py [--scale K] [--prs N] [--latency MS]
+[--postgres URL] [--capacity] [--only NAME ...] [--timeout S] [--requests]``.
 """
 
 from __future__ import annotations
