@@ -511,6 +511,8 @@ def budget_rows(args: argparse.Namespace, rows: list[Row], root: Path) -> int:
         print(f"{row.name:22} {row.hour_deliveries:18} {row.hour_content:16} "
               f"{share:10.0%} {row.busiest_minute:14} {row.limited_answers:20} "
               f"{row.waiting:13} {row.seconds:7.1f}  {load()}", flush=True)
+        print(f"  outcomes of the deliveries finished: "
+              f"{json.dumps(row.outcomes, sort_keys=True)}")
         if args.requests:
             total = sum(row.requests.values())
             print(f"  {total} GitHub requests, {total / max(row.done, 1):.1f} a delivery "
