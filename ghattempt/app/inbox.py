@@ -999,14 +999,6 @@ class Inbox(abc.ABC):
         with self._writing() as conn:
             conn.execute("UPDATE content_budget SET settled_at = ? WHERE id = ?", (now, row))
 
-    def content_spent(self, actor: str, since: float, until: float) -> int:
-        """How many content-creating requests of ``actor`` were taken in
-        ``(since, until]`` and are still kept (they count in some window)."""
-        row = self._conn().execute(
-            "SELECT COUNT(*) FROM content_budget WHERE actor = ? AND taken_at > ? AND "
-            "taken_at <= ?", (actor, since, until)).fetchone()
-        return int(row[0])
-
     # -- operations ------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:

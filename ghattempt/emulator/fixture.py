@@ -52,6 +52,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     points_per_minute = 2000
     rest_points_per_minute = 900
     discussion_comments = 2500  # comments and replies one discussion takes
+    time_scale = 1              # benchmarks: the secondary windows pass k times faster
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
