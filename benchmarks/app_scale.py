@@ -30,7 +30,11 @@ finished in that hour, the content-creating requests the App sent in it (the emu
 request log), their share of the 500 an hour, the busiest minute's content-creating
 requests (at most 80), the answers that were a secondary limit, and the deliveries
 still waiting at the hour's end. Goals: at least 90 % of the budget used while
-deliveries wait; 0 secondary limits met.
+deliveries wait; 0 secondary limits met. The points limits run in the scaled windows
+too, which makes them ``--scale`` times looser for the reads, whose pace the scaling
+does not change; so each row also prints the secondary points the App spent per
+content-creating request, and what that comes to at 80 content-creating requests a
+minute, against GitHub's 2,000 GraphQL and 900 REST points a minute.
 
 ``--capacity``: the App's own capacity, which GitHub's limits do not allow: the windows
 3,600 times faster (an hour's content budget every second, so no limit binds), every
@@ -148,6 +152,8 @@ class Row:
     hour_deliveries: int = 0
     hour_content: int = 0
     busiest_minute: int = 0
+    graphql_points_per_content: float = 0.0
+    rest_points_per_content: float = 0.0
     waiting: int = 0
     limited_answers: int = 0
 
@@ -447,6 +453,16 @@ def run(row: Row, args: argparse.Namespace, root: Path, scale: float,
         app_content = sorted(seconds_of(e["at"]) for e in log
                              if e["actor"] != "alice" and content_creating(e))
         row.hour_content = sum(1 for t in app_content if opened <= t < end)
+        # the points limits run in the scaled windows too, which makes them looser for the
+        # reads, whose pace is not scaled: so each request's secondary points are counted
+        # per content-creating request, and the minute's points worked out at the
+        # content limit's pace
+        app = [e for e in log if e["actor"] != "alice" and e["actor"] is not None]
+        graphql_points = sum(5 if e["kind"] == "mutation" else 1 for e in app
+                             if e["kind"] in ("query", "mutation"))
+        rest_points = sum(1 if e["method"] == "GET" else 5 for e in app if e["kind"] == "rest")
+        row.graphql_points_per_content = graphql_points / max(1, len(app_content))
+        row.rest_points_per_content = rest_points / max(1, len(app_content))
         minute = 60 / scale
         row.busiest_minute = max((sum(1 for u in app_content if t <= u < t + minute)
                                   for t in app_content), default=0)
@@ -512,7 +528,12 @@ def budget_rows(args: argparse.Namespace, rows: list[Row], root: Path) -> int:
               f"{share:10.0%} {row.busiest_minute:14} {row.limited_answers:20} "
               f"{row.waiting:13} {row.seconds:7.1f}  {load()}", flush=True)
         print(f"  outcomes of the deliveries finished: "
-              f"{json.dumps(row.outcomes, sort_keys=True)}")
+              f"{json.dumps(row.outcomes, sort_keys=True)}; secondary points per "
+              f"content-creating request: GraphQL {row.graphql_points_per_content:.1f}, REST "
+              f"{row.rest_points_per_content:.1f}, so at {BUDGET_MINUTE} content-creating "
+              f"requests a minute {row.graphql_points_per_content * BUDGET_MINUTE:.0f} "
+              f"GraphQL points a minute (limit 2,000) and "
+              f"{row.rest_points_per_content * BUDGET_MINUTE:.0f} REST (limit 900)")
         if args.requests:
             total = sum(row.requests.values())
             print(f"  {total} GitHub requests, {total / max(row.done, 1):.1f} a delivery "
