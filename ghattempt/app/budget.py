@@ -10,21 +10,26 @@ content-creating request takes a place before it is sent (waiting until both win
 allow one more) and is settled when its answer came, in one transaction serialized
 across replicas (PostgreSQL: an advisory lock per actor; SQLite: its one writer).
 
-A request counts in a window until ``window`` seconds after its answer (GitHub counts it
-when it arrives, which is before the answer); one never answered (its process died)
-counts until ``window + grace`` seconds after it was taken. Nothing is estimated: a
-request whose place is not free is not sent.
+A place counts in a window until ``window`` seconds after its request's answer (GitHub
+counts a request when it arrives, which is before the answer); one never answered (its
+process died), or reserved and not used, until ``window + grace`` seconds after it was
+taken. Nothing is estimated: a request without a place is not sent.
 
-Two uses:
+No wait falls between a writer's last ownership check of its lease and the send (it
+would eat into the lease; docs/exclusion.md): the waiting is done before a delivery,
+holding nothing.
 
+- :meth:`ContentBudget.reserve` is the worker's gate before it claims a lane: it waits,
+  holding nothing (no lane, no writer scope), until a delivery's worth of places
+  (:data:`DELIVERY_PLACES`) is free, and reserves them for the thread
+  (:meth:`ContentBudget.using`); :meth:`ContentBudget.top_up` reserves a delivery's worth
+  again, without waiting, before the next delivery of a burst (the burst ends when it
+  cannot), and :meth:`ContentBudget.release` frees what the burst did not use;
 - :meth:`ContentBudget.creating` wraps each content-creating request (the providers'
-  :class:`~ghattempt.github.ContentPacer`); a wait longer than ``max_wait`` raises
-  :class:`~ghattempt.github.RateLimited` with nothing sent (the delivery is tried
-  again after it, with the same keys);
-- :meth:`ContentBudget.wait_for_room` is the worker's gate before it claims a lane and
-  between the deliveries of a burst: it waits, holding nothing (no lane, no writer
-  scope), until a delivery's worth of places (:data:`DELIVERY_PLACES`) is free, so that
-  the waits fall outside the writer scopes' leases.
+  :class:`~ghattempt.github.ContentPacer`): it takes one of the thread's reserved places,
+  or else a free place, waiting at most ``max_wait`` (0 for the App); without one it
+  raises :class:`~ghattempt.github.RateLimited` with nothing sent (the delivery is tried
+  again after the wait, with the same keys).
 
 ``time_scale`` (``GHATTEMPT_APP_BUDGET_TIME_SCALE``, default 1) is for benchmarks only:
 the budget's clock runs that many times faster than the real one, so an hour of
@@ -36,7 +41,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 
 from ghattempt.app.inbox import Inbox
@@ -49,10 +56,11 @@ log = logging.getLogger("ghattempt.app")
 CONTENT_WINDOWS: tuple[tuple[float, int], ...] = ((60.0, 80), (3600.0, 500))
 """GitHub's content limits per actor: ``(seconds, most requests)``."""
 
-DELIVERY_PLACES = 4
-"""Places the worker's gate waits for before a delivery: the most one delivery usually
-creates (an admission: the lease's commit and ref, the discussion, the records and the
-release; a result: the acquiring commit, the record and the release)."""
+DELIVERY_PLACES = 6
+"""Places the worker's gate reserves for a delivery: the most one delivery usually
+creates (an admission that opens a journal: the lease's commit and ref, the discussion,
+two records and the release; a result: the acquiring commit, the record and the
+release)."""
 
 
 class ContentBudget:
@@ -62,16 +70,18 @@ class ContentBudget:
         inbox: the inbox every worker and replica shares.
         actor: whose budget (the App's: ``app:<id>``, its one bot).
         windows: ``(seconds, most requests)``; GitHub's by default.
-        grace: real seconds a request can be on its way (the HTTP timeout).
-        max_wait: real seconds a request may wait for its place before
-            :class:`~ghattempt.github.RateLimited` is raised instead.
+        grace: real seconds a request can be on its way (the HTTP timeout); also how long
+            a reserved place stays usable.
+        max_wait: real seconds a request without a reserved place may wait for a free
+            one at its send before :class:`~ghattempt.github.RateLimited` is raised
+            instead (0, the default: a lease may guard the send).
         time_scale: the budget's clock runs this many times faster (benchmarks).
         clock: real seconds since the epoch; sleep: waits real seconds (tests).
     """
 
     def __init__(self, inbox: Inbox, actor: str, *,
                  windows: Sequence[tuple[float, int]] = CONTENT_WINDOWS,
-                 grace: float = 30.0, max_wait: float = 60.0, time_scale: float = 1.0,
+                 grace: float = 30.0, max_wait: float = 0.0, time_scale: float = 1.0,
                  clock: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         if time_scale <= 0:
@@ -84,6 +94,7 @@ class ContentBudget:
         self.time_scale = time_scale
         self._clock = clock
         self._sleep = sleep
+        self._local = threading.local()
 
     def __repr__(self) -> str:
         return f"ContentBudget({self.actor!r}, windows={self.windows})"
@@ -94,7 +105,8 @@ class ContentBudget:
 
     @contextlib.contextmanager
     def creating(self, operation: str) -> Iterator[None]:
-        """Around one content-creating request: take its place (waiting), send, settle.
+        """Around one content-creating request: take its place (one the thread reserved,
+        else a free one, waiting at most ``max_wait``), send, settle.
 
         Raises:
             RateLimited: no place within ``max_wait``; nothing was sent.
@@ -105,13 +117,22 @@ class ContentBudget:
         finally:
             self.inbox.settle_content(row, self.now())
 
+    def _fresh_after(self, now: float) -> float:
+        return now - self.grace * self.time_scale
+
     def _take(self, operation: str) -> int:
-        waited = 0.0
-        while True:
-            row, wait = self.inbox.take_content(self.actor, self.now(), self.windows,
-                                                self.grace * self.time_scale)
+        reservation: str | None = getattr(self._local, "reservation", None)
+        if reservation is not None:
+            now = self.now()
+            row = self.inbox.use_reserved(reservation, now, self._fresh_after(now))
             if row is not None:
                 return row
+        waited = 0.0
+        while True:
+            taken, wait = self.inbox.take_content(self.actor, self.now(), self.windows,
+                                                  self.grace * self.time_scale)
+            if taken is not None:
+                return taken
             real = wait / self.time_scale
             if waited + real > self.max_wait:
                 raise RateLimited(
@@ -123,31 +144,61 @@ class ContentBudget:
             self._sleep(real)
             waited += real
 
-    def wait_for_room(self, places: int = DELIVERY_PLACES,
-                      stop: Callable[[float], bool] | None = None) -> float:
-        """Wait until ``places`` content-creating requests would fit; returns the real
-        seconds waited. ``stop(seconds)`` waits instead of sleeping and returns True to
-        give up (the worker stopping)."""
-        places = max(1, min(places, min(n for _, n in self.windows)))
-        waited = 0.0
+    def _places(self, places: int) -> int:
+        return max(1, min(places, min(n for _, n in self.windows)))
+
+    def reserve(self, places: int = DELIVERY_PLACES,
+                stop: Callable[[float], bool] | None = None) -> str | None:
+        """Wait until ``places`` content-creating requests fit and reserve them; returns
+        the reservation (for :meth:`using`, :meth:`top_up`, :meth:`release`), or None
+        when ``stop(seconds)``, which waits instead of sleeping, returns True (the
+        worker stopping)."""
+        places = self._places(places)
+        reservation = uuid.uuid4().hex
         while True:
             _, wait = self.inbox.take_content(self.actor, self.now(), self.windows,
                                               self.grace * self.time_scale, count=places,
-                                              take=False)
+                                              reserve=reservation)
             if wait <= 0:
-                return waited
+                return reservation
             real = wait / self.time_scale
             if stop is not None:
                 if stop(real):
-                    return waited
+                    return None
             else:
                 self._sleep(real)
-            waited += real
+
+    def top_up(self, reservation: str, places: int = DELIVERY_PLACES) -> bool:
+        """Reserve for ``reservation`` what it lacks of ``places`` unused places, without
+        waiting; whether it has them now."""
+        places = self._places(places)
+        now = self.now()
+        lacking = places - self.inbox.reserved_left(reservation, self._fresh_after(now))
+        if lacking <= 0:
+            return True
+        _, wait = self.inbox.take_content(self.actor, now, self.windows,
+                                          self.grace * self.time_scale, count=lacking,
+                                          reserve=reservation)
+        return wait <= 0
+
+    def release(self, reservation: str) -> None:
+        """Free the places ``reservation`` did not use."""
+        self.inbox.release_reserved(reservation)
+
+    @contextlib.contextmanager
+    def using(self, reservation: str | None) -> Iterator[None]:
+        """The calling thread's content-creating requests take ``reservation``'s places
+        first for the block."""
+        before = getattr(self._local, "reservation", None)
+        self._local.reservation = reservation
+        try:
+            yield
+        finally:
+            self._local.reservation = before
 
     def has_room(self, places: int = DELIVERY_PLACES) -> bool:
-        """Whether ``places`` content-creating requests would fit now."""
-        places = max(1, min(places, min(n for _, n in self.windows)))
+        """Whether ``places`` more content-creating requests would fit now."""
         _, wait = self.inbox.take_content(self.actor, self.now(), self.windows,
-                                          self.grace * self.time_scale, count=places,
-                                          take=False)
+                                          self.grace * self.time_scale,
+                                          count=self._places(places), take=False)
         return wait <= 0

@@ -166,14 +166,16 @@ CREATE TABLE IF NOT EXISTS inbox_meta (
 """
 
 # Version 3: one row per content-creating request of an actor, while it counts against
-# GitHub's windows (ghattempt.app.budget): taken before it is sent, settled when its answer
-# came (or it failed), in the budget's clock.
+# GitHub's windows (ghattempt.app.budget): reserved by a worker for a delivery
+# (reserved_by), taken before it is sent, settled when its answer came (or it failed), in
+# the budget's clock.
 _V3 = """
 CREATE TABLE IF NOT EXISTS content_budget (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
-    actor      TEXT NOT NULL,
-    taken_at   REAL NOT NULL,
-    settled_at REAL
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    actor       TEXT NOT NULL,
+    taken_at    REAL NOT NULL,
+    settled_at  REAL,
+    reserved_by TEXT
 );
 CREATE INDEX IF NOT EXISTS content_budget_actor ON content_budget (actor, taken_at);
 """
@@ -950,24 +952,28 @@ class Inbox(abc.ABC):
     # -- the content-creation budget ----------------------------------------------------
 
     def take_content(self, actor: str, now: float, windows: Sequence[tuple[float, int]],
-                     grace: float, *, count: int = 1, take: bool = True
-                     ) -> tuple[int | None, float]:
-        """Take a place for one content-creating request of ``actor`` at ``now`` if every
-        window allows ``count`` more; one transaction, serialized across processes.
+                     grace: float, *, count: int = 1, take: bool = True,
+                     reserve: str | None = None) -> tuple[int | None, float]:
+        """Take a place for one content-creating request of ``actor`` at ``now`` (or
+        reserve ``count`` places for ``reserve``) if every window allows ``count`` more;
+        one transaction, serialized across processes.
 
-        A request counts in a window of ``W`` seconds at ``T`` while it may still count
-        at GitHub: settled (answered) after ``T - W``, or unsettled and taken after
-        ``T - W - grace`` (``grace``: the longest a request can be on its way). Rows
-        that count in no window are deleted.
+        A place counts in a window of ``W`` seconds at ``T`` while it may still count at
+        GitHub: settled (answered) after ``T - W``, or unsettled (reserved, or on its
+        way) and taken after ``T - W - grace`` (``grace``: the longest a request can be
+        on its way). Rows that count in no window are deleted.
 
         Args:
             windows: ``(seconds, most requests)`` pairs (GitHub's: 60 s 80, 3600 s 500).
             count: the places that must be free.
-            take: take one (else only look whether ``count`` would fit).
+            take: take them (else only look whether ``count`` would fit).
+            reserve: reserve the ``count`` places for this name instead of taking one
+                (:meth:`use_reserved` takes them, :meth:`release_reserved` frees the rest).
 
         Returns:
-            ``(row, 0.0)`` with the place taken (``None`` when ``take`` is false), or
-            ``(None, seconds)`` to wait until ``count`` more may fit.
+            ``(row, 0.0)`` with the place taken (``None`` when ``take`` is false or the
+            places were reserved), or ``(None, seconds)`` to wait until ``count`` more
+            may fit.
         """
         longest = max(seconds for seconds, _ in windows)
         if not 1 <= count <= min(most for _, most in windows):
@@ -990,9 +996,36 @@ class Inbox(abc.ABC):
                 return None, wait
             if not take:
                 return None, 0.0
+            if reserve is not None:
+                for _ in range(count):
+                    conn.execute("INSERT INTO content_budget (actor, taken_at, reserved_by) "
+                                 "VALUES (?, ?, ?)", (actor, now, reserve))
+                return None, 0.0
             row = conn.execute("INSERT INTO content_budget (actor, taken_at) VALUES (?, ?) "
                                "RETURNING id", (actor, now)).fetchone()
         return int(row[0]), 0.0
+
+    def use_reserved(self, reservation: str, now: float, fresh_after: float) -> int | None:
+        """Take one place ``reservation`` reserved after ``fresh_after`` for a request
+        sent at ``now``; ``None`` when it has none left."""
+        with self._writing() as conn:
+            row = conn.execute(
+                "UPDATE content_budget SET reserved_by = NULL, taken_at = ? WHERE id = "
+                "(SELECT id FROM content_budget WHERE reserved_by = ? AND taken_at > ? "
+                "ORDER BY id LIMIT 1) RETURNING id", (now, reservation, fresh_after)).fetchone()
+        return None if row is None else int(row[0])
+
+    def reserved_left(self, reservation: str, fresh_after: float) -> int:
+        """The places ``reservation`` reserved after ``fresh_after`` and has not used."""
+        row = self._conn().execute(
+            "SELECT COUNT(*) FROM content_budget WHERE reserved_by = ? AND taken_at > ?",
+            (reservation, fresh_after)).fetchone()
+        return int(row[0])
+
+    def release_reserved(self, reservation: str) -> None:
+        """Free the places ``reservation`` did not use."""
+        with self._writing() as conn:
+            conn.execute("DELETE FROM content_budget WHERE reserved_by = ?", (reservation,))
 
     def settle_content(self, row: int, now: float) -> None:
         """The request of place ``row`` was answered (or failed) at ``now``."""

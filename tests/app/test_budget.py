@@ -161,19 +161,64 @@ def test_actors_have_budgets_of_their_own(inbox):
     spend(other, 80)
 
 
-def test_the_gate_waits_for_a_deliverys_worth_without_taking_it(inbox):
+def test_a_reservation_waits_for_a_deliverys_worth_and_its_requests_use_it(inbox):
     clock = Clock()
-    b = budget(inbox, clock, max_wait=0)
+    b = budget(inbox, clock)
     spend(b, 78)
     assert b.has_room(2) and not b.has_room(4)
-    waited = b.wait_for_room(4)
-    assert waited == pytest.approx(60, abs=0.01)
-    assert b.has_room(80)  # waiting took nothing
+    reservation = b.reserve(4)  # waits for the first places to leave the window
+    assert reservation is not None and sum(clock.slept) == pytest.approx(60, abs=0.01)
+    assert not b.has_room(77)  # the 4 reserved count: 76 are free
+    assert b.has_room(76)
+    other = b.reserve(76)
+    assert other is not None and not b.has_room(1)  # the budget is all reserved
+    with pytest.raises(RateLimited):  # a request without a reservation finds no place
+        spend(b, 1)
+    with b.using(reservation):
+        spend(b, 4)  # the reserved places, without waiting
+        with pytest.raises(RateLimited):
+            spend(b, 1)  # a fifth: none left, none free
+    b.release(other)
+    assert b.has_room(76)
+
+
+def test_a_burst_tops_its_reservation_up_and_frees_what_it_did_not_use(inbox):
+    clock = Clock()
+    b = budget(inbox, clock)
+    reservation = b.reserve(6)
+    assert reservation is not None
+    with b.using(reservation):
+        spend(b, 5)
+    assert b.top_up(reservation, 6)  # 1 left, 5 more reserved
+    assert b.has_room(80 - 5 - 6) and not b.has_room(80 - 5 - 6 + 1)
+    spend(b, 80 - 5 - 6)  # others take the rest
+    with b.using(reservation):
+        spend(b, 6)
+    assert not b.top_up(reservation, 6)  # nothing free: the burst ends
+    b.release(reservation)
+    clock.now += 60.01
+    assert b.has_room(80)
+
+
+def test_a_stopping_worker_gives_up_its_wait(inbox):
+    clock = Clock()
+    b = budget(inbox, clock)
     spend(b, 80)
     asked: list[float] = []
     before = clock.now
-    assert b.wait_for_room(4, stop=lambda seconds: asked.append(seconds) or True) == 0
-    assert asked == [pytest.approx(60, abs=0.01)] and clock.now == before  # stopping
+    assert b.reserve(4, stop=lambda seconds: asked.append(seconds) or True) is None
+    assert asked == [pytest.approx(60, abs=0.01)] and clock.now == before
+
+
+def test_a_reserved_place_unused_for_the_grace_is_not_taken(inbox):
+    clock = Clock()
+    b = budget(inbox, clock, grace=30)
+    reservation = b.reserve(80)
+    clock.now += 31  # reserved longer ago than a request can be on its way
+    with b.using(reservation), pytest.raises(RateLimited):
+        spend(b, 1)  # not taken: a request sent now would outlive its count
+    clock.now += 60  # 60 + grace after it was reserved, the place no longer counts
+    spend(b, 1)
 
 
 def test_a_time_scale_runs_the_windows_faster(inbox):

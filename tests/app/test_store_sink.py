@@ -535,18 +535,28 @@ def test_the_sinks_content_creation_waits_for_the_apps_shared_budget(world: Worl
     world.emu.time_scale = 30
     world.emu.content_per_minute = 6
     inbox = open_inbox(tmp_path / "budget.sqlite")
-    world.sink.pace_content(ContentBudget(inbox, f"app:{APP_ID}", windows=((60, 6),
-                                                                           (3600, 500)),
-                                          time_scale=30, grace=5))
+    budget = ContentBudget(inbox, f"app:{APP_ID}", windows=((60, 6), (3600, 500)),
+                           time_scale=30, grace=5)
+    world.sink.pace_content(budget)
+
+    def paced(call: Any) -> Any:  # as a worker does: reserve first, holding nothing
+        reservation = budget.reserve()
+        try:
+            with budget.using(reservation):
+                return call()
+        finally:
+            assert reservation is not None
+            budget.release(reservation)
+
     world.commit(".github/ghattempt.toml", CONFIG)  # by another actor
     world.emu.clear_request_log()
     started = time.monotonic()
-    assert world.open().outcome is Outcome.APPLIED
+    assert paced(world.open).outcome is Outcome.APPLIED
     head = world.generation().head_sha
     for n in range(1, 5):
-        assert world.sink.record_phase(PhaseResult(
-            f"run:{n}:1:job:{n}:build:waiting", INSTALLATION, world.writer(), world.intent(),
-            head, "build", "waiting", f"approval {n}")).outcome is Outcome.APPLIED
+        result = PhaseResult(f"run:{n}:1:job:{n}:build:waiting", INSTALLATION, world.writer(),
+                             world.intent(), head, "build", "waiting", f"approval {n}")
+        assert paced(lambda r=result: world.sink.record_phase(r)).outcome is Outcome.APPLIED
     elapsed = time.monotonic() - started
     log = world.emu.request_log()
     created = [e for e in log if e["status"] < 400 and (
