@@ -1,4 +1,5 @@
-"""The App at the scale of an organisation: throughput and time to journal write.
+"""The App at the scale of an organisation, with GitHub's limits on: deliveries an hour
+and the share of the App's content budget they use.
 
 Runs ``python -m ghattempt.app serve`` replicas with the store sink against the HTTP
 emulator (``python -m ghattempt.emulator serve``, App auth, every GraphQL and REST
@@ -9,34 +10,47 @@ the configuration on the default branch and in each pull request's head; per pul
 request ``opened``, then three ``workflow_job`` ``completed`` (the build job
 ``action_required``, then ``success``; the review job ``success``), sent round by
 round, one delivery at a time, round-robin over the replicas as a load balancer would.
+Each configuration runs on a fresh emulator and a fresh inbox.
 
-Each configuration runs on a fresh emulator and a fresh inbox:
+GitHub's limits are on throughout: the emulator enforces its secondary limits with
+GitHub's figures (2,000 GraphQL and 900 REST points a minute; 80 content-creating
+requests a minute and 500 an hour per actor, and an App is one actor for all its
+installations) and each installation's primary 5,000 an hour. To run an hour of GitHub's
+pacing in minutes, the clock of those windows is scaled: the emulator's ``[limits]
+time_scale`` and the App's ``GHATTEMPT_APP_BUDGET_TIME_SCALE`` are both ``--scale``
+(default 20: a minute's window passes in 3 s, an hour's in 180 s). Nothing else is
+scaled: the latency, the leases and the primary hour run in real time; the budget's
+logic is the App's own (``ghattempt.app.budget``), only its clock runs faster.
 
-- 1 replica x 1 worker, 1 x 4 (SQLite, the embedded default);
-- 1 x 4 and 3 x 4 on PostgreSQL (``--postgres URL``, a server the benchmark may create
-  databases on; rows are skipped without it);
-- 1 x 4 and 3 x 4 again with one installation rate-limited: its tokens' primary budget
-  is 1 point an hour, so each runs dry at its first requests and the store reports
-  GitHub's reset (the emulator counts a budget per token, GitHub per installation; a
-  budget this small limits every token the installation's clients exchange for);
-- 1 x 4 and 3 x 4 with the first installation sending nothing ("the four alone").
+Default rows (1 replica x 1 worker and 1 x 4 on SQLite, 3 x 4 on PostgreSQL with
+``--postgres URL``, a server the benchmark may create databases on): every delivery is
+sent at once, so deliveries wait throughout, and the run stops one hour of GitHub's time
+(3600 / scale seconds) after the first acceptance. Printed per row: the deliveries
+finished in that hour, the content-creating requests the App sent in it (the emulator's
+request log), their share of the 500 an hour, the busiest minute's content-creating
+requests (at most 80), the answers that were a secondary limit, and the deliveries
+still waiting at the hour's end. Goals: at least 90 % of the budget used while
+deliveries wait; 0 secondary limits met. The points limits run in the scaled windows
+too, which makes them ``--scale`` times looser for the reads, whose pace the scaling
+does not change; so each row also prints the secondary points the App spent per
+content-creating request, and what that comes to at 80 content-creating requests a
+minute, against GitHub's 2,000 GraphQL and 900 REST points a minute.
 
-It prints, per configuration, the deliveries processed per second (deliveries / (last
-journal write - first acceptance)) and the p50 and p99 of each delivery's time from
-acceptance to its journal write (the inbox's ``received_at`` and ``finished_at``), for
-every installation, and for the four installations the rate-limited rows never limit
-("others"). Then the goals: 1 x 4 at least 3 x the throughput of 1 x 1; 3 x 4 at
-least 2.5 x that of 1 x 4 (on PostgreSQL); with one installation rate-limited, the
-others' p99 within 20 % of their p99 when the first installation sends nothing ("the
-four alone": a limited installation that took nothing from the others would leave them
-just that), and, for comparison, against their p99 when the first is not limited.
+``--capacity``: the App's own capacity, which GitHub's limits do not allow: the windows
+3,600 times faster (an hour's content budget every second, so no limit binds), every
+delivery to the end; rows 1 x 1, 1 x 4 (SQLite), 1 x 4 and 3 x 4 (PostgreSQL), and 1 x 4
+and 3 x 4 again with one installation rate-limited (its tokens' primary budget is 1
+point an hour, so each runs dry at its first requests and the store reports GitHub's
+reset) and with the first installation sending nothing ("the four alone"). It prints
+the deliveries processed per second (deliveries / (last journal write - first
+acceptance)) and the p50 and p99 of each delivery's time from acceptance to its journal
+write, for every installation and for the four never limited ("others"); goals: 1 x 4
+at least 3 x the throughput of 1 x 1; 3 x 4 at least 2.5 x that of 1 x 4 (on
+PostgreSQL); with one installation rate-limited, the others' p99 within 20 % of theirs
+when the first sends nothing.
 
-The emulator's secondary limits are raised for the run (GitHub's 80 content creations a
-minute per actor would cap every configuration alike at 1.3 comments a second):
-the benchmark measures the App's parallelism, not GitHub's caps.
-
-Usage: ``.venv/bin/python benchmarks/app_scale.py [--prs N] [--latency MS]
-[--postgres URL] [--only NAME ...] [--timeout S]``.
+Usage: ``.venv/bin/python benchmarks/app_scale.py [--scale K] [--prs N] [--latency MS]
+[--postgres URL] [--capacity] [--only NAME ...] [--timeout S] [--requests]``.
 """
 
 from __future__ import annotations
@@ -60,10 +74,14 @@ import urllib.parse
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from ghattempt.app.budget import CONTENT_WINDOWS
+from ghattempt.emulator.limits import CONTENT_CREATING, REST_CONTENT_CREATING
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / ".cache" / "npm" / "webhooks-examples" / "api.github.com" / "index.json"
@@ -131,6 +149,13 @@ class Row:
     cpu_emulator: float = 0.0
     answer_p50: float = 0.0
     answer_p90: float = 0.0
+    hour_deliveries: int = 0
+    hour_content: int = 0
+    busiest_minute: int = 0
+    graphql_points_per_content: float = 0.0
+    rest_points_per_content: float = 0.0
+    waiting: int = 0
+    limited_answers: int = 0
 
 
 def free_port() -> int:
@@ -173,7 +198,7 @@ def key_pair(work: Path) -> tuple[Path, str]:
     return path, public
 
 
-def fixture(prs: int, public: str, limited: bool) -> dict[str, Any]:
+def fixture(prs: int, public: str, limited: bool, scale: float) -> dict[str, Any]:
     actors: list[dict[str, Any]] = [
         {"login": "ghattempt-app", "kind": "Bot", "database_id": APP_DB_ID},
         {"login": "alice", "kind": "User"},
@@ -191,12 +216,14 @@ def fixture(prs: int, public: str, limited: bool) -> dict[str, Any]:
             "pull_requests": [{"number": n, "title": f"Change {n}", "head": f"feature-{n}",
                                "base": "main", "author": "alice"} for n in range(1, prs + 1)],
         })
+    # GitHub's primary limit of an installation (at least 5,000 an hour); its hour is
+    # not scaled (no row comes near it)
     installations = [{"id": 100 + i, "role": "write",
-                      "rate_limit": LIMITED_BUDGET if limited and i == 1 else 100_000}
+                      "rate_limit": LIMITED_BUDGET if limited and i == 1 else 5000}
                      for i in range(1, INSTALLATIONS + 1)]
     return {
-        "limits": {"content_per_minute": 1_000_000, "content_per_hour": 1_000_000,
-                   "points_per_minute": 1_000_000, "rest_points_per_minute": 1_000_000},
+        # GitHub's secondary limits with GitHub's figures, their windows scaled
+        "limits": {"time_scale": int(scale)},
         "actors": actors,
         "tokens": [{"token": "ghp_alice", "actor": "alice", "role": "admin",
                     "rate_limit": 1_000_000}],
@@ -343,11 +370,28 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(5)
 
 
-def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
+def seconds_of(at: str) -> float:
+    """The emulator log's ISO time as seconds since the epoch."""
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+
+
+def content_creating(entry: dict[str, Any]) -> bool:
+    """Whether the emulator counted the request against the content limits."""
+    if entry["kind"] == "rest":
+        return entry["operation"] in REST_CONTENT_CREATING and entry["status"] < 400
+    return bool(CONTENT_CREATING & set(entry["root_fields"])) and entry["status"] < 400
+
+
+def run(row: Row, args: argparse.Namespace, root: Path, scale: float,
+        hour: bool) -> Row:
+    """One configuration on a fresh emulator and inbox, its secondary limits' windows
+    ``scale`` times faster (the App's content budget too). ``hour``: measure one hour of
+    GitHub's time (3600 / scale real seconds from the first acceptance) and stop;
+    otherwise wait until every delivery is finished."""
     work = root / row.name.replace(" ", "-").replace("(", "").replace(")", "").replace(",", "")
     work.mkdir()
     key, public = key_pair(work)
-    emulator, url = start_emulator(work, fixture(args.prs, public, row.limited))
+    emulator, url = start_emulator(work, fixture(args.prs, public, row.limited, scale))
     servers: list[subprocess.Popen[bytes]] = []
     database = None
     try:
@@ -362,7 +406,8 @@ def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
                    GHATTEMPT_WEBHOOK_SECRET=SECRET, GHATTEMPT_GITHUB_API_URL=url + "/",
                    GHATTEMPT_APP_PHASES=str(work / "phases.toml"),
                    GHATTEMPT_APP_WORKERS=str(row.workers), GHATTEMPT_APP_CATCHUP_INTERVAL="0",
-                   GHATTEMPT_HTTP_TIMEOUT="10", GHATTEMPT_APP_MAX_TRIES="100")
+                   GHATTEMPT_HTTP_TIMEOUT="10", GHATTEMPT_APP_MAX_TRIES="100",
+                   GHATTEMPT_APP_BUDGET_TIME_SCALE=str(scale))
         if row.backend == "PostgreSQL":
             database = create_database(args.postgres)
             env["GHATTEMPT_APP_DATABASE"] = database
@@ -386,17 +431,41 @@ def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
             c.close()
         limited = {d.delivery for d in mix if row.limited and d.installation == 101}
         wanted = len(mix) - len(limited)
-        deadline = started + args.timeout
+        deadline = started + (3600 / scale + 1 if hour else args.timeout)
         while True:
             rows = inbox_rows(inbox)
             finished = [r for r in rows if r[1] != "pending" and r[0] not in limited]
             if len(finished) >= wanted:
                 break
             if time.monotonic() > deadline:
+                if hour:
+                    break
                 raise RuntimeError(f"{row.name}: {len(finished)} of {wanted} finished after "
                                    f"{args.timeout} s; logs in {work}")
             time.sleep(0.5)
         row.seconds = time.monotonic() - started
+        log = httpx.get(f"{url}/_emulator/requests", timeout=60).json()["requests"]
+        row.limited_answers = sum(1 for e in log if e.get("secondary_limited"))
+        opened = min(float(r[2]) for r in rows)
+        end = opened + 3600 / scale
+        row.hour_deliveries = sum(1 for r in rows if r[3] is not None and float(r[3]) < end)
+        row.waiting = sum(1 for r in rows if r[3] is None or float(r[3]) >= end)
+        app_content = sorted(seconds_of(e["at"]) for e in log
+                             if e["actor"] != "alice" and content_creating(e))
+        row.hour_content = sum(1 for t in app_content if opened <= t < end)
+        # the points limits run in the scaled windows too, which makes them looser for the
+        # reads, whose pace is not scaled: so each request's secondary points are counted
+        # per content-creating request, and the minute's points worked out at the
+        # content limit's pace
+        app = [e for e in log if e["actor"] != "alice" and e["actor"] is not None]
+        graphql_points = sum(5 if e["kind"] == "mutation" else 1 for e in app
+                             if e["kind"] in ("query", "mutation"))
+        rest_points = sum(1 if e["method"] == "GET" else 5 for e in app if e["kind"] == "rest")
+        row.graphql_points_per_content = graphql_points / max(1, len(app_content))
+        row.rest_points_per_content = rest_points / max(1, len(app_content))
+        minute = 60 / scale
+        row.busiest_minute = max((sum(1 for u in app_content if t <= u < t + minute)
+                                  for t in app_content), default=0)
         done = [r for r in rows if r[1] != "pending"]
         counted = [r for r in done if r[0] not in limited]
         # the installations never rate-limited (all but the first), in every row
@@ -413,7 +482,6 @@ def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
         row.others_p99 = quantile(other_latencies, 0.99)
         row.cpu_app = sum(cpu_seconds(proc.pid) for proc in servers)
         row.cpu_emulator = cpu_seconds(emulator.pid)
-        log = httpx.get(f"{url}/_emulator/requests", timeout=60).json()["requests"]
         for entry in log:
             name = entry["operation"] or entry["path"]
             row.requests[name] = row.requests.get(name, 0) + 1
@@ -439,46 +507,110 @@ def run(row: Row, args: argparse.Namespace, root: Path) -> Row:
             print(f"  inbox kept: {database}")
 
 
+BUDGET_HOUR = max(n for _, n in CONTENT_WINDOWS)
+BUDGET_MINUTE = min(n for _, n in CONTENT_WINDOWS)
+GOAL_SHARE = 0.9
+CAPACITY_SCALE = 3600
+
+
+def budget_rows(args: argparse.Namespace, rows: list[Row], root: Path) -> int:
+    """Deliveries in one hour of GitHub's time and the share of the App's content budget
+    they used, with GitHub's limits on (their windows ``--scale`` times faster)."""
+    print(f"{'configuration':22} {'deliveries an hour':>18} {'content-creating':>16} "
+          f"{'budget used':>11} {'busiest minute':>14} {'secondary limits met':>20} "
+          f"{'still waiting':>13} {'wall s':>7}  load")
+    met = True
+    for row in rows:
+        run(row, args, root, args.scale, hour=True)
+        share = row.hour_content / BUDGET_HOUR
+        met = met and share >= GOAL_SHARE and row.limited_answers == 0 and row.waiting > 0
+        print(f"{row.name:22} {row.hour_deliveries:18} {row.hour_content:16} "
+              f"{share:10.0%} {row.busiest_minute:14} {row.limited_answers:20} "
+              f"{row.waiting:13} {row.seconds:7.1f}  {load()}", flush=True)
+        print(f"  outcomes of the deliveries finished: "
+              f"{json.dumps(row.outcomes, sort_keys=True)}; secondary points per "
+              f"content-creating request: GraphQL {row.graphql_points_per_content:.1f}, REST "
+              f"{row.rest_points_per_content:.1f}, so at {BUDGET_MINUTE} content-creating "
+              f"requests a minute {row.graphql_points_per_content * BUDGET_MINUTE:.0f} "
+              f"GraphQL points a minute (limit 2,000) and "
+              f"{row.rest_points_per_content * BUDGET_MINUTE:.0f} REST (limit 900)")
+        if args.requests:
+            total = sum(row.requests.values())
+            print(f"  {total} GitHub requests, {total / max(row.done, 1):.1f} a delivery "
+                  "finished: " + ", ".join(f"{k} {v}" for k, v in sorted(
+                      row.requests.items(), key=lambda kv: -kv[1])))
+    print(f"bound by GitHub's content limit for the App's one bot: {BUDGET_HOUR} "
+          f"content-creating requests an hour ({BUDGET_MINUTE} a minute); goals: at least "
+          f"{GOAL_SHARE:.0%} of it used while deliveries wait, 0 secondary limits met: "
+          + ("met" if met else "NOT met"))
+    print(f"load average after: {load()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--prs", type=int, default=10, help="pull requests per installation")
+    parser.add_argument("--prs", type=int, default=None,
+                        help="pull requests per installation (default 15; 10 with "
+                             "--capacity)")
     parser.add_argument("--latency", type=int, default=100, help="ms before each request")
     parser.add_argument("--postgres", default=os.environ.get("GHATTEMPT_TEST_POSTGRES", ""),
                         help="a PostgreSQL server URL the benchmark may create databases on")
+    parser.add_argument("--scale", type=int, default=20,
+                        help="the secondary limits' windows (the emulator's and the App's "
+                             "content budget) pass this many times faster: one hour of "
+                             "GitHub's time in 3600 / scale seconds (default 20: 180 s)")
+    parser.add_argument("--capacity", action="store_true",
+                        help="the App's own capacity instead: every delivery to the end, "
+                             f"the limits' windows {CAPACITY_SCALE} times faster (an hour's "
+                             "budget every second), not a throughput GitHub allows")
     parser.add_argument("--only", nargs="*", default=None, help="run these rows only")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per row")
     parser.add_argument("--keep", action="store_true", help="keep the logs and databases")
     parser.add_argument("--requests", action="store_true",
                         help="print the GitHub requests each configuration made")
     args = parser.parse_args(argv)
+    if args.prs is None:
+        args.prs = 10 if args.capacity else 15
     if not EXAMPLES.is_file():
         print(f"missing {EXAMPLES}: run scripts/fetch-npm-fixtures", file=sys.stderr)
         return 2
-    rows = [Row("1 x 1 (SQLite)", 1, 1, "SQLite"), Row("1 x 4 (SQLite)", 1, 4, "SQLite"),
-            Row("1 x 4 (PostgreSQL)", 1, 4, "PostgreSQL"),
-            Row("3 x 4 (PostgreSQL)", 3, 4, "PostgreSQL"),
-            Row("1 x 4 (SQLite), one rate-limited", 1, 4, "SQLite", limited=True),
-            Row("1 x 4 (SQLite), the four alone", 1, 4, "SQLite", alone=True),
-            Row("3 x 4 (PostgreSQL), one rate-limited", 3, 4, "PostgreSQL", limited=True),
-            Row("3 x 4 (PostgreSQL), the four alone", 3, 4, "PostgreSQL", alone=True)]
+    if args.capacity:
+        rows = [Row("1 x 1 (SQLite)", 1, 1, "SQLite"), Row("1 x 4 (SQLite)", 1, 4, "SQLite"),
+                Row("1 x 4 (PostgreSQL)", 1, 4, "PostgreSQL"),
+                Row("3 x 4 (PostgreSQL)", 3, 4, "PostgreSQL"),
+                Row("1 x 4 (SQLite), one rate-limited", 1, 4, "SQLite", limited=True),
+                Row("1 x 4 (SQLite), the four alone", 1, 4, "SQLite", alone=True),
+                Row("3 x 4 (PostgreSQL), one rate-limited", 3, 4, "PostgreSQL",
+                    limited=True),
+                Row("3 x 4 (PostgreSQL), the four alone", 3, 4, "PostgreSQL", alone=True)]
+    else:
+        rows = [Row("1 x 1 (SQLite)", 1, 1, "SQLite"), Row("1 x 4 (SQLite)", 1, 4, "SQLite"),
+                Row("3 x 4 (PostgreSQL)", 3, 4, "PostgreSQL")]
     if not args.postgres:
         print("no --postgres (or GHATTEMPT_TEST_POSTGRES): the PostgreSQL rows are skipped",
               file=sys.stderr)
         rows = [r for r in rows if r.backend != "PostgreSQL"]
     if args.only:
         rows = [r for r in rows if r.name in args.only]
-    print(f"app_scale: {args.prs * INSTALLATIONS} pull requests x 4 deliveries = "
-          f"{args.prs * INSTALLATIONS * 4} across {INSTALLATIONS} installations; emulator "
-          f"latency {args.latency} ms per request; {os.cpu_count()} cores; load average "
-          f"{load()}; {sys.executable}")
+    scale = CAPACITY_SCALE if args.capacity else args.scale
+    print(f"app_scale{' --capacity' if args.capacity else ''}: {args.prs * INSTALLATIONS} "
+          f"pull requests x 4 deliveries = {args.prs * INSTALLATIONS * 4} across "
+          f"{INSTALLATIONS} installations; emulator latency {args.latency} ms per request; "
+          f"GitHub's limits on, the secondary windows {scale} x faster; {os.cpu_count()} "
+          f"cores; load average {load()}; {sys.executable}")
     root = Path(tempfile.mkdtemp(prefix="app-scale-"))
     results: dict[str, Row] = {}
     try:
+        if not args.capacity:
+            return budget_rows(args, rows, root)
+        print("the App's own capacity: with an hour of GitHub's content budget every second, "
+              f"not a throughput GitHub allows (there {BUDGET_HOUR} content-creating "
+              "requests an hour bind; run without --capacity)")
         header = (f"{'configuration':38} {'deliveries/s':>12} {'p50 s':>7} {'p99 s':>7} "
                   f"{'others p50':>10} {'others p99':>10} {'wall s':>7}  outcomes, load")
         print(header)
         for row in rows:
-            run(row, args, root)
+            run(row, args, root, scale, hour=False)
             results[row.name] = row
             print(f"{row.name:38} {row.rate:12.2f} {row.p50:7.2f} {row.p99:7.2f} "
                   f"{row.others_p50:10.2f} {row.others_p99:10.2f} {row.seconds:7.1f}  "
@@ -486,7 +618,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  CPU a delivery: App {row.cpu_app / max(row.done, 1) * 1000:.0f} ms, "
                   f"emulator {row.cpu_emulator / max(row.done, 1) * 1000:.0f} ms (setup "
                   f"included); GitHub's answers p50 {row.answer_p50 * 1000:.0f} ms, p90 "
-                  f"{row.answer_p90 * 1000:.0f} ms")
+                  f"{row.answer_p90 * 1000:.0f} ms; secondary limits met: "
+                  f"{row.limited_answers}")
             if args.requests:
                 total = sum(row.requests.values())
                 print(f"  {total} GitHub requests, {total / max(row.done, 1):.1f} a delivery: "

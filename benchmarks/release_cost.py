@@ -10,19 +10,25 @@ status; ``--workflow`` plays another, e.g. ``examples/workflows/release-step-by-
 through the Action entry (``python -m ghattempt.action``, one process per step of the
 Action, ``uses: ./`` or ``OWNER/ghattempt@...``, with the environment an Actions runner
 sets and the job's ``env:``; the work of a ``run`` step is a real process) against the
-emulator over HTTP, with GitHub's fidelity defaults
-(``--lag-ms`` adds replica lag), once for each number of discussions already in the
-journal category. Those discussions are made before the released pull request is opened
-(more than the category scan's margin, ``SCAN_MARGIN``, before it: the emulator's clock
-is moved on, then the pull request opened by its admin operation); one more row
-(``--after``, 0 for none) opens that many discussions after the pull request instead,
-which the first admission's category scan still reads. The emulator's own request log is
-the meter: every request the
-release's steps made, the GraphQL points it charged by GitHub's documented cost rules,
-the mutations (GraphQL mutations and REST writes) and the content-creating requests
-(``createDiscussion``, ``addDiscussionComment``, ``createCommitOnBranch``, REST git
-commits and refs). Per recorded event divides by the records the release wrote (the
-attempt root and its 16 events).
+emulator over HTTP with GitHub's limits on: the fidelity defaults, which enforce the
+secondary limits with GitHub's figures (2,000 GraphQL and 900 REST points a minute; 80
+content-creating requests a minute and 500 an hour per actor), and ``actions_budget``
+(the repository's ``GITHUB_TOKEN`` has 1,000 points an hour); ``--lag-ms`` adds replica
+lag. It runs once for each number of discussions already in the journal category. Those
+discussions are posted by another actor with the secondary limits off (GitHub would
+pace that seeding over hours; the release's own requests all run with them on); they
+are made before the released pull request is opened (more than the category scan's
+margin, ``SCAN_MARGIN``, before it: the emulator's clock is moved on, then the pull
+request opened by its admin operation); one more row (``--after``, 0 for none) opens
+that many discussions after the pull request instead, which the first admission's
+category scan still reads. The emulator's own request log is the meter: every request
+the release's steps made, the GraphQL points it charged by GitHub's documented cost
+rules, the mutations (GraphQL mutations and REST writes), the content-creating requests
+(the emulator's: ``createDiscussion``, ``addDiscussionComment``,
+``createCommitOnBranch``, ``createRef``, REST git commits and refs, releases and their
+assets) and the answers that were a secondary limit. Per recorded event divides by the
+records the release wrote (the attempt root and its 16 events). The busiest minute is
+the most any 60 s of the release sent, against the per-minute limits.
 
 ``--per-phase`` plays both the ``run``-based example and the step-by-step one
 (``examples/workflows/release-step-by-step.yml``: ``admit``, ``record`` started and
@@ -32,11 +38,14 @@ requests of the steps that did that phase (a step-by-step ``record`` that also s
 the next phase counts for the phase it ends; ``admit`` for its ``start`` phase), then
 the final ``status`` step and the whole release.
 
-``releases an hour per repository`` is what one repository's ``GITHUB_TOKEN`` allows:
-1,000 GraphQL points and 1,000 REST requests an hour (GitHub docs, "Rate limits for the
-REST API" / "... GraphQL API": ``GITHUB_TOKEN``), divided by one release's use, rounded
-down. Goals: no growth with the number of discussions; at most 4 requests and 3
-mutations per recorded event; at least 12 releases an hour per repository. Not a timed
+``releases an hour per repository`` is what GitHub's hourly limits allow one
+repository's ``GITHUB_TOKEN``, the least of: 1,000 GraphQL points and 1,000 REST
+requests an hour per repository (GitHub docs, "Rate limits for the REST API" / "...
+GraphQL API": ``GITHUB_TOKEN``) and 500 content-creating requests an hour per actor
+(the same pages, secondary rate limits), each divided by one release's use, rounded
+down; the limit that binds is printed beside it. Goals: no growth with the number of
+discussions; at most 4 requests, 3 mutations and 2.2 content-creating requests per
+recorded event; no secondary limit met; at least 12 releases an hour per repository. Not a timed
 test: wall times are printed for orientation only.
 """
 
@@ -51,12 +60,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ghattempt.emulator import DEFAULT_FIXTURE, Emulator, EmulatorServer
+from ghattempt.emulator.limits import CONTENT_CREATING, GITHUB_LIMITS, REST_CONTENT_CREATING
 from ghattempt.github import GitHubProvider, ProviderConfig, TokenAuth
 from ghattempt.store import SCAN_MARGIN
 
@@ -70,9 +81,11 @@ TOKEN = "ghs_actions"  # noqa: S105 -- the emulator fixture's Actions bot, for 1
 SEEDER = "ghp_alice"  # noqa: S105 -- the fixture's admin, who posts the other discussions
 BUDGET_GRAPHQL = 1000
 BUDGET_REST = 1000
-GOAL_REQUESTS, GOAL_MUTATIONS, GOAL_RELEASES = 4, 3, 12
-CONTENT = {"createDiscussion", "addDiscussionComment", "createCommitOnBranch"}
-REST_CONTENT = {"git/create-commit", "git/create-ref"}
+CONTENT_HOUR = GITHUB_LIMITS["content_per_hour"]
+CONTENT_MINUTE = GITHUB_LIMITS["content_per_minute"]
+POINTS_MINUTE = GITHUB_LIMITS["points_per_minute"]
+REST_POINTS_MINUTE = GITHUB_LIMITS["rest_points_per_minute"]
+GOAL_REQUESTS, GOAL_MUTATIONS, GOAL_CONTENT, GOAL_RELEASES = 4, 3, 2.2, 12
 CONFIG = """\
 [journal]
 category = "release-journal"
@@ -99,11 +112,9 @@ def fixture() -> dict[str, Any]:
     for token in data["tokens"]:
         if token["token"] == TOKEN:
             token["repository"] = REPOSITORY  # the repository's GITHUB_TOKEN
-            token["rate_limit"] = 100_000  # measured, not enforced, here
-    # the seeding posts up to a thousand discussions; GitHub's secondary limits would
-    # pace that over hours
-    data["limits"] = {"content_per_minute": 10**9, "content_per_hour": 10**9,
-                      "points_per_minute": 10**9, "rest_points_per_minute": 10**9}
+    # GitHub's limits, all on: the secondary limits (the fidelity default; GitHub's
+    # figures, no [limits] table) and the GITHUB_TOKEN's 1,000 an hour per repository
+    data["fidelity"] = {"actions_budget": True}
     return data
 
 
@@ -257,11 +268,46 @@ def meter(log: list[dict[str, Any]]) -> dict[str, int]:
     rest = [e for e in writer if e["kind"] == "rest"]
     mutations = [e for e in graphql if e["kind"] == "mutation"]
     rest_writes = [e for e in rest if e["method"] != "GET"]
-    content = [e for e in graphql if CONTENT & set(e.get("root_fields") or ())]
-    content += [e for e in rest if e.get("operation") in REST_CONTENT]
+    content = [e for e in graphql if CONTENT_CREATING & set(e.get("root_fields") or ())]
+    content += [e for e in rest if e.get("operation") in REST_CONTENT_CREATING]
     return {"requests": len(writer), "graphql": len(graphql), "rest": len(rest),
             "points": sum(int(e.get("cost") or 0) for e in graphql),
-            "mutations": len(mutations) + len(rest_writes), "content": len(content)}
+            "mutations": len(mutations) + len(rest_writes), "content": len(content),
+            "limited": sum(1 for e in writer if e.get("secondary_limited"))}
+
+
+def busiest_minute(log: list[dict[str, Any]]) -> dict[str, int]:
+    """The most content-creating requests and secondary points (GraphQL: a query 1, a
+    mutation 5; REST: a read 1, a write 5) the writer sent in any 60 s of the log."""
+    writer = [e for e in log if e.get("actor") == "github-actions"]
+    at = [datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp() for e in writer]
+    best = {"content": 0, "points": 0, "rest_points": 0}
+    for start in at:
+        window = [e for e, t in zip(writer, at, strict=True) if start <= t < start + 60]
+        counts = meter(window)
+        graphql = [e for e in window if e["kind"] in ("query", "mutation")]
+        rest = [e for e in window if e["kind"] == "rest"]
+        best["content"] = max(best["content"], counts["content"])
+        best["points"] = max(best["points"], sum(5 if e["kind"] == "mutation" else 1
+                                                 for e in graphql))
+        best["rest_points"] = max(best["rest_points"], sum(1 if e["method"] == "GET" else 5
+                                                           for e in rest))
+    return best
+
+
+def per_hour(counts: dict[str, int]) -> tuple[int, str]:
+    """Releases an hour per repository, and the limit that binds: the least of what each
+    of GitHub's hourly limits allows the repository's ``GITHUB_TOKEN``."""
+    allowed = {
+        f"GraphQL points ({BUDGET_GRAPHQL:,} an hour per repository)":
+            BUDGET_GRAPHQL // max(1, counts["points"]),
+        f"REST requests ({BUDGET_REST:,} an hour per repository)":
+            BUDGET_REST // max(1, counts["rest"]),
+        f"content-creating requests ({CONTENT_HOUR} an hour per actor)":
+            CONTENT_HOUR // max(1, counts["content"]),
+    }
+    binding = min(allowed, key=lambda name: allowed[name])
+    return allowed[binding], binding
 
 
 def measure(discussions: int, lag_ms: int, after: int = 0,
@@ -272,11 +318,15 @@ def measure(discussions: int, lag_ms: int, after: int = 0,
     emu = Emulator(fixture=fixture(), fidelity={"replica_lag_ms": lag_ms})
     server = EmulatorServer(emu).start()
     try:
+        # the seeding posts up to a thousand discussions as another actor, which GitHub's
+        # secondary limits would pace over hours: they are off while it runs only
+        emu.set_fidelity({"secondary_limits": False})
         seed(server.url, max(0, discussions - 1 - after))
         emu.clock.advance(SCAN_MARGIN + 1)
         pull_request = emu.open_pull_request(REPOSITORY, HEAD, "main", "Release the widgets",
                                              "alice")
         seed(server.url, after, "Notes after the pull request")
+        emu.set_fidelity({"secondary_limits": True})
         emu.clear_request_log()
         with tempfile.TemporaryDirectory(prefix="ghattempt-release-") as tmp:
             ran, seconds = release(server.url, Path(tmp), emu, pull_request, workflow)
@@ -288,8 +338,9 @@ def measure(discussions: int, lag_ms: int, after: int = 0,
     records = sum(1 for d in repo["discussions"] for c in d["comments"]
                   if "<!-- ghattempt:v1 -->" in c["body"])
     counts = meter(log)
-    releases = min(BUDGET_GRAPHQL // max(1, counts["points"]),
-                   BUDGET_REST // max(1, counts["rest"]))
+    releases, binding = per_hour(counts)
+    points_only = min(BUDGET_GRAPHQL // max(1, counts["points"]),
+                      BUDGET_REST // max(1, counts["rest"]))
     by_command: dict[str, list[dict[str, int]]] = {}
     by_phase: dict[str, dict[str, int]] = {}
     for command, phase, first, last in ran:
@@ -300,7 +351,9 @@ def measure(discussions: int, lag_ms: int, after: int = 0,
             into[k] += v
     return {"discussions": discussions, "after": after, "steps": len(ran),
             "by_command": by_command, "by_phase": by_phase,
-            "records": records, "seconds": seconds, "releases": releases, **counts}
+            "records": records, "seconds": seconds, "releases": releases,
+            "binding": binding, "points_only": points_only,
+            "busiest": busiest_minute(log), **counts}
 
 
 def per_phase(lag_ms: int) -> int:
@@ -367,12 +420,21 @@ def main() -> int:
         print(f"  per recorded event:  requests {r['requests'] / per:.2f} [goal <= "
               f"{GOAL_REQUESTS}], GraphQL points {r['points'] / per:.2f}, mutations "
               f"{r['mutations'] / per:.2f} [goal <= {GOAL_MUTATIONS}], content-creating "
-              f"{r['content'] / per:.2f}")
+              f"{r['content'] / per:.2f} [goal <= {GOAL_CONTENT}]")
         for command, metered in r["by_command"].items():
-            most = {k: max(m[k] for m in metered) for k in ("requests", "points", "mutations")}
+            most = {k: max(m[k] for m in metered)
+                    for k in ("requests", "points", "mutations", "content")}
             print(f"  each {command} step ({len(metered)}): at most {most['requests']} "
-                  f"requests, {most['points']} points, {most['mutations']} mutations")
-        print(f"  releases an hour per repository: {r['releases']} [goal >= {GOAL_RELEASES}]")
+                  f"requests, {most['points']} points, {most['mutations']} mutations, "
+                  f"{most['content']} content-creating")
+        busy = r["busiest"]
+        print(f"  busiest minute:      content-creating {busy['content']} (limit "
+              f"{CONTENT_MINUTE}), GraphQL secondary points {busy['points']} (limit "
+              f"{POINTS_MINUTE:,}), REST secondary points {busy['rest_points']} (limit "
+              f"{REST_POINTS_MINUTE}); secondary limits met: {r['limited']}")
+        print(f"  releases an hour per repository: {r['releases']} [goal >= {GOAL_RELEASES}], "
+              f"bound by {r['binding']} (the GraphQL points and REST requests alone would "
+              f"allow {r['points_only']})")
     points = [r["points"] for r in rows]
     growth = points[-1] - points[0]
     print(f"\ngrowth from {rows[0]['discussions']} to {rows[-1]['discussions']} discussions: "
@@ -380,6 +442,8 @@ def main() -> int:
     met = (growth == 0
            and all(r["requests"] / max(1, r["records"]) <= GOAL_REQUESTS for r in rows)
            and all(r["mutations"] / max(1, r["records"]) <= GOAL_MUTATIONS for r in rows)
+           and all(r["content"] / max(1, r["records"]) <= GOAL_CONTENT for r in rows)
+           and all(r["limited"] == 0 for r in rows)
            and all(r["releases"] >= GOAL_RELEASES for r in rows))
     print("goals met" if met else "goals NOT met")
     for r in extra:

@@ -92,9 +92,10 @@ RETENTION_SECONDS = 14 * 24 * 3600
 """How long finished deliveries are kept for deduplication (longer than GitHub's 3-day
 redelivery window)."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version 1: deliveries and the head index. Version 2: lanes, the heads a pull request
-had, the heads claimed at acceptance, the catch-up's bookkeeping."""
+had, the heads claimed at acceptance, the catch-up's bookkeeping. Version 3: the
+content-creation budget (:mod:`ghattempt.app.budget`)."""
 
 NOTIFY_CHANNEL = "ghattempt_inbox"
 """PostgreSQL: the channel an acceptance notifies, so other replicas' workers wake."""
@@ -162,6 +163,21 @@ CREATE TABLE IF NOT EXISTS inbox_meta (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+"""
+
+# Version 3: one row per content-creating request of an actor, while it counts against
+# GitHub's windows (ghattempt.app.budget): reserved by a worker for a delivery
+# (reserved_by), taken before it is sent, settled when its answer came (or it failed), in
+# the budget's clock.
+_V3 = """
+CREATE TABLE IF NOT EXISTS content_budget (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    actor       TEXT NOT NULL,
+    taken_at    REAL NOT NULL,
+    settled_at  REAL,
+    reserved_by TEXT
+);
+CREATE INDEX IF NOT EXISTS content_budget_actor ON content_budget (actor, taken_at);
 """
 
 _POSTGRES_TYPES = (
@@ -453,6 +469,11 @@ class Inbox(abc.ABC):
     @abc.abstractmethod
     def _release_across(self, lane: str) -> None:
         """Let ``lane`` go for other processes."""
+
+    @abc.abstractmethod
+    def _serialize(self, conn: _Conn, name: str) -> None:
+        """In a write transaction: no other process's transaction that serializes on
+        ``name`` runs until this one ends (SQLite: its write lock already does that)."""
 
     # -- connections ---------------------------------------------------------------
 
@@ -928,6 +949,89 @@ class Inbox(abc.ABC):
         for each (PostgreSQL); returns at once where acceptances wake the workers in
         process (SQLite)."""
 
+    # -- the content-creation budget ----------------------------------------------------
+
+    def take_content(self, actor: str, now: float, windows: Sequence[tuple[float, int]],
+                     grace: float, *, count: int = 1, take: bool = True,
+                     reserve: str | None = None) -> tuple[int | None, float]:
+        """Take a place for one content-creating request of ``actor`` at ``now`` (or
+        reserve ``count`` places for ``reserve``) if every window allows ``count`` more;
+        one transaction, serialized across processes.
+
+        A place counts in a window of ``W`` seconds at ``T`` while it may still count at
+        GitHub: settled (answered) after ``T - W``, or unsettled (reserved, or on its
+        way) and taken after ``T - W - grace`` (``grace``: the longest a request can be
+        on its way). Rows that count in no window are deleted.
+
+        Args:
+            windows: ``(seconds, most requests)`` pairs (GitHub's: 60 s 80, 3600 s 500).
+            count: the places that must be free.
+            take: take them (else only look whether ``count`` would fit).
+            reserve: reserve the ``count`` places for this name instead of taking one
+                (:meth:`use_reserved` takes them, :meth:`release_reserved` frees the rest).
+
+        Returns:
+            ``(row, 0.0)`` with the place taken (``None`` when ``take`` is false or the
+            places were reserved), or ``(None, seconds)`` to wait until ``count`` more
+            may fit.
+        """
+        longest = max(seconds for seconds, _ in windows)
+        if not 1 <= count <= min(most for _, most in windows):
+            raise ValueError(f"count must be between 1 and every window's limit, not {count}")
+        with self._writing() as conn:
+            self._serialize(conn, "budget:" + actor)
+            conn.execute(
+                "DELETE FROM content_budget WHERE actor = ? AND "
+                "COALESCE(settled_at, taken_at + ?) <= ?", (actor, grace, now - longest))
+            stamps = sorted(float(r[0]) for r in conn.execute(
+                "SELECT COALESCE(settled_at, taken_at + ?) FROM content_budget "
+                "WHERE actor = ?", (grace, actor)).fetchall())
+            wait = 0.0
+            for seconds, most in windows:
+                counted = [t for t in stamps if t > now - seconds]
+                over = len(counted) + count - most
+                if over > 0:  # the over-th oldest must leave the window first
+                    wait = max(wait, counted[over - 1] + seconds - now, 0.001)
+            if wait > 0:
+                return None, wait
+            if not take:
+                return None, 0.0
+            if reserve is not None:
+                for _ in range(count):
+                    conn.execute("INSERT INTO content_budget (actor, taken_at, reserved_by) "
+                                 "VALUES (?, ?, ?)", (actor, now, reserve))
+                return None, 0.0
+            row = conn.execute("INSERT INTO content_budget (actor, taken_at) VALUES (?, ?) "
+                               "RETURNING id", (actor, now)).fetchone()
+        return int(row[0]), 0.0
+
+    def use_reserved(self, reservation: str, now: float, fresh_after: float) -> int | None:
+        """Take one place ``reservation`` reserved after ``fresh_after`` for a request
+        sent at ``now``; ``None`` when it has none left."""
+        with self._writing() as conn:
+            row = conn.execute(
+                "UPDATE content_budget SET reserved_by = NULL, taken_at = ? WHERE id = "
+                "(SELECT id FROM content_budget WHERE reserved_by = ? AND taken_at > ? "
+                "ORDER BY id LIMIT 1) RETURNING id", (now, reservation, fresh_after)).fetchone()
+        return None if row is None else int(row[0])
+
+    def reserved_left(self, reservation: str, fresh_after: float) -> int:
+        """The places ``reservation`` reserved after ``fresh_after`` and has not used."""
+        row = self._conn().execute(
+            "SELECT COUNT(*) FROM content_budget WHERE reserved_by = ? AND taken_at > ?",
+            (reservation, fresh_after)).fetchone()
+        return int(row[0])
+
+    def release_reserved(self, reservation: str) -> None:
+        """Free the places ``reservation`` did not use."""
+        with self._writing() as conn:
+            conn.execute("DELETE FROM content_budget WHERE reserved_by = ?", (reservation,))
+
+    def settle_content(self, row: int, now: float) -> None:
+        """The request of place ``row`` was answered (or failed) at ``now``."""
+        with self._writing() as conn:
+            conn.execute("UPDATE content_budget SET settled_at = ? WHERE id = ?", (now, row))
+
     # -- operations ------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
@@ -979,7 +1083,7 @@ class SqliteInbox(Inbox):
 
     kind = "sqlite"
     errors = (sqlite3.Error,)
-    _migrations = {1: _V1, 2: _V2}
+    _migrations = {1: _V1, 2: _V2, 3: _V3}
 
     def __init__(self, path: Path | str, *, busy_timeout: float = 10.0,
                  max_batch: int = 256) -> None:
@@ -1021,6 +1125,9 @@ class SqliteInbox(Inbox):
     def _release_across(self, lane: str) -> None:
         return None
 
+    def _serialize(self, conn: _Conn, name: str) -> None:
+        return None  # BEGIN IMMEDIATE: one writer at a time already
+
     @contextlib.contextmanager
     def leading(self, name: str) -> Iterator[bool]:
         """One process: it always leads."""
@@ -1050,7 +1157,7 @@ class PostgresInbox(Inbox):
     acceptance notifies the other replicas' workers (``LISTEN``/``NOTIFY``)."""
 
     kind = "postgresql"
-    _migrations = {1: _postgres(_V1), 2: _postgres(_V2)}
+    _migrations = {1: _postgres(_V1), 2: _postgres(_V2), 3: _postgres(_V3)}
 
     def __init__(self, url: str, *, busy_timeout: float = 10.0,
                  max_batch: int = 256) -> None:
@@ -1101,6 +1208,9 @@ class PostgresInbox(Inbox):
         conn: _Conn | None = getattr(self._local, "conn", None)
         if conn is not None and conn.usable:
             conn.execute("SELECT pg_advisory_unlock(?, hashtext(?))", (_LOCK_CLASS, lane))
+
+    def _serialize(self, conn: _Conn, name: str) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", (_LOCK_CLASS, name))
 
     @contextlib.contextmanager
     def leading(self, name: str) -> Iterator[bool]:

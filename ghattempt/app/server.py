@@ -51,6 +51,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ghattempt.app.budget import ContentBudget
 from ghattempt.app.catchup import CatchUp
 from ghattempt.app.inbox import Admission, InboxUnavailable, open_inbox
 from ghattempt.app.installation import BotLogin
@@ -137,6 +138,13 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
     secrets = [settings.webhook_secret.reveal(), settings.private_key.reveal()]
     if settings.database is not None:
         secrets.append(settings.database.reveal())
+    # one content-creation budget for the App's bot, shared through the inbox by every
+    # worker and replica; a sink that writes to GitHub paces its requests to it
+    budget = ContentBudget(inbox, f"app:{settings.app_id}", grace=settings.http_timeout,
+                           time_scale=settings.budget_time_scale)
+    pace = getattr(sink, "pace_content", None)
+    if callable(pace):
+        pace(budget)
     worker = Worker(
         inbox,
         sink,
@@ -148,6 +156,7 @@ def create_app(settings: AppSettings, sink: JournalSink) -> Starlette:
         retry_base=settings.retry_base,
         retry_window=settings.retry_window,
         bot_login=BotLogin(settings),
+        budget=budget if callable(pace) else None,
     )
     catchup = CatchUp(inbox, settings)
     secret = settings.webhook_secret

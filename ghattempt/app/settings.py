@@ -28,6 +28,10 @@ variable                               meaning
                                        before it is marked failed (default 10)
 ``GHATTEMPT_APP_RETRY_BASE``           first retry delay, seconds, doubled per try
                                        (default 2)
+``GHATTEMPT_APP_BUDGET_TIME_SCALE``    benchmarks only: the content budget's clock
+                                       runs this many times faster (default 1;
+                                       ``ghattempt.app.budget``); never against
+                                       github.com
 =====================================  ===========================================
 
 Secrets (the webhook secret, the private key, the database URL, which may hold a
@@ -146,6 +150,7 @@ class AppSettings:
     retry_window: float = DEFAULT_RETRY_WINDOW
     catchup_interval: float = DEFAULT_CATCHUP_INTERVAL
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    budget_time_scale: float = 1.0
 
     @property
     def inbox_location(self) -> Path | str:
@@ -256,6 +261,19 @@ def _seconds(env: Mapping[str, str], name: str, default: float, *, most: float =
     return value
 
 
+def _scale(env: Mapping[str, str], name: str) -> float:
+    raw = env.get(name, "")
+    if not raw:
+        return 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise ConfigurationError(f"{name} must be a number in (0, 3600] (default 1)")
+    return value
+
+
 def _inbox(env: Mapping[str, str]) -> tuple[Path | None, Secret | None]:
     state = env.get("GHATTEMPT_APP_STATE", "")
     database = env.get("GHATTEMPT_APP_DATABASE", "")
@@ -334,4 +352,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> AppSettings:
                               most=86400),
         catchup_interval=_seconds(env, "GHATTEMPT_APP_CATCHUP_INTERVAL",
                                   DEFAULT_CATCHUP_INTERVAL, most=86400, zero=True),
+        budget_time_scale=_scale(env, "GHATTEMPT_APP_BUDGET_TIME_SCALE"),
     )

@@ -86,6 +86,7 @@ from ghattempt.core import Capture, JournalInvalid, is_oid, parse_body
 from ghattempt.errors import Fault, GhattemptError
 from ghattempt.github import (
     AppAuth,
+    ContentPacer,
     Credentials,
     GitHubProvider,
     NotFound,
@@ -163,6 +164,12 @@ class StoreSink:
         self._immutable: OrderedDict[tuple[object, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self._bursts = BurstHolds()
+        self._pacer: ContentPacer | None = None
+
+    def pace_content(self, pacer: ContentPacer) -> None:
+        """Pace every content-creating request of every provider made from now on to
+        ``pacer`` (the App's shared content budget, ``ghattempt.app.budget``)."""
+        self._pacer = pacer
 
     def __repr__(self) -> str:
         return f"StoreSink(app_id={self._settings.app_id}, api_url={self._settings.api_url!r})"
@@ -195,7 +202,7 @@ class StoreSink:
                 mutation_interval=interval, retry=self._retry,
                 transport=self._transport if self._transport is not None else self._shared,
                 user_agent=f"ghattempt-app/{self._settings.app_id}",
-                credentials=self._credentials))
+                credentials=self._credentials, content_pacer=self._pacer))
 
         return self._providers.get((installation_id, timeout, interval), make)
 

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ghattempt.app.budget import ContentBudget
 from ghattempt.app.inbox import Inbox, InboxItem
 from ghattempt.app.phases import PhaseMap
 from ghattempt.app.routing import PayloadError, Plan, plan_delivery
@@ -146,6 +147,11 @@ class Worker:
         bot_login: the App's own bot login (``<slug>[bot]``; may raise
             :class:`SinkUnavailable`), asked only for a delivery whose sender is a bot;
             a delivery that account sent is the App's own write and plans nothing.
+        budget: the App's content-creation budget (:mod:`ghattempt.app.budget`),
+            which the sink paces its requests to: a thread reserves a delivery's worth of
+            it before it claims a lane (waiting, holding nothing, until it can), reserves
+            that much again before each next delivery of a burst (the burst ends when it
+            cannot) and frees what is left at the burst's end. None: no gate.
         clock: ``time.time``-like, for tests.
     """
 
@@ -163,6 +169,7 @@ class Worker:
         retry_cap: float = 300.0,
         retry_window: float = DEFAULT_RETRY_WINDOW,
         bot_login: Callable[[], str] | None = None,
+        budget: ContentBudget | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if workers < 1:
@@ -178,6 +185,7 @@ class Worker:
         self.retry_cap = retry_cap
         self.retry_window = retry_window
         self._bot_login = bot_login
+        self._budget = budget
         self._clock = clock
         self._stop = threading.Event()
         self._wakes: list[threading.Event] = []
@@ -259,31 +267,52 @@ class Worker:
     def _step(self, burst: int) -> float | None:
         now = self._clock()
         self._prune(now)
-        claim = self.inbox.claim(now)
-        if claim is None:
-            self._checkpoint(idle=True)
-            due = self.inbox.due_in(now)
-            return _IDLE if due is None else min(max(due, 0.05), _IDLE)
-        lane = claim.lane
+        budget, reservation = self._budget, None
+        if budget is not None and self.inbox.due_in(now) == 0:
+            # GitHub's content limits: reserve a delivery's worth first, holding no lane
+            reservation = budget.reserve(stop=self._stop.wait)
+            if reservation is None:  # stopping
+                return None
+            now = self._clock()
         try:
-            with self._keeping(lane, burst):
-                item: InboxItem | None = claim.item
-                started = time.monotonic()
-                handled = 0
-                while item is not None and not self._stop.is_set():
-                    finished = self._process(item)
-                    handled += 1
-                    self._checkpoint(idle=False)
-                    if (not finished or handled >= burst
-                            or time.monotonic() - started > BURST_SECONDS):
-                        break
-                    item = self.inbox.head_of(lane)
-                    if item is not None and item.not_before > self._clock():
-                        break
+            claim = self.inbox.claim(now)
+            if claim is None:
+                self._checkpoint(idle=True)
+                due = self.inbox.due_in(now)
+                return _IDLE if due is None else min(max(due, 0.05), _IDLE)
+            lane = claim.lane
+            try:
+                with self._using(reservation), self._keeping(lane, burst):
+                    item: InboxItem | None = claim.item
+                    started = time.monotonic()
+                    handled = 0
+                    while item is not None and not self._stop.is_set():
+                        finished = self._process(item)
+                        handled += 1
+                        self._checkpoint(idle=False)
+                        if (not finished or handled >= burst
+                                or time.monotonic() - started > BURST_SECONDS):
+                            break
+                        item = self.inbox.head_of(lane)
+                        if item is not None and item.not_before > self._clock():
+                            break
+                        if (item is not None and budget is not None
+                                and reservation is not None
+                                and not budget.top_up(reservation)):
+                            break  # the budget is short: let the lane (and its lease) go
+            finally:
+                self.inbox.release(lane)
+                self.wake()
+            return None
         finally:
-            self.inbox.release(lane)
-            self.wake()
-        return None
+            if budget is not None and reservation is not None:
+                budget.release(reservation)
+
+    def _using(self, reservation: str | None) -> contextlib.AbstractContextManager[None]:
+        """The budget's places reserved for this burst, for the sink's requests."""
+        if self._budget is None:
+            return contextlib.nullcontext()
+        return self._budget.using(reservation)
 
     @contextlib.contextmanager
     def _keeping(self, lane: str, burst: int) -> Iterator[None]:

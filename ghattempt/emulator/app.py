@@ -113,12 +113,14 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
             "points_per_minute": points_per_minute,
             "rest_points_per_minute": rest_points_per_minute,
             "discussion_comments": discussion_comments,
+            "time_scale": None,
         }
         self.content_per_minute = GITHUB_LIMITS["content_per_minute"]
         self.content_per_hour = GITHUB_LIMITS["content_per_hour"]
         self.points_per_minute = GITHUB_LIMITS["points_per_minute"]
         self.rest_points_per_minute = GITHUB_LIMITS["rest_points_per_minute"]
         self.discussion_comments = GITHUB_LIMITS["discussion_comments"]
+        self.time_scale = GITHUB_LIMITS["time_scale"]
         self._cooldown: dict[int, float] = {}  # actor id -> end of a "too quickly" cool-down
         self._points: dict[str, deque[tuple[float, int]]] = {}
         self.schema = load_schema()
@@ -254,6 +256,8 @@ class Emulator(Admin, Faulting, Limits, GraphQLEndpoint, Rest, RestGit):
             actor=None if req.viewer is None else str(req.viewer["login"]),
             faults=tuple(r.kind for r in req.faults),
             duration_ms=(time.monotonic() - req.started) * 1000,
+            secondary_limited=not reply.drop and any(
+                name.lower() == "retry-after" for name, _ in reply.headers),
         )
         with self._log_lock:
             self._log.append(entry)

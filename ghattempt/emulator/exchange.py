@@ -39,6 +39,8 @@ class LogEntry:
     actor: str | None
     faults: tuple[str, ...] = ()
     duration_ms: float = 0.0
+    secondary_limited: bool = False
+    """Answered with a secondary limit (a 403 or 429, or a 200, carrying ``retry-after``)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,7 @@ class LogEntry:
             "actor": self.actor,
             "faults": list(self.faults),
             "duration_ms": round(self.duration_ms, 3),
+            "secondary_limited": self.secondary_limited,
         }
 
 

@@ -52,6 +52,7 @@ fresh emulator database starts with. TOML or JSON, same shape (docs/emulator.md)
     points_per_minute = 2000
     rest_points_per_minute = 900
     discussion_comments = 2500  # comments and replies one discussion takes
+    time_scale = 1              # benchmarks: the secondary windows pass k times faster
 
 Branch commits have the empty tree and fixed dates, so their oids are stable.
 """
@@ -184,7 +185,7 @@ category only maintainers and admins start discussions (GitHub docs, "Managing c
 for discussions")."""
 
 LIMITS = ("content_per_minute", "content_per_hour", "points_per_minute", "rest_points_per_minute",
-          "discussion_comments")
+          "discussion_comments", "time_scale")
 
 
 def _seed(state: State, data: Mapping[str, Any]) -> None:

@@ -36,10 +36,15 @@ GITHUB_LIMITS = {
     "points_per_minute": 2000,
     "rest_points_per_minute": 900,
     "discussion_comments": 2500,
+    "time_scale": 1,
 }
 """GitHub's figures: the secondary limits (GitHub docs, "Rate limits for the REST API" and
 "... for the GraphQL API") and the comments one discussion takes (the stricter reading of
-"Commenting is disabled on issues with more than 2500 comments", docs/emulator.md)."""
+"Commenting is disabled on issues with more than 2500 comments", docs/emulator.md).
+``time_scale`` is no GitHub figure: a benchmark's (``[limits] time_scale = k``), under which
+the secondary limits' windows pass k times faster than the clock (a minute's budget in
+60/k seconds, an hour's in 3600/k), so that an hour of GitHub's pacing runs in minutes;
+``retry-after`` is divided by k too. 1: GitHub's windows."""
 
 
 REST_CONTENT_CREATING = frozenset({"git/create-commit", "git/create-ref", "repos/create-release",
@@ -128,7 +133,8 @@ class Limits:
             return None
         limit = self.points_per_minute if resource == "graphql" else self.rest_points_per_minute
         key = str(req.viewer["id"])
-        now = self.clock.now()
+        scale = self.time_scale
+        now = self.clock.now() * scale
         with self.state.lock:
             spent = self._points.setdefault(f"{resource}:{key}", deque())
             while spent and spent[0][0] <= now - 60:
@@ -152,7 +158,7 @@ class Limits:
             req,
             403,
             gh.secondary_limit_body(req.request_id),
-            {"retry-after": str(max(1, int(wait + 0.999)))},
+            {"retry-after": str(max(1, int(wait / scale + 0.999)))},
             resource=resource,
         )
 

@@ -70,8 +70,8 @@ if _typing.TYPE_CHECKING:
 
 _SUBMODULE = {
     "PAGE_SIZE": "capture", "CaptureResult": "capture", "floor_requests": "capture",
-    "AppAuth": "config", "ProviderConfig": "config", "RetryPolicy": "_defaults",
-    "TokenAuth": "config", "graphql_endpoint": "config",
+    "AppAuth": "config", "ContentPacer": "config", "ProviderConfig": "config",
+    "RetryPolicy": "_defaults", "TokenAuth": "config", "graphql_endpoint": "config",
     "DOCUMENT_NAMES": "documents", "Document": "documents", "document": "documents",
     "AmbiguousOutcome": "errors", "AuthFailed": "errors", "GitHubError": "errors",
     "GitHubRefused": "errors", "GitHubUnavailable": "errors", "GraphQLRefused": "errors",
@@ -108,6 +108,7 @@ __all__ = [
     "CaptureResult",
     "Comment",
     "Commit",
+    "ContentPacer",
     "Credentials",
     "Discussion",
     "DiscussionCategory",

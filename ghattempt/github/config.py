@@ -13,8 +13,9 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ._defaults import (
     DEFAULT_API_URL,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AppAuth",
     "Auth",
+    "ContentPacer",
     "ProviderConfig",
     "RetryPolicy",
     "TokenAuth",
@@ -126,6 +128,26 @@ def graphql_endpoint(base_url: str) -> str:
     return str(url.copy_with(path=url.path.rstrip("/") + "/graphql"))
 
 
+class ContentPacer(Protocol):
+    """Paces content-creating requests to GitHub's secondary content limits (GitHub
+    docs, "Rate limits for the REST API": at most 80 content-generating requests a
+    minute and 500 an hour), for every client of one actor: the App keeps one for its
+    bot in its inbox (``ghattempt.app.budget``)."""
+
+    def creating(self, operation: str) -> AbstractContextManager[None]:
+        """Around the sending of one content-creating request (``operation``: its
+        document or route): waits until the limits allow it (or raises
+        :class:`~ghattempt.github.RateLimited`, nothing sent), and counts it until
+        it leaves GitHub's windows."""
+        ...
+
+
+CONTENT_CREATING = frozenset({"AddDiscussionComment", "CreateCommitOnBranch",
+                              "CreateDiscussion", "CreateRef"})
+"""The GraphQL documents that create content (every REST ``POST`` counts too): the
+comments, discussions, commits and refs GitHub's content limits count (docs/emulator.md)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
     """Everything a :class:`~ghattempt.github.GitHubProvider` needs.
@@ -152,6 +174,10 @@ class ProviderConfig:
         credentials: where the App JWT and installation tokens are kept
             (:class:`~ghattempt.github.transport.Credentials`); providers given the same
             one share them. None: this provider's own.
+        content_pacer: paces every content-creating request (:data:`CONTENT_CREATING`
+            documents, REST ``POST``) of this provider with every other provider given
+            the same one (:class:`ContentPacer`); None: not paced beyond
+            ``mutation_interval``.
     """
 
     auth: Auth
@@ -167,6 +193,7 @@ class ProviderConfig:
     wall_clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
     notice: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
     credentials: Credentials | None = field(default=None, repr=False, compare=False)
+    content_pacer: ContentPacer | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.auth, TokenAuth | AppAuth):

@@ -9,6 +9,7 @@ here once, so a mutation's bytes are known exactly and reported in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -31,7 +32,7 @@ from githubkit.exception import (
 )
 
 from ._redact import redact
-from .config import AppAuth, ProviderConfig, TokenAuth
+from .config import CONTENT_CREATING, AppAuth, ProviderConfig, TokenAuth
 from .documents import Document, described
 from .errors import AmbiguousOutcome, GitHubError, InputError, RateLimited
 from .retry import NOT_JSON, Answer, Decision, Request, decide, server_time
@@ -256,7 +257,8 @@ class Transport:
                 # the 2,000 points a minute, and content creation is limited too
                 self._pace()
             self._await_budget(request)
-            answer = self._send_once(request, method, url)
+            with self._creating(request):
+                answer = self._send_once(request, method, url)
             decision = decide(answer, request, attempt=attempt, secondary_count=secondary,
                               policy=policy, wall_now=self._config.wall_clock())
             if decision.action == "ok":
@@ -301,6 +303,16 @@ class Transport:
             error = spent.decision.error
             assert error is not None
             raise self._scrub(error) from None
+
+    def _creating(self, request: Request) -> contextlib.AbstractContextManager[None]:
+        """The content pacer's hold around a content-creating request (a
+        :data:`~ghattempt.github.config.CONTENT_CREATING` document, a REST ``POST``)."""
+        pacer = self._config.content_pacer
+        creating = (request.operation in CONTENT_CREATING if request.graphql
+                    else request.method == "POST")
+        if pacer is None or not creating:
+            return contextlib.nullcontext()
+        return pacer.creating(request.operation)
 
     def _await_budget(self, request: Request) -> None:
         """Do not send what GitHub would refuse: after an answer said

@@ -47,3 +47,11 @@ def test_a_rerun_starts_the_phase_after_one_done_before_in_its_own_step() -> Non
     assert "review: started (when build was done by an earlier run)" in ran
     assert "review: succeeded; warrant: started" in ran
     assert "warrant: started (when review was done by an earlier run)" not in ran
+
+
+def test_releases_an_hour_are_the_least_of_githubs_hourly_limits_and_name_it() -> None:
+    bench = _benchmark()
+    releases, binding = bench.per_hour({"points": 48, "rest": 1, "content": 37})
+    assert releases == 13 and binding.startswith("content-creating requests (500 an hour")
+    releases, binding = bench.per_hour({"points": 100, "rest": 1, "content": 10})
+    assert releases == 10 and binding.startswith("GraphQL points (1,000 an hour")

@@ -288,3 +288,27 @@ def test_a_free_lane_is_found_behind_many_held_ones(tmp_path, example, monkeypat
     assert last is not None and last.item.delivery == "d11"
     assert inbox.claim(now) is None
     inbox.close()
+
+
+def test_a_spent_content_budget_holds_every_lane_back_until_it_has_room(tmp_path, example):
+    """The worker's gate: with GitHub's content budget spent, no lane is claimed (no
+    delivery is handled, nothing is held) until a delivery's worth is free again."""
+    from ghattempt.app.budget import ContentBudget
+
+    inbox = open_inbox(tmp_path / "inbox.sqlite")
+    budget = ContentBudget(inbox, "app:1", windows=((1.5, 4), (3600.0, 500)))
+    for _ in range(4):  # the minute's window (here 1.5 s) is full
+        with budget.creating("AddDiscussionComment"):
+            pass
+    spent = time.time()
+    sink = Gate()
+    worker = Worker(inbox, sink, app_id=1, phase_map=PhaseMap(), workers=2, budget=budget)
+    inbox.accept("d1", "pull_request", "opened", encode(pr(example, "opened", 1, "a" * 40)))
+    worker.start()
+    try:
+        wait_until(lambda: sink.calls)
+        handled = time.time()
+    finally:
+        worker.stop()
+    assert handled - spent >= 1.4  # not before the spent places left the window
+    assert [c[0] for c in sink.calls] == [1]

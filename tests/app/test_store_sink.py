@@ -518,3 +518,52 @@ def test_a_first_admission_scans_back_to_when_the_pull_request_was_opened(
     assert result.outcome is Outcome.APPLIED, result.detail
     assert _scans(world) == scans
     assert "Older notes 0" in world.journals() and len(world.journals()) == 251
+
+
+def test_the_sinks_content_creation_waits_for_the_apps_shared_budget(world: World,
+                                                                     tmp_path: Path) -> None:
+    """GitHub's content limit on (here 6 a minute; the emulator's windows and the App's
+    budget both 30 x faster, a minute in 2 s): every content-creating request of the
+    sink takes its place in the budget kept in the inbox first, so the admission and
+    four results, 18 or so creations, meet no secondary limit."""
+    import time
+
+    from ghattempt.app.budget import ContentBudget
+    from ghattempt.app.inbox import open_inbox
+    from ghattempt.emulator.limits import CONTENT_CREATING, REST_CONTENT_CREATING
+
+    world.emu.time_scale = 30
+    world.emu.content_per_minute = 6
+    inbox = open_inbox(tmp_path / "budget.sqlite")
+    budget = ContentBudget(inbox, f"app:{APP_ID}", windows=((60, 6), (3600, 500)),
+                           time_scale=30, grace=5)
+    world.sink.pace_content(budget)
+
+    def paced(call: Any) -> Any:  # as a worker does: reserve first, holding nothing
+        reservation = budget.reserve()
+        try:
+            with budget.using(reservation):
+                return call()
+        finally:
+            assert reservation is not None
+            budget.release(reservation)
+
+    world.commit(".github/ghattempt.toml", CONFIG)  # by another actor
+    world.emu.clear_request_log()
+    started = time.monotonic()
+    assert paced(world.open).outcome is Outcome.APPLIED
+    head = world.generation().head_sha
+    for n in range(1, 5):
+        result = PhaseResult(f"run:{n}:1:job:{n}:build:waiting", INSTALLATION, world.writer(),
+                             world.intent(), head, "build", "waiting", f"approval {n}")
+        assert paced(lambda r=result: world.sink.record_phase(r)).outcome is Outcome.APPLIED
+    elapsed = time.monotonic() - started
+    log = world.emu.request_log()
+    created = [e for e in log if e["status"] < 400 and (
+        CONTENT_CREATING & set(e["root_fields"]) or e["operation"] in REST_CONTENT_CREATING)]
+    assert len(created) >= 15
+    assert not [e for e in log if e["secondary_limited"]]
+    assert elapsed >= 2 * (len(created) // 6) - 0.5  # held to 6 per 2 s
+    verdict, _ = world.verdict()
+    assert verdict.valid and len(verdict.current.events) == 4, verdict.to_json()
+    inbox.close()

@@ -103,6 +103,23 @@ def test_content_creation_has_an_hourly_window_too(emu: Emulator, actions: GQL) 
     comment(actions, d["id"], "c")
 
 
+def test_a_time_scale_runs_the_secondary_windows_faster(emu: Emulator, actions: GQL) -> None:
+    """A benchmark's ``[limits] time_scale``: GitHub's numbers, windows k times faster;
+    the request log marks the limited answer."""
+    emu.time_scale = 2  # a minute's window in 30 s (set before anything is counted)
+    d = new_discussion(actions)
+    emu.content_per_minute = 3
+    comment(actions, d["id"], "a")
+    comment(actions, d["id"], "b")
+    r = actions.raw(ADD_COMMENT, d=d["id"], body="c", to=None)
+    assert r.status_code == 403 and 1 <= int(r.headers["retry-after"]) <= 30
+    log = emu.request_log()
+    assert log[-1]["secondary_limited"] is True
+    assert not any(e["secondary_limited"] for e in log[:-1])
+    emu.clock.advance(30.01)
+    comment(actions, d["id"], "c")
+
+
 def test_rest_rate_limit_endpoint(emu: Emulator, http: httpx.Client, actions: GQL) -> None:
     actions.data("{ viewer { login } }")
     r = http.get("/rate_limit", headers={"Authorization": "bearer ghs_actions"})
