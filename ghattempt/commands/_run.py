@@ -164,6 +164,9 @@ class _Step:
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
+        self.busy_hint = ""
+        """For a busy step beside a command-line runner: until when it is taken as
+        running, and how a person ends that (``--takeover``)."""
         token = os.environ.get(w.connection.token_env or "GITHUB_TOKEN", "")
         self.secrets = (token,) if token else ()
 
@@ -186,6 +189,7 @@ class _Step:
         req = self.run_request()
         needs = run_needs(journal, req)
         liveness: str = LIVENESS[2]  # unknown (not asked: no runner matters)
+        self.busy_hint = ""
         if needs.runner is not None and not needs.own:
             liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase,
                                       needs.status)
@@ -214,6 +218,11 @@ class _Step:
             stale_after = self.w.cfg.settings.run.stale_after
             if at is not None and _epoch(self.now()) - _epoch(at) >= stale_after:
                 return ended
+            until = "" if at is None else " until " + time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ", time.gmtime(_epoch(at) + stale_after))
+            self.busy_hint = (f"a command-line run is taken as running{until} ([run] "
+                              "stale_after); if it is not, run `ghattempt run` again "
+                              "with --takeover (and --verify, to settle its effect)")
             return live
         return ended if takeover else unknown
 
@@ -295,6 +304,8 @@ class _Step:
                 message: str | None = None) -> RunOutcome:
         verdict = self.w.store.read(s.capture, self.key)
         outcome = d.outcome or "refused"
+        if message is None and d.kind == "busy" and self.busy_hint:
+            message = f"{d.reason}; {self.busy_hint}"
         return RunOutcome(outcome, exit_code, d.attempt, d.row, message or d.reason,
                           tuple(self.rows), materials, d.recovery, d.commands, signal,
                           self.url(s), self.wrote, verdict)

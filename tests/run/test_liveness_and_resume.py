@@ -143,6 +143,12 @@ def test_a_command_line_writer_is_live_until_stale_after_or_takeover(world: RunW
     busy = world.run("publication", "--verify", "exit 0", "--json")
     assert busy.returncode == 4, busy.stderr.decode()
     assert outputs(busy)["outcome"] == "busy"
+    # the person is told until when, and how to end it: the message named neither
+    told = world.run("publication", "--verify", "exit 0")
+    said = told.stderr.decode()
+    assert told.returncode == 4 and said.startswith("run: busy (D19)"), said
+    assert "taken as running until 20" in said and "[run] stale_after" in said, said
+    assert "--takeover" in said, said
     # an hour later, still within the default 6 hours
     world.emulator.clock.advance(3600)
     assert outputs(world.run("publication", "--json"))["outcome"] == "busy"
