@@ -456,7 +456,7 @@ def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
     from ghattempt.core import after_verify, readback_material
 
     request, w = step.request, step.w
-    content, outcome = _read_back(step)
+    content, outcome, why = _read_back(step)
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
         # what the verify found is written only on the journal it was asked about: the
@@ -474,12 +474,15 @@ def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
         step.apply(s, follow.writes)
         if follow.again:
             return None
-        return step.outcome(s, follow, materials=() if readback is None else (readback,))
+        # what the verify saw, for the person who settles it by hand
+        message = f"{follow.reason} ({why})" if outcome == "neither" and why else None
+        return step.outcome(s, follow, materials=() if readback is None else (readback,),
+                            message=message)
 
 
-def _read_back(step: _Step) -> tuple[bytes, str]:
-    """The verify's standard output (or the release read back) and its outcome:
-    ``present``, ``absent`` or ``neither``."""
+def _read_back(step: _Step) -> tuple[bytes, str, str]:
+    """The verify's standard output (or the release read back), its outcome:
+    ``present``, ``absent`` or ``neither``, and what it found in words."""
     from ghattempt.work import run_verify
 
     request = step.request
@@ -488,10 +491,12 @@ def _read_back(step: _Step) -> tuple[bytes, str]:
         return _release(step, tag)
     result = run_verify(request.verify, env=request.env, working_directory=step.where,
                         secrets=step.secrets)
-    return result.work.stdout or b"", result.outcome
+    why = f"the verify exited {result.work.exit_code}" + (
+        f": {result.work.error_line}" if result.work.error_line else "")
+    return result.work.stdout or b"", result.outcome, why
 
 
-def _release(step: _Step, tag: str) -> tuple[bytes, str]:
+def _release(step: _Step, tag: str) -> tuple[bytes, str, str]:
     """``github-release:TAG``: the release read back with the step's token and compared
     with the phase's files (its ``materials`` globs, in the workspace now:
     ``ghattempt.core.compare_release``). A phase without materials compares nothing: a
@@ -508,9 +513,11 @@ def _release(step: _Step, tag: str) -> tuple[bytes, str]:
         if assets is None:
             expected = ()
         else:  # the files to compare are gone: the release cannot be compared
-            return compare_release(tag, assets, ()).readback, "neither"
+            return (compare_release(tag, assets, ()).readback, "neither",
+                    f"release {tag} exists, but the materials files to compare it with "
+                    "are not in the workspace")
     check = compare_release(tag, assets, expected)
-    return check.readback, check.outcome
+    return check.readback, check.outcome, check.detail
 
 
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and

@@ -213,6 +213,20 @@ def test_github_release_verify_reads_the_release_back(world: RunWorld, release: 
     assert outputs(again)["outcome"] == outcome
     assert world.phase_statuses("publication") == statuses
     assert world.count("publication") == (2 if outcome == "ran" else 1)
+    if outcome == "refused":
+        # the refusal says what the verify saw (it said only "verify could not tell")
+        told = world.run("publication", "--materials", "dist/publication.txt", "--verify",
+                         "github-release:v1.0.0", run_id=run_id, attempt=2)
+        said = told.stderr.decode()
+        assert told.returncode == 1, said
+        assert "verify could not tell: settle it by hand (release v1.0.0 asset " \
+               "publication.txt has 12 bytes" in said and "the phase's file has" in said, said
+        script = world.run("publication", "--verify", "echo cannot reach it >&2; exit 3",
+                           run_id=run_id, attempt=2)
+        said = script.stderr.decode()
+        assert script.returncode == 1, said
+        assert "(the verify exited 3: cannot reach it)" in said, said
+        assert world.phase_statuses("publication") == statuses
 
 
 def test_a_command_line_step_interrupted_is_settled_by_the_next_without_takeover(
