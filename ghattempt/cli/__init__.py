@@ -382,7 +382,9 @@ def _add_run(subs: Any) -> None:
              "attempt and re-qualify retained --materials there byte for byte, otherwise "
              "record started, run COMMAND and record how it ended. Every decision is taken "
              "in the writer scope on the read it builds on (docs/run.md). Exit status: the "
-             "work's when it ran; 0 skipped, settled or requalified; 1 refused; 4 busy.")
+             "work's when it ran, but 2 when it exited 0 and a --materials glob matched "
+             "no file (the phase is recorded unknown); 0 skipped, settled or requalified; "
+             "1 refused; 4 busy.")
     _add_connection(p)
     _add_journal(p, reader=False, writes=True)
     _add_writer(p)

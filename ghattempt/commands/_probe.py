@@ -564,18 +564,20 @@ def _rules(run: _Run, branch: str) -> None:
 def _actions(run: _Run, run_id: int | None) -> None:
     from ghattempt.github import AuthFailed, NotFound
 
-    expected = "the token may read workflow runs (permissions: actions: read), for run"
+    run_id = run_id or 1
+    expected = ("the token may read workflow runs (permissions: actions: read), for run "
+                f"{run_id}")
     try:
-        run.gh.workflow_run_path(run.owner, run.name, run_id or 1)
+        run.gh.workflow_run_path(run.owner, run.name, run_id)
     except NotFound:
         run.see("Actions API readable", expected, "actions",
-                f"run {run_id or 1} not found (404): readable", True)
+                f"run {run_id} not found (404): readable", True)
     except AuthFailed as exc:
         run.see("Actions API readable", expected, "actions",
                 f"refused: {_said(exc)}; add `actions: read` to the workflow's "
                 "permissions: (or the App's)", False)
     else:
-        run.see("Actions API readable", expected, "actions", f"run {run_id or 1} read",
+        run.see("Actions API readable", expected, "actions", f"run {run_id} read",
                 True)
 
 

@@ -164,6 +164,9 @@ class _Step:
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
+        self.busy_hint = ""
+        """For a busy step beside a command-line runner: until when it is taken as
+        running, and how a person ends that (``--takeover``)."""
         token = os.environ.get(w.connection.token_env or "GITHUB_TOKEN", "")
         self.secrets = (token,) if token else ()
 
@@ -186,6 +189,7 @@ class _Step:
         req = self.run_request()
         needs = run_needs(journal, req)
         liveness: str = LIVENESS[2]  # unknown (not asked: no runner matters)
+        self.busy_hint = ""
         if needs.runner is not None and not needs.own:
             liveness = self._liveness(journal, needs.runner, needs.attempt, needs.phase,
                                       needs.status)
@@ -214,6 +218,11 @@ class _Step:
             stale_after = self.w.cfg.settings.run.stale_after
             if at is not None and _epoch(self.now()) - _epoch(at) >= stale_after:
                 return ended
+            until = "" if at is None else " until " + time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ", time.gmtime(_epoch(at) + stale_after))
+            self.busy_hint = (f"a command-line run is taken as running{until} ([run] "
+                              "stale_after); if it is not, run `ghattempt run` again "
+                              "with --takeover (and --verify, to settle its effect)")
             return live
         return ended if takeover else unknown
 
@@ -295,6 +304,8 @@ class _Step:
                 message: str | None = None) -> RunOutcome:
         verdict = self.w.store.read(s.capture, self.key)
         outcome = d.outcome or "refused"
+        if message is None and d.kind == "busy" and self.busy_hint:
+            message = f"{d.reason}; {self.busy_hint}"
         return RunOutcome(outcome, exit_code, d.attempt, d.row, message or d.reason,
                           tuple(self.rows), materials, d.recovery, d.commands, signal,
                           self.url(s), self.wrote, verdict)
@@ -445,7 +456,7 @@ def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
     from ghattempt.core import after_verify, readback_material
 
     request, w = step.request, step.w
-    content, outcome = _read_back(step)
+    content, outcome, why = _read_back(step)
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
         # what the verify found is written only on the journal it was asked about: the
@@ -463,12 +474,15 @@ def _verify(step: _Step, d: Decision, journal_ref: object) -> RunOutcome | None:
         step.apply(s, follow.writes)
         if follow.again:
             return None
-        return step.outcome(s, follow, materials=() if readback is None else (readback,))
+        # what the verify saw, for the person who settles it by hand
+        message = f"{follow.reason} ({why})" if outcome == "neither" and why else None
+        return step.outcome(s, follow, materials=() if readback is None else (readback,),
+                            message=message)
 
 
-def _read_back(step: _Step) -> tuple[bytes, str]:
-    """The verify's standard output (or the release read back) and its outcome:
-    ``present``, ``absent`` or ``neither``."""
+def _read_back(step: _Step) -> tuple[bytes, str, str]:
+    """The verify's standard output (or the release read back), its outcome:
+    ``present``, ``absent`` or ``neither``, and what it found in words."""
     from ghattempt.work import run_verify
 
     request = step.request
@@ -477,10 +491,12 @@ def _read_back(step: _Step) -> tuple[bytes, str]:
         return _release(step, tag)
     result = run_verify(request.verify, env=request.env, working_directory=step.where,
                         secrets=step.secrets)
-    return result.work.stdout or b"", result.outcome
+    why = f"the verify exited {result.work.exit_code}" + (
+        f": {result.work.error_line}" if result.work.error_line else "")
+    return result.work.stdout or b"", result.outcome, why
 
 
-def _release(step: _Step, tag: str) -> tuple[bytes, str]:
+def _release(step: _Step, tag: str) -> tuple[bytes, str, str]:
     """``github-release:TAG``: the release read back with the step's token and compared
     with the phase's files (its ``materials`` globs, in the workspace now:
     ``ghattempt.core.compare_release``). A phase without materials compares nothing: a
@@ -497,9 +513,11 @@ def _release(step: _Step, tag: str) -> tuple[bytes, str]:
         if assets is None:
             expected = ()
         else:  # the files to compare are gone: the release cannot be compared
-            return compare_release(tag, assets, ()).readback, "neither"
+            return (compare_release(tag, assets, ()).readback, "neither",
+                    f"release {tag} exists, but the materials files to compare it with "
+                    "are not in the workspace")
     check = compare_release(tag, assets, expected)
-    return check.readback, check.outcome
+    return check.readback, check.outcome, check.detail
 
 
 # Public as ghattempt.commands (README.md, "Layout"): tracebacks and

@@ -63,7 +63,8 @@ def event_rows(journal: JournalState) -> list[EventRow]:
     for state in journal.attempts:
         a = state.attempt
         rows.append(EventRow(short(state.id), 0, "(attempt)", state.status,
-                             f"channel {a.channel}, {len(a.plan)} phases"
+                             f"channel {a.channel}, {len(a.plan)} "
+                             + ("phase" if len(a.plan) == 1 else "phases")
                              + (f", after {a.predecessor[7:15]}" if a.predecessor else ""),
                              a.request_key, a.at, _writer(a.writer), 0))
         for e in state.events:

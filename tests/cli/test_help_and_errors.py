@@ -28,6 +28,15 @@ def test_help_of_every_command(command: str, capsys: pytest.CaptureFixture[str])
         assert f"  {code}" in out
 
 
+def test_run_help_names_the_exit_of_work_without_its_materials(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/run.md W4: exit 2, which the help's own exit line left out
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "but 2 when it exited 0 and a --materials glob matched no file" in out
+
+
 def test_top_level_help_lists_every_command() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0

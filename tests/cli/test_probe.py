@@ -193,6 +193,19 @@ def test_a_missing_actions_permission_is_named(served: tuple[Emulator, str],
     assert "actions: read" in row["observed"]
 
 
+def test_the_actions_row_names_the_run_it_reads(served: tuple[Emulator, str],
+                                               tmp_path: Path) -> None:
+    # the expected column named no run ("..., for run" and nothing after it)
+    _, url = served
+    for extra, run_id in (((), 1), (("--run-id", "4242"), 4242)):
+        code, text, report = probe(url, tmp_path, *extra)
+        assert code == 0, text
+        row = next(o for o in report["observations"]
+                   if o["behaviour"] == "Actions API readable")
+        assert row["expected"].endswith(f"for run {run_id}"), row
+        assert row["observed"] == f"run {run_id} not found (404): readable", row
+
+
 def test_a_missing_discussions_permission_is_named(served: tuple[Emulator, str],
                                                    tmp_path: Path) -> None:
     emu, url = served

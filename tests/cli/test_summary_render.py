@@ -6,7 +6,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from ghattempt.render._summary import ignored_reasons, ignored_text, markdown_summary, next_phase
+from ghattempt.render._summary import (
+    event_rows,
+    ignored_reasons,
+    ignored_text,
+    markdown_summary,
+    next_phase,
+)
 
 
 def verdict(**kw: object) -> SimpleNamespace:
@@ -40,6 +46,20 @@ def test_without_reasons_the_count_alone() -> None:
     ("fail-closed", ""), ("new-generation", ""), ("manual", "")])
 def test_next_phase(recovery: str, phase: str) -> None:
     assert next_phase(verdict(recovery=recovery)) == phase
+
+
+@pytest.mark.parametrize("plan, words", [
+    (("publication",), "channel hotfix, 1 phase"),
+    (("build", "publication"), "channel hotfix, 2 phases")])
+def test_an_attempts_row_counts_its_phases_in_words(plan: tuple[str, ...], words: str) -> None:
+    # the demo's one-phase hotfix attempt read "channel hotfix, 1 phases"
+    attempt = SimpleNamespace(channel="hotfix", plan=plan, predecessor=None,
+                              request_key="pr-1:main:hotfix", at="2026-12-07T22:27:19Z",
+                              writer=SimpleNamespace(kind="cli", actor="root"))
+    state = SimpleNamespace(id="sha256:" + "9a" * 32, status="pending", attempt=attempt,
+                            events=())
+    [row] = event_rows(SimpleNamespace(attempts=[state]))  # type: ignore[arg-type]
+    assert row.reason == words
 
 
 def test_brief_and_none() -> None:

@@ -122,7 +122,8 @@ def test_a_token_without_actions_read_is_one_error_naming_the_permission(
                         **world.actions_env(second))
     hold.unlink()
     running.wait(timeout=60)
-    assert refused.returncode == 5, refused.stderr.decode()  # a person must act
+    # a missing permission: a person must act (docs/errors.md), not "try again" (4)
+    assert refused.returncode == 5, refused.stderr.decode()
     lines = refused.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "actions: read" in lines[0] and "permissions:" in lines[0]
     assert world.count("build") == 1
@@ -143,6 +144,12 @@ def test_a_command_line_writer_is_live_until_stale_after_or_takeover(world: RunW
     busy = world.run("publication", "--verify", "exit 0", "--json")
     assert busy.returncode == 4, busy.stderr.decode()
     assert outputs(busy)["outcome"] == "busy"
+    # the person is told until when, and how to end it: the message named neither
+    told = world.run("publication", "--verify", "exit 0")
+    said = told.stderr.decode()
+    assert told.returncode == 4 and said.startswith("run: busy (D19)"), said
+    assert "taken as running until 20" in said and "[run] stale_after" in said, said
+    assert "--takeover" in said, said
     # an hour later, still within the default 6 hours
     world.emulator.clock.advance(3600)
     assert outputs(world.run("publication", "--json"))["outcome"] == "busy"
@@ -206,6 +213,20 @@ def test_github_release_verify_reads_the_release_back(world: RunWorld, release: 
     assert outputs(again)["outcome"] == outcome
     assert world.phase_statuses("publication") == statuses
     assert world.count("publication") == (2 if outcome == "ran" else 1)
+    if outcome == "refused":
+        # the refusal says what the verify saw (it said only "verify could not tell")
+        told = world.run("publication", "--materials", "dist/publication.txt", "--verify",
+                         "github-release:v1.0.0", run_id=run_id, attempt=2)
+        said = told.stderr.decode()
+        assert told.returncode == 1, said
+        assert "verify could not tell: settle it by hand (release v1.0.0 asset " \
+               "publication.txt has 12 bytes" in said and "the phase's file has" in said, said
+        script = world.run("publication", "--verify", "echo cannot reach it >&2; exit 3",
+                           run_id=run_id, attempt=2)
+        said = script.stderr.decode()
+        assert script.returncode == 1, said
+        assert "(the verify exited 3: cannot reach it)" in said, said
+        assert world.phase_statuses("publication") == statuses
 
 
 def test_a_command_line_step_interrupted_is_settled_by_the_next_without_takeover(
