@@ -229,6 +229,21 @@ def test_a_missing_permission_is_named_by_its_permissions_key(make_provider, rou
         "permissions:" in text
 
 
+def test_a_refused_discussion_deletion_names_the_access_it_needs(make_provider, router):
+    # the probe removes its throwaway discussion: a token that may comment but lacks
+    # triage access is refused, and the message says so (it said "can read the
+    # repository", which that token can)
+    router.post("/graphql").mock(return_value=httpx.Response(200, json={
+        "data": {"deleteDiscussion": None},
+        "errors": [{"type": "FORBIDDEN", "message": "Resource not accessible by integration"}]}))
+    with pytest.raises(AuthFailed) as info:
+        make_provider().delete_discussion("D_1")
+    text = str(info.value)
+    assert text.startswith("deleting a discussion: ") and "DeleteDiscussion" not in text
+    assert "the token needs discussions: write and triage access to the repository" in text
+    assert "can read the repository" not in text
+
+
 # -- mutations ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("status", [502, 504, 500, 503])
