@@ -60,8 +60,8 @@ from ghattempt.core import ObservedFile, workspace_path_problem
 from ghattempt.errors import Fault, GhattemptError
 
 __all__ = ["ERROR_LINE_MAX", "Script", "VerifyResult", "WorkInputError", "WorkResult",
-           "collect_materials", "observe", "run_verify", "run_work", "script_extension",
-           "shell_command"]
+           "check_work", "collect_materials", "observe", "run_verify", "run_work",
+           "script_extension", "shell_command"]
 
 ERROR_LINE_MAX = 300
 """Most characters kept of the work's last line of error output."""
@@ -245,6 +245,35 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
         pass
 
 
+def check_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None = None,
+               working_directory: str | None = None) -> str:
+    """What :func:`run_work` checks before it starts anything, without running it: the
+    working directory (returned, joined to the workspace), the shell or the command (on
+    the step's ``PATH``; a path with a separator: an executable file there). A ``run``
+    step calls it before it writes anything, so that a typo is bad input, not a
+    ``started`` phase whose work never began.
+
+    Raises:
+        WorkInputError: as :func:`run_work` would, before it ran anything.
+    """
+    environment = os.environ if env is None else env
+    where = _directory(working_directory, environment)
+    if isinstance(command, Script):
+        shell_command(command.shell, "{0}", environment)
+        return where
+    argv = list(command)
+    if not argv:
+        raise WorkInputError("no command to run")
+    if os.sep in argv[0]:
+        path = os.path.join(where, argv[0])
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise WorkInputError(f"command {argv[0]!r} is not an executable file in "
+                                 f"{where!r}; check the path (and its mode)")
+    elif shutil.which(argv[0], path=environment.get("PATH", os.defpath)) is None:
+        raise WorkInputError(f"command {argv[0]!r} is not on the step's PATH")
+    return where
+
+
 def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None = None,
              working_directory: str | None = None, secrets: Iterable[str] = (),
              capture_stdout: bool = False, kill_after: float = 5.0,
@@ -265,7 +294,7 @@ def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None =
         WorkInputError: a bad shell, working directory or command; nothing ran.
     """
     environment = dict(os.environ if env is None else env)
-    where = _directory(working_directory, environment)
+    where = check_work(command, env=environment, working_directory=working_directory)
     script_file: str | None = None
     if isinstance(command, Script):
         temp = environment.get("RUNNER_TEMP") or tempfile.gettempdir()
@@ -275,11 +304,6 @@ def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None =
             f.write(_fix_up(command.shell, command.text))
     else:
         argv = list(command)
-        if not argv:
-            raise WorkInputError("no command to run")
-        found = shutil.which(argv[0], path=environment.get("PATH", os.defpath))
-        if found is None and os.sep not in argv[0]:
-            raise WorkInputError(f"command {argv[0]!r} is not on the step's PATH")
     try:
         return _run(argv, environment, where, secrets, capture_stdout, kill_after,
                     stdout, stderr)

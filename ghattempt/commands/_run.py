@@ -156,11 +156,7 @@ class _Step:
         self.channel = channel
         self.key = w.key()
         self.generation: Generation = _generation(w)
-        env = request.env if request.env is not None else os.environ
-        self.root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE")
-                                     or os.getcwd())
-        self.where = os.path.join(self.root, request.working_directory or "")
-        """Where the work and the verify run (an absolute working directory wins)."""
+        self.root, self.where = _places(request)
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
@@ -300,6 +296,14 @@ class _Step:
                           self.url(s), self.wrote, verdict)
 
 
+def _places(request: Run) -> tuple[str, str]:
+    """The workspace (real path) and where the work and the verify run (an absolute
+    working directory wins)."""
+    env = request.env if request.env is not None else os.environ
+    root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE") or os.getcwd())
+    return root, os.path.join(root, request.working_directory or "")
+
+
 def _generation(w: _Where) -> Generation:
     from ._writing import _generation as read_generation
 
@@ -333,9 +337,17 @@ def run(request: Run, config: LoadedConfig, connection: Connection) -> RunOutcom
         CommandError: (GitHub refused) the token may not read the Actions API.
         store and GitHub errors as every writing command.
     """
+    from ghattempt.work import check_work
+
     from ._writing import _where, _Writing
 
     channel = _check(request, config, connection.token_env)
+    # a work (or verify) that cannot start is bad input before anything is written:
+    # after ``started`` it would leave the phase to a runner that never ran
+    _, where = _places(request)
+    check_work(request.work, env=request.env, working_directory=where)
+    if request.verify is not None and request.release_tag is None:
+        check_work(request.verify, env=request.env, working_directory=where)
     with _where(request, config, connection, _Writing) as w:  # type: ignore[arg-type]
         step = _Step(w, request, channel)
         return _loop(step)
