@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ghattempt.commands._connection import Connection, journal_url
-from ghattempt.commands._errors import CommandError, RequestError
+from ghattempt.commands._errors import CommandError, PartWritten, RequestError
 from ghattempt.commands._requests import Run
 from ghattempt.errors import Fault, GhattemptError
 
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         Writer,
     )
     from ghattempt.store import Session
+    from ghattempt.work import WorkResult
 
     from ._writing import _Where
 
@@ -410,21 +411,55 @@ def _cited(d: Decision) -> tuple[Material, ...]:
 
 def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
     """Run the work outside the scope, then record how it ended in a new hold."""
-    from ghattempt.core import after_work, file_material
     from ghattempt.work import WorkInputError, collect_materials, run_work
 
-    request, w = step.request, step.w
+    request = step.request
     result = run_work(request.work, env=request.env, working_directory=step.where,
                       secrets=step.secrets)
     observed: tuple[ObservedFile, ...] = ()
-    error_line = result.error_line
-    exit_code = result.exit_code
     missing: str | None = None
     if result.exit_code == 0 and result.signal is None and request.materials:
         try:
             observed = collect_materials(request.materials, root=step.root)
         except WorkInputError as exc:
             missing = str(exc)
+    recorded: list[bool] = []
+    try:
+        return _record_work(step, d, journal_ref, result, observed, missing, recorded)
+    except GhattemptError as exc:
+        if recorded:  # the result landed; what failed came after (leaving the scope)
+            raise
+        if exc.fault is Fault.REFUSED:
+            # the phase was settled while the work ran (a --takeover beside a living
+            # runner, a record by hand): what the work did is said, nothing overwritten
+            raise CommandError(Fault.REFUSED, f"{request.phase}'s work ran and exited "
+                               f"{result.exit_code}, but the journal no longer takes its "
+                               f"result ({exc}); nothing more was recorded: compare what "
+                               "the work did with the journal") from None
+        # the journal became unwritable while the work ran (locked, its lease ref
+        # deleted, GitHub down): say what the work did, so a person can settle it
+        raise _unrecorded(request.phase, result, exc) from None
+
+
+def _unrecorded(phase: str, result: WorkResult, exc: GhattemptError) -> PartWritten:
+    how = (f"was interrupted ({result.signal}, exit {result.exit_code})" if result.signal
+           else f"exited {result.exit_code}")
+    return PartWritten(exc, f"{phase}'s work ran and {how}, but its result is not "
+                       f"recorded ({phase} stays started)",
+                       "; once that is fixed, settle the phase: the step again with a "
+                       "verify (a person's step with --takeover), or `ghattempt record` "
+                       "by hand")
+
+
+def _record_work(step: _Step, d: Decision, journal_ref: object, result: WorkResult,
+                 observed: tuple[ObservedFile, ...], missing: str | None,
+                 recorded: list[bool]) -> RunOutcome:
+    """Record how the work ended (``after_work``) in a new hold of the scope; appends to
+    ``recorded`` once the writes landed."""
+    from ghattempt.core import after_work, file_material
+
+    request, w = step.request, step.w
+    exit_code, error_line = result.exit_code, result.error_line
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
         state = s.attempt(d.attempt)
@@ -435,17 +470,8 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
                             error_line=error_line, materials=materials,
                             writer=request.writer, missing=missing)
         step.rows.append(follow.row)
-        try:
-            step.apply(s, follow.writes)
-        except GhattemptError as exc:
-            if exc.fault is not Fault.REFUSED:
-                raise
-            # the phase was settled while the work ran (a --takeover beside a living
-            # runner, a record by hand): what the work did is said, nothing overwritten
-            raise CommandError(Fault.REFUSED, f"{request.phase}'s work ran and exited "
-                               f"{exit_code}, but the journal no longer takes its result "
-                               f"({exc}); nothing more was recorded: compare what the work "
-                               "did with the journal") from None
+        step.apply(s, follow.writes)
+        recorded.append(True)
         return step.outcome(s, follow, exit_code=exit_code, materials=materials,
                             signal=result.signal)
 

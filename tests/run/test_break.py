@@ -5,6 +5,7 @@ ends the step with what the work did, so a person can settle the phase by hand."
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 import pytest
@@ -51,3 +52,34 @@ def test_a_working_directory_that_is_not_there_is_refused_before_anything_is_wri
     assert done.returncode == 2, done.stderr.decode()
     assert "no-such-dir" in done.stderr.decode()
     assert comments(world) == []
+
+
+def _moderated_mid_work(world: RunWorld, act: str) -> subprocess.Popen[bytes]:
+    hold = world.workspace / "hold-build"
+    hold.write_text("")
+    step = world.popen("build", "--materials", "dist/build.txt")
+    world.wait_for(world.workspace / "counter-build")
+    r = repo(world)
+    if act == "lock":
+        world.emulator.lock_discussion(r["discussions"][0]["id"])
+    else:
+        [ref] = [n for n in r["refs"] if n.startswith(LEASE_PREFIX)]
+        world.emulator.delete_ref(REPO, ref, "alice")
+    hold.unlink()
+    return step
+
+
+@pytest.mark.parametrize(("act", "named"), [("lock", "locked"), ("delete-ref", "restore-lease")])
+def test_a_journal_made_unwritable_while_the_work_runs_says_what_the_work_did(
+        world: RunWorld, act: str, named: str) -> None:
+    """The work exited 0, its result cannot be written: the one error line says that
+    the work ran and how it ended (it said only 'nothing was written': a person could not
+    tell whether to record the phase succeeded or failed), exit 5, nothing written."""
+    step = _moderated_mid_work(world, act)
+    _, err = step.communicate(timeout=120)
+    text = err.decode().strip()
+    assert step.returncode == 5, text
+    line = text.splitlines()[-1]
+    assert line.startswith("ghattempt: error: build's work ran and exited 0"), line
+    assert named in line
+    assert world.count("build") == 1
