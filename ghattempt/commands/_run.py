@@ -27,6 +27,7 @@ cannot be told (busy) unless ``takeover``.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -161,8 +162,7 @@ class _Step:
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
-        token = os.environ.get(w.connection.token_env or "GITHUB_TOKEN", "")
-        self.secrets = (token,) if token else ()
+        self.secrets = _secrets(request, w.connection.token_env)
 
     # -- reading
 
@@ -295,6 +295,27 @@ class _Step:
         return RunOutcome(outcome, exit_code, d.attempt, d.row, message or d.reason,
                           tuple(self.rows), materials, d.recovery, d.commands, signal,
                           self.url(s), self.wrote, verdict)
+
+
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY"
+                          r"|ACCESS_?KEY|AUTH|CREDENTIAL", re.IGNORECASE)
+"""Names of environment variables whose values the work's error line never shows: a
+workflow passes its secrets to the work in ``env:`` (``NODE_AUTH_TOKEN``,
+``TWINE_PASSWORD``); GitHub masks them in the log, never in a comment."""
+_SECRET_MIN = 8
+"""Shorter values are not scrubbed (``AUTH_MODE=none`` would blank every ``none``)."""
+
+
+def _secrets(request: Run, token_env: str | None) -> tuple[str, ...]:
+    """The values scrubbed from the work's kept error line (a ``failed`` reason, a public
+    comment): the token, and every value of the work's environment whose name says it is
+    a secret."""
+    token = os.environ.get(token_env or "GITHUB_TOKEN", "")
+    env = request.env if request.env is not None else os.environ
+    named = sorted({v for k, v in env.items()
+                    if _SECRET_NAME.search(k) and len(v) >= _SECRET_MIN}, key=len,
+                   reverse=True)  # the longest first: one that holds another goes whole
+    return tuple(v for v in (token, *named) if v)
 
 
 def _places(request: Run) -> tuple[str, str]:

@@ -83,3 +83,25 @@ def test_a_journal_made_unwritable_while_the_work_runs_says_what_the_work_did(
     assert line.startswith("ghattempt: error: build's work ran and exited 0"), line
     assert named in line
     assert world.count("build") == 1
+
+
+NPM = "npm_" + "Qx7" * 12  # the shape of an npm automation token
+
+
+def test_a_failing_work_that_prints_a_secret_of_its_environment_records_it_redacted(
+        world: RunWorld) -> None:
+    """The work fails and its last error line holds a secret the workflow passed it in
+    ``env:`` (GitHub masks it in the log, never in a comment): the journal's ``failed``
+    reason says ``[redacted]``. It held the secret: only GitHub-token shapes and the
+    step's own token were scrubbed."""
+    script = world.workspace / "publish.sh"
+    script.write_text("#!/bin/sh\n"
+                      "echo \"npm ERR! 403 PUT widgets: auth=$NODE_AUTH_TOKEN rejected\" >&2\n"
+                      "exit 1\n")
+    script.chmod(0o755)
+    done = world.cli("run", "--pull-request", "1", "--phase", "build", "--json", "--",
+                     "./publish.sh", NODE_AUTH_TOKEN=NPM, DEPLOY_PASSWORD="hunter2-but-long")
+    assert done.returncode == 1, done.stderr.decode()
+    bodies = "\n".join(body for _, body in comments(world))
+    assert "npm ERR! 403 PUT widgets: auth=[redacted] rejected" in bodies
+    assert NPM not in bodies and NPM not in done.stdout.decode()
