@@ -39,6 +39,7 @@ happened).
 
 from __future__ import annotations
 
+import fnmatch
 import glob as _glob
 import hashlib
 import os
@@ -411,6 +412,61 @@ def _inside(root: str, path: str) -> bool:
     return os.path.commonpath([real_root, os.path.realpath(path)]) == real_root
 
 
+def _names(directory: str, pattern: str) -> list[str]:
+    """The entries of ``directory`` a glob component sees: hidden ones only when the
+    component starts with a dot, as ``glob`` does; none when it is no directory."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(n for n in names if not n.startswith(".") or pattern.startswith("."))
+
+
+def _below(root: str, rel: str) -> list[str]:
+    """``rel`` and every entry under it, links to directories left out (neither listed
+    nor followed), hidden entries too (as ``**`` does)."""
+    out = [rel]
+    for name in _names(os.path.join(root, rel) if rel else root, ""):
+        child = os.path.join(rel, name) if rel else name
+        full = os.path.join(root, child)
+        if os.path.isdir(full):
+            if not os.path.islink(full):
+                out += _below(root, child)
+        else:
+            out.append(child)
+    return out
+
+
+def _glob_matches(root: str, pattern: str) -> list[str]:
+    """The paths under ``root`` that ``pattern`` matches, as ``glob.glob(pattern,
+    root_dir=root, recursive=True)`` does, except that ``**`` never follows a link to a
+    directory: Python's glob does, and links that point back up (``a -> .``) make it
+    walk 2**40 paths (two links) or fail on ELOOP (one). A link named by a component
+    (``dist/latest/*``) is followed: the pattern's length bounds it."""
+    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    found: set[str] = set()
+
+    def walk(rel: str, i: int) -> None:
+        if i == len(parts):
+            if rel:
+                found.add(rel)
+            return
+        part = parts[i]
+        base = os.path.join(root, rel) if rel else root
+        if part == "**":
+            for below in _below(root, rel):
+                walk(below, i + 1)
+        elif _glob.has_magic(part):
+            for name in _names(base, part):
+                if fnmatch.fnmatchcase(name, part):
+                    walk(os.path.join(rel, name) if rel else name, i + 1)
+        elif os.path.lexists(os.path.join(base, part)):
+            walk(os.path.join(rel, part) if rel else part, i + 1)
+
+    walk("", 0)
+    return sorted(found)
+
+
 def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile, ...]:
     """The files the ``materials`` globs match under ``root`` (the workspace), each with
     its workspace-relative POSIX path, byte count and ``sha256:`` digest, sorted by path.
@@ -429,7 +485,7 @@ def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile,
         if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
             raise WorkInputError(f"materials glob {pattern!r} must be relative to the "
                                  "workspace, without '..'")
-        matches = sorted(_glob.glob(pattern, root_dir=root, recursive=True))
+        matches = _glob_matches(root, pattern)
         files: list[str] = []
         for match in matches:
             full = os.path.join(root, match)
@@ -450,7 +506,11 @@ def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile,
             problem = workspace_path_problem(posix)
             if problem is not None:
                 raise WorkInputError(f"materials glob {pattern!r}: {problem}")
-            size, digest = _digest_file(full)
+            try:
+                size, digest = _digest_file(full)
+            except OSError as exc:
+                raise WorkInputError(f"materials glob {pattern!r} matches {rel!r}, which "
+                                     f"cannot be read: {exc.strerror}") from None
             found[posix] = ObservedFile(posix, size, digest)
     return tuple(found[p] for p in sorted(found))
 

@@ -5,7 +5,9 @@ ends the step with what the work did, so a person can settle the phase by hand."
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -105,3 +107,24 @@ def test_a_failing_work_that_prints_a_secret_of_its_environment_records_it_redac
     bodies = "\n".join(body for _, body in comments(world))
     assert "npm ERR! 403 PUT widgets: auth=[redacted] rejected" in bodies
     assert NPM not in bodies and NPM not in done.stdout.decode()
+
+
+def test_a_materials_glob_over_links_that_loop_ends_and_records_each_file_once(
+        world: RunWorld) -> None:
+    """``dist/**`` over a tree whose links point back at it (pnpm's node_modules can):
+    the step ends and records the file once. Python's glob follows links to directories
+    under ``**``: with two such links the step never ended after the work (2**40 paths),
+    with one it failed on ELOOP, leaving the phase ``started`` with nothing said."""
+    dist = world.workspace / "dist"
+    dist.mkdir()
+    (dist / "a").symlink_to(".")
+    (dist / "b").symlink_to(".")
+    done = subprocess.run([sys.executable, "-m", "ghattempt.cli",
+                           *world.run_args("build", "--materials", "dist/**", "--json")],
+                          capture_output=True, env=world.env(), cwd=world.workspace,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert [m["id"].split("@")[0] for m in json.loads(out["materials-json"])] == [
+        "build:dist/build.txt"]
+    assert world.phase_statuses("build") == ["started", "succeeded"]
