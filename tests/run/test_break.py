@@ -128,3 +128,34 @@ def test_a_materials_glob_over_links_that_loop_ends_and_records_each_file_once(
     assert [m["id"].split("@")[0] for m in json.loads(out["materials-json"])] == [
         "build:dist/build.txt"]
     assert world.phase_statuses("build") == ["started", "succeeded"]
+
+
+@pytest.mark.parametrize(("tag", "says"), [
+    ("$VERSION", "not expanded"),
+    ("${VERSION}", "not expanded"),
+    ("v$VERSION", "not expanded"),
+    ("refs/tags/v1.2.0", "the tag's name"),
+    ("v1..2", "cannot be a tag"),
+    ("v1.2:rc", "cannot be a tag"),
+    ("v1.2^", "cannot be a tag"),
+    ("v1.2~1", "cannot be a tag"),
+    ("v1.2*", "cannot be a tag"),
+    ("v1.2.lock", "cannot be a tag"),
+    ("v1@{1}", "cannot be a tag"),
+    ("/v1", "cannot be a tag"),
+    ("v1/", "cannot be a tag"),
+])
+def test_a_release_verify_naming_no_possible_tag_is_refused_before_anything(
+        tag: str, says: str) -> None:
+    """A verify of a tag no release can have reads 404, which means absent: the work
+    would run again beside the effect it had under the right tag (a second
+    publication). ``github-release:$VERSION`` is the careless user's: the Action's
+    ``verify`` input is text, not a script, so the variable is never expanded."""
+    from ghattempt.commands import RequestError, Run, Target
+    from ghattempt.core import CliWriter
+
+    with pytest.raises(RequestError) as caught:
+        Run(target=Target("octo-org/widgets", 7), writer=CliWriter("alice"), phase="build",
+            work=("make",), verify="github-release:" + tag)
+    assert says in str(caught.value)
+    assert "github-release:" in str(caught.value)
