@@ -159,3 +159,16 @@ def test_a_release_verify_naming_no_possible_tag_is_refused_before_anything(
             work=("make",), verify="github-release:" + tag)
     assert says in str(caught.value)
     assert "github-release:" in str(caught.value)
+
+
+def test_json_is_a_line_of_its_own_after_a_work_whose_output_ends_mid_line(
+        world: RunWorld) -> None:
+    """The work's standard output is the step's; ``--json`` prints the outputs as the
+    last line. After ``printf`` without a newline they shared one line, which no
+    consumer of the last line could read."""
+    done = world.cli("run", "--pull-request", "1", "--phase", "build", "--json", "--",
+                     "printf", "no newline")
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert lines[0] == "no newline"
+    assert json.loads(lines[-1])["outcome"] == "ran"
