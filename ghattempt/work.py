@@ -102,9 +102,11 @@ class WorkResult:
 
     ``exit_code`` is its exit status (128 + N when signal N ended it); ``signal`` the
     name of the signal this process received and forwarded while it ran (``SIGTERM``),
-    else None; ``error_line`` the last non-empty line of its error output (bounded,
-    scrubbed), else None; ``stdout_bytes``/``stdout_digest`` the size and ``sha256:``
-    digest of its standard output when it was captured (verify), else None.
+    else of the signal that killed the work's own process (``SIGKILL``: the OOM killer;
+    its effect may have happened as well), else None; ``error_line`` the last non-empty
+    line of its error output (bounded, scrubbed), else None;
+    ``stdout_bytes``/``stdout_digest`` the size and ``sha256:`` digest of its standard
+    output when it was captured (verify), else None.
     """
 
     exit_code: int
@@ -369,7 +371,7 @@ def _run(argv: list[str], env: dict[str, str], where: str, secrets: Iterable[str
             out.join()
         code = proc.returncode
         exit_code = 128 - code if code < 0 else code
-        sent = _signal.Signals(received[0]).name if received else None
+        sent = _signal.Signals(received[0]).name if received else _killed_by(code)
         return WorkResult(exit_code, sent, _last_line(err.tail, secrets),
                           out.size if out is not None else None,
                           "sha256:" + out.hash.hexdigest() if out is not None else None,
@@ -378,6 +380,18 @@ def _run(argv: list[str], env: dict[str, str], where: str, secrets: Iterable[str
     finally:
         for sig, handler in previous.items():
             _signal.signal(sig, handler)
+
+
+def _killed_by(code: int) -> str | None:
+    """The name of the signal that ended the work's own process (a negative return
+    code) when nobody forwarded one: the OOM killer's SIGKILL, a SIGSEGV. The work said
+    nothing then, and its effect may have happened: it is interrupted, never failed."""
+    if code >= 0:
+        return None
+    try:
+        return _signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
 
 
 def run_verify(command: Script | Sequence[str], **kwargs: object) -> VerifyResult:

@@ -172,3 +172,28 @@ def test_json_is_a_line_of_its_own_after_a_work_whose_output_ends_mid_line(
     lines = done.stdout.decode().splitlines()
     assert lines[0] == "no newline"
     assert json.loads(lines[-1])["outcome"] == "ran"
+
+
+def test_a_work_killed_by_a_signal_nobody_forwarded_is_unknown_never_failed(
+        world: RunWorld) -> None:
+    """The work's own process dies of SIGKILL (the kernel's OOM killer) while the step
+    lives: the work said nothing, its effect may have happened. It was recorded
+    ``failed`` (exit 137), which lets a successor run it again with no proof of
+    absence."""
+    run_id = world.start_run()
+    hold = world.workspace / "hold-build"
+    hold.write_text("")
+    step = world.popen("build", run_id=run_id)
+    world.wait_for(world.workspace / "counter-build")
+    world.kill_work("build")
+    _, err = step.communicate(timeout=60)
+    hold.unlink()
+    assert step.returncode == 128 + 9, err.decode()
+    assert world.phase_statuses("build") == ["started", "unknown"]
+    assert "SIGKILL" in world.status()
+    # the re-run asks the verify; without one it refuses, and never runs the work again
+    world.emulator.end_workflow_run(REPO, run_id, "failure")
+    world.emulator.rerun_workflow(REPO, run_id, ["release"])
+    again = world.run("build", run_id=run_id, attempt=2)
+    assert again.returncode == 1, again.stderr.decode()
+    assert world.count("build") == 1
