@@ -298,7 +298,7 @@ class _Step:
 
 
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY"
-                          r"|ACCESS_?KEY|AUTH|CREDENTIAL", re.IGNORECASE)
+                          r"|ACCESS_?KEY|AUTH(?!OR)|CREDENTIAL", re.IGNORECASE)
 """Names of environment variables whose values the work's error line never shows: a
 workflow passes its secrets to the work in ``env:`` (``NODE_AUTH_TOKEN``,
 ``TWINE_PASSWORD``); GitHub masks them in the log, never in a comment."""

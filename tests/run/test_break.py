@@ -197,3 +197,19 @@ def test_a_work_killed_by_a_signal_nobody_forwarded_is_unknown_never_failed(
     again = world.run("build", run_id=run_id, attempt=2)
     assert again.returncode == 1, again.stderr.decode()
     assert world.count("build") == 1
+
+
+def test_an_author_name_in_the_environment_is_not_taken_for_a_secret() -> None:
+    """``GIT_AUTHOR_NAME`` says ``AUTH`` but holds no secret: a failed reason naming the
+    author keeps the name."""
+    from ghattempt.commands import Run, Target
+    from ghattempt.commands._run import _secrets
+    from ghattempt.core import CliWriter
+
+    env = {"GIT_AUTHOR_NAME": "Alice Example", "NPM_AUTH": "npm_" + "z" * 36,
+           "OAUTH_CLIENT_SECRET": "s3cr3t-value"}
+    request = Run(target=Target("octo-org/widgets", 7), writer=CliWriter("alice"),
+                  phase="build", work=("make",), env=env)
+    found = _secrets(request, "NO_SUCH_TOKEN_VARIABLE")
+    assert "Alice Example" not in found
+    assert {"npm_" + "z" * 36, "s3cr3t-value"} <= set(found)
