@@ -491,7 +491,23 @@ def _record_work(step: _Step, d: Decision, journal_ref: object, result: WorkResu
                             error_line=error_line, materials=materials,
                             writer=request.writer, missing=missing)
         step.rows.append(follow.row)
-        step.apply(s, follow.writes)
+        try:
+            step.apply(s, follow.writes)
+        except ValueError as exc:
+            if follow.row != "W2" or not materials:
+                raise
+            # more files than one comment can cite (GitHub's 65,536 characters): the
+            # success cannot be bound to its materials, and the effect may have
+            # happened: as W4, unknown naming the globs
+            missing = (f"materials {', '.join(map(repr, request.materials))} match "
+                       f"{len(materials)} files, more than one record can cite ({exc}); "
+                       "cite an archive of them, or fewer files")
+            materials = ()
+            follow = after_work(d, exit_code=exit_code, signal=result.signal,
+                                error_line=error_line, materials=(),
+                                writer=request.writer, missing=missing)
+            step.rows[-1] = follow.row
+            step.apply(s, follow.writes)
         recorded.append(True)
         return step.outcome(s, follow, exit_code=exit_code, materials=materials,
                             signal=result.signal)

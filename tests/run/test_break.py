@@ -213,3 +213,22 @@ def test_an_author_name_in_the_environment_is_not_taken_for_a_secret() -> None:
     found = _secrets(request, "NO_SUCH_TOKEN_VARIABLE")
     assert "Alice Example" not in found
     assert {"npm_" + "z" * 36, "s3cr3t-value"} <= set(found)
+
+
+def test_more_materials_than_one_comment_holds_is_unknown_naming_the_glob(
+        world: RunWorld) -> None:
+    """A glob matching 400 files: the ``succeeded`` citing them all would pass GitHub's
+    65,536 characters of a comment. The work exited 0 but its success cannot be bound:
+    ``unknown`` naming the glob and exit 2, as W4 (it was exit 70, an internal
+    ValueError, with the phase left ``started`` and nothing said of the work)."""
+    many = world.workspace / "many"
+    many.mkdir()
+    for i in range(400):
+        (many / f"file-{i:05d}.txt").write_text(str(i))
+    done = world.cli("run", "--pull-request", "1", "--phase", "build", "--materials",
+                     "many/*", "--json", "--", "true")
+    assert done.returncode == 2, done.stderr.decode()
+    out = json.loads(done.stdout.decode().splitlines()[-1])
+    assert (out["outcome"], out["row"]) == ("ran", "W4")
+    assert world.phase_statuses("build") == ["started", "unknown"]
+    assert "many/*" in world.status() and "400 files" in world.status()
