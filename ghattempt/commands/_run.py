@@ -466,7 +466,7 @@ def _unrecorded(phase: str, result: WorkResult, exc: GhattemptError) -> PartWrit
     how = (f"was interrupted ({result.signal}, exit {result.exit_code})" if result.signal
            else f"exited {result.exit_code}")
     return PartWritten(exc, f"{phase}'s work ran and {how}, but its result is not "
-                       f"recorded ({phase} stays started)",
+                       "recorded",
                        "; once that is fixed, settle the phase: the step again with a "
                        "verify (a person's step with --takeover), or `ghattempt record` "
                        "by hand")
