@@ -232,3 +232,31 @@ def test_more_materials_than_one_comment_holds_is_unknown_naming_the_glob(
     assert (out["outcome"], out["row"]) == ("ran", "W4")
     assert world.phase_statuses("build") == ["started", "unknown"]
     assert "many/*" in world.status() and "400 files" in world.status()
+
+
+@pytest.mark.parametrize("act", ["edit", "delete"])
+def test_a_moderator_who_rewrites_started_mid_work_is_never_believed(
+        world: RunWorld, act: str) -> None:
+    """While the work runs a moderator edits ``started`` into ``succeeded``, or deletes
+    it: the journal fails closed (exit 3) for this step and the re-run alike, the line
+    says how the work ended, and the work never runs again."""
+    run_id = world.start_run()
+    hold = world.workspace / "hold-build"
+    hold.write_text("")
+    step = world.popen("build", run_id=run_id)
+    world.wait_for(world.workspace / "counter-build")
+    [started] = [(i, b) for i, b in comments(world) if '"status":"started"' in b]
+    if act == "edit":
+        world.emulator.tamper("edit", started[0], actor="alice",
+                              body=started[1].replace('"started"', '"succeeded"'))
+    else:
+        world.emulator.tamper("delete", started[0], actor="alice")
+    hold.unlink()
+    _, err = step.communicate(timeout=120)
+    assert step.returncode == 3, err.decode()
+    assert "build's work ran and exited 0, but its result is not recorded" in err.decode()
+    world.emulator.end_workflow_run(REPO, run_id, "cancelled")
+    world.emulator.rerun_workflow(REPO, run_id, ["release"])
+    again = world.run("build", "--verify", "exit 1", run_id=run_id, attempt=2)
+    assert again.returncode == 3, again.stderr.decode()
+    assert world.count("build") == 1
