@@ -6,8 +6,10 @@ ends the step with what the work did, so a person can settle the phase by hand."
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -260,3 +262,40 @@ def test_a_moderator_who_rewrites_started_mid_work_is_never_believed(
     again = world.run("build", "--verify", "exit 1", run_id=run_id, attempt=2)
     assert again.returncode == 3, again.stderr.decode()
     assert world.count("build") == 1
+
+
+@pytest.mark.parametrize("after", [5, 7, 8, 10, 12])
+def test_the_step_killed_after_any_request_never_runs_the_work_twice_unproven(
+        world: RunWorld, after: int) -> None:
+    """SIGKILL the ``ghattempt run`` process itself (not only the work) once the
+    emulator has answered ``after`` of its requests: holding the lease before
+    ``started`` lands, right after it, during the work, while ``succeeded`` is sent. The
+    re-run (attempt 2) with a verify that cannot tell runs the work only when no
+    ``started`` was left; then a verify that finds the effect settles the phase."""
+    run_id = world.start_run()
+    world.emulator.clear_request_log()
+    step = world.popen("build", run_id=run_id)
+    deadline = time.monotonic() + 60
+    while len(world.emulator.request_log()) < after and step.poll() is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.0005)
+    step.send_signal(signal.SIGKILL)
+    step.wait(timeout=30)
+    if (world.workspace / "pid-build").exists():
+        world.kill_work("build")
+    left = world.phase_statuses("build")
+    ran = world.count("build")
+    world.emulator.end_workflow_run(REPO, run_id, "cancelled")
+    world.emulator.rerun_workflow(REPO, run_id, ["release"])
+    world.emulator.clock.advance(300)  # past the killed holder's lease
+    cannot_tell = world.run("build", "--verify", "exit 3", run_id=run_id, attempt=2)
+    if "started" in left and len(left) == 1:
+        assert cannot_tell.returncode == 1, cannot_tell.stderr.decode()
+        assert world.count("build") == ran
+    else:
+        assert cannot_tell.returncode == 0, cannot_tell.stderr.decode()
+        assert world.count("build") == 1
+    present = world.run("build", "--verify", "exit 0", run_id=run_id, attempt=2)
+    assert present.returncode == 0, present.stderr.decode()
+    assert world.count("build") <= 1
+    assert world.phase_statuses("build")[-1] == "succeeded"
