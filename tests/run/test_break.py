@@ -322,3 +322,15 @@ def test_two_legs_of_a_matrix_job_never_run_the_phase_twice(world: RunWorld) -> 
     first.communicate(timeout=60)
     second.communicate(timeout=60)
     assert world.count("build") == 1
+
+
+def test_a_materials_glob_written_with_a_leading_dot_slash_records_the_file(
+        world: RunWorld) -> None:
+    """``./dist/*``, as people write paths: Python's glob answers ``./dist/build.txt``,
+    which no material may name (a ``.`` component), so the work's success was recorded
+    ``unknown`` (W4, exit 2). The glob's ``.`` and empty components mean nothing."""
+    done = world.cli(*world.run_args("build", "--materials", "./dist/*", "--json"))
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout.decode().splitlines()[-1])
+    assert [m["id"].split("@")[0] for m in json.loads(out["materials-json"])] == [
+        "build:dist/build.txt"]
