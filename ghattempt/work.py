@@ -39,6 +39,7 @@ happened).
 
 from __future__ import annotations
 
+import fnmatch
 import glob as _glob
 import hashlib
 import os
@@ -60,8 +61,8 @@ from ghattempt.core import ObservedFile, workspace_path_problem
 from ghattempt.errors import Fault, GhattemptError
 
 __all__ = ["ERROR_LINE_MAX", "Script", "VerifyResult", "WorkInputError", "WorkResult",
-           "collect_materials", "observe", "run_verify", "run_work", "script_extension",
-           "shell_command"]
+           "check_work", "collect_materials", "observe", "run_verify", "run_work",
+           "script_extension", "shell_command"]
 
 ERROR_LINE_MAX = 300
 """Most characters kept of the work's last line of error output."""
@@ -101,9 +102,11 @@ class WorkResult:
 
     ``exit_code`` is its exit status (128 + N when signal N ended it); ``signal`` the
     name of the signal this process received and forwarded while it ran (``SIGTERM``),
-    else None; ``error_line`` the last non-empty line of its error output (bounded,
-    scrubbed), else None; ``stdout_bytes``/``stdout_digest`` the size and ``sha256:``
-    digest of its standard output when it was captured (verify), else None.
+    else of the signal that killed the work's own process (``SIGKILL``: the OOM killer;
+    its effect may have happened as well), else None; ``error_line`` the last non-empty
+    line of its error output (bounded, scrubbed), else None;
+    ``stdout_bytes``/``stdout_digest`` the size and ``sha256:`` digest of its standard
+    output when it was captured (verify), else None.
     """
 
     exit_code: int
@@ -245,6 +248,35 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
         pass
 
 
+def check_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None = None,
+               working_directory: str | None = None) -> str:
+    """What :func:`run_work` checks before it starts anything, without running it: the
+    working directory (returned, joined to the workspace), the shell or the command (on
+    the step's ``PATH``; a path with a separator: an executable file there). A ``run``
+    step calls it before it writes anything, so that a typo is bad input, not a
+    ``started`` phase whose work never began.
+
+    Raises:
+        WorkInputError: as :func:`run_work` would, before it ran anything.
+    """
+    environment = os.environ if env is None else env
+    where = _directory(working_directory, environment)
+    if isinstance(command, Script):
+        shell_command(command.shell, "{0}", environment)
+        return where
+    argv = list(command)
+    if not argv:
+        raise WorkInputError("no command to run")
+    if os.sep in argv[0]:
+        path = os.path.join(where, argv[0])
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise WorkInputError(f"command {argv[0]!r} is not an executable file in "
+                                 f"{where!r}; check the path (and its mode)")
+    elif shutil.which(argv[0], path=environment.get("PATH", os.defpath)) is None:
+        raise WorkInputError(f"command {argv[0]!r} is not on the step's PATH")
+    return where
+
+
 def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None = None,
              working_directory: str | None = None, secrets: Iterable[str] = (),
              capture_stdout: bool = False, kill_after: float = 5.0,
@@ -265,7 +297,7 @@ def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None =
         WorkInputError: a bad shell, working directory or command; nothing ran.
     """
     environment = dict(os.environ if env is None else env)
-    where = _directory(working_directory, environment)
+    where = check_work(command, env=environment, working_directory=working_directory)
     script_file: str | None = None
     if isinstance(command, Script):
         temp = environment.get("RUNNER_TEMP") or tempfile.gettempdir()
@@ -275,11 +307,6 @@ def run_work(command: Script | Sequence[str], *, env: Mapping[str, str] | None =
             f.write(_fix_up(command.shell, command.text))
     else:
         argv = list(command)
-        if not argv:
-            raise WorkInputError("no command to run")
-        found = shutil.which(argv[0], path=environment.get("PATH", os.defpath))
-        if found is None and os.sep not in argv[0]:
-            raise WorkInputError(f"command {argv[0]!r} is not on the step's PATH")
     try:
         return _run(argv, environment, where, secrets, capture_stdout, kill_after,
                     stdout, stderr)
@@ -344,7 +371,7 @@ def _run(argv: list[str], env: dict[str, str], where: str, secrets: Iterable[str
             out.join()
         code = proc.returncode
         exit_code = 128 - code if code < 0 else code
-        sent = _signal.Signals(received[0]).name if received else None
+        sent = _signal.Signals(received[0]).name if received else _killed_by(code)
         return WorkResult(exit_code, sent, _last_line(err.tail, secrets),
                           out.size if out is not None else None,
                           "sha256:" + out.hash.hexdigest() if out is not None else None,
@@ -353,6 +380,18 @@ def _run(argv: list[str], env: dict[str, str], where: str, secrets: Iterable[str
     finally:
         for sig, handler in previous.items():
             _signal.signal(sig, handler)
+
+
+def _killed_by(code: int) -> str | None:
+    """The name of the signal that ended the work's own process (a negative return
+    code) when nobody forwarded one: the OOM killer's SIGKILL, a SIGSEGV. The work said
+    nothing then, and its effect may have happened: it is interrupted, never failed."""
+    if code >= 0:
+        return None
+    try:
+        return _signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
 
 
 def run_verify(command: Script | Sequence[str], **kwargs: object) -> VerifyResult:
@@ -387,6 +426,61 @@ def _inside(root: str, path: str) -> bool:
     return os.path.commonpath([real_root, os.path.realpath(path)]) == real_root
 
 
+def _names(directory: str, pattern: str) -> list[str]:
+    """The entries of ``directory`` a glob component sees: hidden ones only when the
+    component starts with a dot, as ``glob`` does; none when it is no directory."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return sorted(n for n in names if not n.startswith(".") or pattern.startswith("."))
+
+
+def _below(root: str, rel: str) -> list[str]:
+    """``rel`` and every entry under it, links to directories left out (neither listed
+    nor followed), hidden entries too (as ``**`` does)."""
+    out = [rel]
+    for name in _names(os.path.join(root, rel) if rel else root, ""):
+        child = os.path.join(rel, name) if rel else name
+        full = os.path.join(root, child)
+        if os.path.isdir(full):
+            if not os.path.islink(full):
+                out += _below(root, child)
+        else:
+            out.append(child)
+    return out
+
+
+def _glob_matches(root: str, pattern: str) -> list[str]:
+    """The paths under ``root`` that ``pattern`` matches, as ``glob.glob(pattern,
+    root_dir=root, recursive=True)`` does, except that ``**`` never follows a link to a
+    directory: Python's glob does, and links that point back up (``a -> .``) make it
+    walk 2**40 paths (two links) or fail on ELOOP (one). A link named by a component
+    (``dist/latest/*``) is followed: the pattern's length bounds it."""
+    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    found: set[str] = set()
+
+    def walk(rel: str, i: int) -> None:
+        if i == len(parts):
+            if rel:
+                found.add(rel)
+            return
+        part = parts[i]
+        base = os.path.join(root, rel) if rel else root
+        if part == "**":
+            for below in _below(root, rel):
+                walk(below, i + 1)
+        elif _glob.has_magic(part):
+            for name in _names(base, part):
+                if fnmatch.fnmatchcase(name, part):
+                    walk(os.path.join(rel, name) if rel else name, i + 1)
+        elif os.path.lexists(os.path.join(base, part)):
+            walk(os.path.join(rel, part) if rel else part, i + 1)
+
+    walk("", 0)
+    return sorted(found)
+
+
 def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile, ...]:
     """The files the ``materials`` globs match under ``root`` (the workspace), each with
     its workspace-relative POSIX path, byte count and ``sha256:`` digest, sorted by path.
@@ -405,7 +499,7 @@ def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile,
         if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
             raise WorkInputError(f"materials glob {pattern!r} must be relative to the "
                                  "workspace, without '..'")
-        matches = sorted(_glob.glob(pattern, root_dir=root, recursive=True))
+        matches = _glob_matches(root, pattern)
         files: list[str] = []
         for match in matches:
             full = os.path.join(root, match)
@@ -426,7 +520,11 @@ def collect_materials(globs: Sequence[str], *, root: str) -> tuple[ObservedFile,
             problem = workspace_path_problem(posix)
             if problem is not None:
                 raise WorkInputError(f"materials glob {pattern!r}: {problem}")
-            size, digest = _digest_file(full)
+            try:
+                size, digest = _digest_file(full)
+            except OSError as exc:
+                raise WorkInputError(f"materials glob {pattern!r} matches {rel!r}, which "
+                                     f"cannot be read: {exc.strerror}") from None
             found[posix] = ObservedFile(posix, size, digest)
     return tuple(found[p] for p in sorted(found))
 

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["request_of", "run"]
 
+_AMBIGUOUS = ("D20", "D21")
+"""The rows after which a verify given runs (docs/run.md)."""
+
 
 def _writer(args: argparse.Namespace) -> Writer:
     from ghattempt.core import ActionsWriter, CliWriter
@@ -90,8 +93,12 @@ def run(args: argparse.Namespace) -> int:
     assert config is not None
     outcome = execute(request, config, connection(args))
     if args.json:
-        sys.stdout.write(json.dumps(run_outputs(outcome), ensure_ascii=True,
-                                    separators=(",", ":")) + "\n")
+        # the work's (or verify's) standard output is ours and may end mid-line: the
+        # outputs start a line of their own
+        wrote = outcome.exit_code is not None or (
+            args.verify is not None and any(r in _AMBIGUOUS for r in outcome.rows))
+        sys.stdout.write(("\n" if wrote else "") + json.dumps(
+            run_outputs(outcome), ensure_ascii=True, separators=(",", ":")) + "\n")
     else:
         for line in run_lines(outcome):  # standard output is the work's
             print(line, file=sys.stderr)

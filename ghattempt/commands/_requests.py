@@ -523,6 +523,31 @@ RUN_WAIT_MAX = 21600.0
 """The most seconds ``Run.wait`` takes: GitHub's job limit (6 hours)."""
 
 
+_SHELL_VARIABLE = re.compile(r"\$\{?[A-Za-z_]")
+_NOT_IN_A_TAG = re.compile(r"\.\.|@\{|//|[\x00-\x20\x7f~^:?*\[\\]|(?:^|/)\.|\.lock(?:/|$)"
+                           r"|^/|/$|\.$|^@$")
+"""What git refuses in a ref name (``git check-ref-format``): GitHub can hold no
+release of such a tag."""
+
+
+def _release_tag(option: str, tag: str) -> None:
+    """The tag of ``github-release:TAG`` names a tag a release can have: a 404 for any
+    other means nothing, yet reads as absent, and the work would run again beside the
+    effect it had under the right tag."""
+    if _SHELL_VARIABLE.search(tag):
+        raise RequestError(f"{option} github-release:TAG holds a shell variable, which is "
+                           "not expanded there (it is no script): give the tag itself, "
+                           "e.g. with ${{ github.ref_name }} in the workflow's with:, or "
+                           "verify with a script that reads the variable")
+    if tag.startswith("refs/"):
+        raise RequestError(f"{option} github-release:TAG takes the tag's name (v1.2.0, "
+                           "github.ref_name), not its ref (refs/tags/v1.2.0)")
+    if _NOT_IN_A_TAG.search(tag):
+        raise RequestError(f"{option} github-release:TAG: {tag[:80]!r} cannot be a tag's "
+                           "name (git check-ref-format), so no release could be read back "
+                           "for it; give the tag the release is published under")
+
+
 def _command(option: str, value: object, *, verify: bool = False) -> None:
     """A work or verify: a ``ghattempt.work.Script`` (text and shell), or an argv tuple
     (``verify`` also ``github-release:TAG``)."""
@@ -543,6 +568,7 @@ def _command(option: str, value: object, *, verify: bool = False) -> None:
             raise RequestError(f"{option} as text must be github-release:TAG (the built-in "
                                "release read-back), got a value of another shape; give a "
                                "command to run instead")
+        _release_tag(option, tag)
         return
     if isinstance(value, tuple) and value and all(isinstance(a, str) for a in value):
         if not value[0]:

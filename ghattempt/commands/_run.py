@@ -27,13 +27,14 @@ cannot be told (busy) unless ``takeover``.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ghattempt.commands._connection import Connection, journal_url
-from ghattempt.commands._errors import CommandError, RequestError
+from ghattempt.commands._errors import CommandError, PartWritten, RequestError
 from ghattempt.commands._requests import Run
 from ghattempt.errors import Fault, GhattemptError
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         Writer,
     )
     from ghattempt.store import Session
+    from ghattempt.work import WorkResult
 
     from ._writing import _Where
 
@@ -156,19 +158,14 @@ class _Step:
         self.channel = channel
         self.key = w.key()
         self.generation: Generation = _generation(w)
-        env = request.env if request.env is not None else os.environ
-        self.root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE")
-                                     or os.getcwd())
-        self.where = os.path.join(self.root, request.working_directory or "")
-        """Where the work and the verify run (an absolute working directory wins)."""
+        self.root, self.where = _places(request)
         self.rows: list[str] = []
         self.wrote = False
         self.counter = 0
         self.busy_hint = ""
         """For a busy step beside a command-line runner: until when it is taken as
         running, and how a person ends that (``--takeover``)."""
-        token = os.environ.get(w.connection.token_env or "GITHUB_TOKEN", "")
-        self.secrets = (token,) if token else ()
+        self.secrets = _secrets(request, w.connection.token_env)
 
     # -- reading
 
@@ -311,6 +308,35 @@ class _Step:
                           self.url(s), self.wrote, verdict)
 
 
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY"
+                          r"|ACCESS_?KEY|AUTH(?!OR)|CREDENTIAL", re.IGNORECASE)
+"""Names of environment variables whose values the work's error line never shows: a
+workflow passes its secrets to the work in ``env:`` (``NODE_AUTH_TOKEN``,
+``TWINE_PASSWORD``); GitHub masks them in the log, never in a comment."""
+_SECRET_MIN = 8
+"""Shorter values are not scrubbed (``AUTH_MODE=none`` would blank every ``none``)."""
+
+
+def _secrets(request: Run, token_env: str | None) -> tuple[str, ...]:
+    """The values scrubbed from the work's kept error line (a ``failed`` reason, a public
+    comment): the token, and every value of the work's environment whose name says it is
+    a secret."""
+    token = os.environ.get(token_env or "GITHUB_TOKEN", "")
+    env = request.env if request.env is not None else os.environ
+    named = sorted({v for k, v in env.items()
+                    if _SECRET_NAME.search(k) and len(v) >= _SECRET_MIN}, key=len,
+                   reverse=True)  # the longest first: one that holds another goes whole
+    return tuple(v for v in (token, *named) if v)
+
+
+def _places(request: Run) -> tuple[str, str]:
+    """The workspace (real path) and where the work and the verify run (an absolute
+    working directory wins)."""
+    env = request.env if request.env is not None else os.environ
+    root = os.path.realpath(request.workspace or env.get("GITHUB_WORKSPACE") or os.getcwd())
+    return root, os.path.join(root, request.working_directory or "")
+
+
 def _generation(w: _Where) -> Generation:
     from ._writing import _generation as read_generation
 
@@ -344,9 +370,17 @@ def run(request: Run, config: LoadedConfig, connection: Connection) -> RunOutcom
         CommandError: (GitHub refused) the token may not read the Actions API.
         store and GitHub errors as every writing command.
     """
+    from ghattempt.work import check_work
+
     from ._writing import _where, _Writing
 
     channel = _check(request, config, connection.token_env)
+    # a work (or verify) that cannot start is bad input before anything is written:
+    # after ``started`` it would leave the phase to a runner that never ran
+    _, where = _places(request)
+    check_work(request.work, env=request.env, working_directory=where)
+    if request.verify is not None and request.release_tag is None:
+        check_work(request.verify, env=request.env, working_directory=where)
     with _where(request, config, connection, _Writing) as w:  # type: ignore[arg-type]
         step = _Step(w, request, channel)
         return _loop(step)
@@ -409,21 +443,55 @@ def _cited(d: Decision) -> tuple[Material, ...]:
 
 def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
     """Run the work outside the scope, then record how it ended in a new hold."""
-    from ghattempt.core import after_work, file_material
     from ghattempt.work import WorkInputError, collect_materials, run_work
 
-    request, w = step.request, step.w
+    request = step.request
     result = run_work(request.work, env=request.env, working_directory=step.where,
                       secrets=step.secrets)
     observed: tuple[ObservedFile, ...] = ()
-    error_line = result.error_line
-    exit_code = result.exit_code
     missing: str | None = None
     if result.exit_code == 0 and result.signal is None and request.materials:
         try:
             observed = collect_materials(request.materials, root=step.root)
         except WorkInputError as exc:
             missing = str(exc)
+    recorded: list[bool] = []
+    try:
+        return _record_work(step, d, journal_ref, result, observed, missing, recorded)
+    except GhattemptError as exc:
+        if recorded:  # the result landed; what failed came after (leaving the scope)
+            raise
+        if exc.fault is Fault.REFUSED:
+            # the phase was settled while the work ran (a --takeover beside a living
+            # runner, a record by hand): what the work did is said, nothing overwritten
+            raise CommandError(Fault.REFUSED, f"{request.phase}'s work ran and exited "
+                               f"{result.exit_code}, but the journal no longer takes its "
+                               f"result ({exc}); nothing more was recorded: compare what "
+                               "the work did with the journal") from None
+        # the journal became unwritable while the work ran (locked, its lease ref
+        # deleted, GitHub down): say what the work did, so a person can settle it
+        raise _unrecorded(request.phase, result, exc) from None
+
+
+def _unrecorded(phase: str, result: WorkResult, exc: GhattemptError) -> PartWritten:
+    how = (f"was interrupted ({result.signal}, exit {result.exit_code})" if result.signal
+           else f"exited {result.exit_code}")
+    return PartWritten(exc, f"{phase}'s work ran and {how}, but its result is not "
+                       "recorded",
+                       "; once that is fixed, settle the phase: the step again with a "
+                       "verify (a person's step with --takeover), or `ghattempt record` "
+                       "by hand")
+
+
+def _record_work(step: _Step, d: Decision, journal_ref: object, result: WorkResult,
+                 observed: tuple[ObservedFile, ...], missing: str | None,
+                 recorded: list[bool]) -> RunOutcome:
+    """Record how the work ended (``after_work``) in a new hold of the scope; appends to
+    ``recorded`` once the writes landed."""
+    from ghattempt.core import after_work, file_material
+
+    request, w = step.request, step.w
+    exit_code, error_line = result.exit_code, result.error_line
     with w.writes.session(journal_ref) as s:  # type: ignore[arg-type]
         assert d.attempt is not None
         state = s.attempt(d.attempt)
@@ -436,15 +504,22 @@ def _work(step: _Step, d: Decision, journal_ref: object) -> RunOutcome:
         step.rows.append(follow.row)
         try:
             step.apply(s, follow.writes)
-        except GhattemptError as exc:
-            if exc.fault is not Fault.REFUSED:
+        except ValueError as exc:
+            if follow.row != "W2" or not materials:
                 raise
-            # the phase was settled while the work ran (a --takeover beside a living
-            # runner, a record by hand): what the work did is said, nothing overwritten
-            raise CommandError(Fault.REFUSED, f"{request.phase}'s work ran and exited "
-                               f"{exit_code}, but the journal no longer takes its result "
-                               f"({exc}); nothing more was recorded: compare what the work "
-                               "did with the journal") from None
+            # more files than one comment can cite (GitHub's 65,536 characters): the
+            # success cannot be bound to its materials, and the effect may have
+            # happened: as W4, unknown naming the globs
+            missing = (f"materials {', '.join(map(repr, request.materials))} match "
+                       f"{len(materials)} files, more than one record can cite ({exc}); "
+                       "cite an archive of them, or fewer files")
+            materials = ()
+            follow = after_work(d, exit_code=exit_code, signal=result.signal,
+                                error_line=error_line, materials=(),
+                                writer=request.writer, missing=missing)
+            step.rows[-1] = follow.row
+            step.apply(s, follow.writes)
+        recorded.append(True)
         return step.outcome(s, follow, exit_code=exit_code, materials=materials,
                             signal=result.signal)
 
