@@ -670,63 +670,37 @@ def _need_extra(args: argparse.Namespace) -> None:
                            "package\")")
 
 
+_HANDLERS: dict[str, tuple[str, str]] = {
+    "emulator serve": ("ghattempt.cli._serve", "emulator_serve"),
+    "app serve": ("ghattempt.cli._serve", "app_serve"),
+    "app send": ("ghattempt.cli._send", "app_send"),
+    "config check": ("ghattempt.cli._config", "config_check"),
+    "config schema": ("ghattempt.cli._config", "config_schema"),
+    "status": ("ghattempt.cli._reading", "status"),
+    "capture": ("ghattempt.cli._reading", "capture"),
+    "show": ("ghattempt.cli._reading", "show"),
+    "demo": ("ghattempt.demo", "run_demo_command"),
+    "plan": ("ghattempt.cli._writing", "plan"),
+    "run": ("ghattempt.cli._run_step", "run"),
+    "probe": ("ghattempt.cli._probe", "probe"),
+    "restore-lease": ("ghattempt.cli._writing", "restore_lease"),
+    "verify-material": ("ghattempt.cli._material", "verify_material"),
+}
+"""Command (with its subcommand, where it has them) -> the module and function doing it,
+imported only when that command runs (a reading never loads the writer side: cold
+start). Every other command is a writer of ``ghattempt.cli._writing`` by its own name."""
+
+
 def _run(args: argparse.Namespace) -> int:
-    command: str = args.command
-    handler: Callable[[argparse.Namespace], int]
+    import importlib
+
     _need_extra(args)
-    if command == "emulator":
-        from ghattempt.cli import _serve
-
-        handler = _serve.emulator_serve
-    elif command == "app" and args.app_command == "send":
-        from ghattempt.cli import _send
-
-        handler = _send.app_send
-    elif command == "app":
-        from ghattempt.cli import _serve
-
-        handler = _serve.app_serve
-    elif command == "config":
-        from ghattempt.cli import _config
-
-        handler = _config.config_check if args.config_command == "check" \
-            else _config.config_schema
-    elif command == "show":
-        from ghattempt.cli import _reading
-
-        handler = _reading.show
-    elif command == "demo":
-        from ghattempt import demo
-
-        handler = demo.run_demo_command
-    elif command == "plan":
-        from ghattempt.cli import _writing
-
-        handler = _writing.plan
-    elif command == "run":
-        from ghattempt.cli import _run_step as run_command
-
-        handler = run_command.run
-    elif command == "probe":
-        from ghattempt.cli import _probe
-
-        handler = _probe.probe
-    elif command == "restore-lease":
-        from ghattempt.cli import _writing
-
-        handler = _writing.restore_lease
-    elif command == "verify-material":
-        from ghattempt.cli import _material
-
-        handler = _material.verify_material
-    elif command in ("status", "capture"):
-        from ghattempt.cli import _reading
-
-        handler = _reading.status if command == "status" else _reading.capture
-    else:
-        from ghattempt.cli import _writing
-
-        handler = getattr(_writing, command)
+    command: str = args.command
+    sub = getattr(args, f"{command}_command", None)  # emulator, app and config have them
+    key = f"{command} {sub}" if sub else command
+    module, name = _HANDLERS.get(key, ("ghattempt.cli._writing", command))
+    handler: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module),
+                                                           name)
     return handler(args)
 
 
