@@ -238,7 +238,9 @@ def probe(request: Probe, config: LoadedConfig | None, connection: Connection) -
     if request.discussion is None and not category:
         raise CommandError(Fault.BAD_INPUT, "no category: pass --category SLUG (a test "
                            "category to open a throwaway discussion in) or --discussion N")
-    gh = connection.provider or connect(connection)
+    # writes paced as the writers pace theirs: the configuration's [pacing], else GitHub's
+    pace = config.settings.pacing.write_interval if config is not None else None
+    gh = connection.provider or connect(connection, mutation_interval=pace)
     host = gh.config.base_url
     run = _Run(gh, owner, name)
     try:

@@ -35,9 +35,15 @@ def probe(url: str, tmp_path: Path, *extra: str, token: str = "ghs_actions",
           category: str | None = "release-journal") -> tuple[int, str, dict[str, Any]]:
     out = tmp_path / "probe.json"
     args = ["probe", "--repository", REPO, "--api-url", f"{url}/", "--json", str(out),
-            *extra]  # run in tmp_path: no .github/ghattempt.toml there
+            *extra]  # run in tmp_path: its configuration is at most the pacing below
     if category:
         args += ["--category", category]
+        # the emulator answers at once: no pause between writes (the probe paces its
+        # writes by [pacing] as the writers do; GitHub's 1 s otherwise). Without a
+        # category there is no file: its journal.category would give one
+        config = tmp_path / ".github" / "ghattempt.toml"
+        config.parent.mkdir(exist_ok=True)
+        config.write_text("[pacing]\nwrite_interval = 0\n")
     done = run_cli(*args, env=cli_env(GITHUB_TOKEN=token), cwd=tmp_path)
     text = done.stdout.decode() + done.stderr.decode()
     report = json.loads(out.read_text()) if out.exists() else {}
@@ -296,6 +302,10 @@ def action(url: str, tmp_path: Path, token: str = "ghs_actions",
     out, summary, temp = tmp_path / "out", tmp_path / "summary.md", tmp_path / "temp"
     out.write_text("")
     temp.mkdir(exist_ok=True)
+    if inputs.get("category"):  # no pause between writes, as probe() does
+        config = tmp_path / ".github" / "ghattempt.toml"
+        config.parent.mkdir(exist_ok=True)
+        config.write_text("[pacing]\nwrite_interval = 0\n")
     env = cli_env(GITHUB_ACTIONS="true", GITHUB_RUN_ID="41", GITHUB_REPOSITORY=REPO,
                   GITHUB_API_URL=f"{url}/", GITHUB_WORKSPACE=str(tmp_path),
                   GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary),
