@@ -319,14 +319,16 @@ _SECRET_MIN = 8
 
 def _secrets(request: Run, token_env: str | None) -> tuple[str, ...]:
     """The values scrubbed from the work's kept error line (a ``failed`` reason, a public
-    comment): the token, and every value of the work's environment whose name says it is
-    a secret."""
-    token = os.environ.get(token_env or "GITHUB_TOKEN", "")
+    comment): the tokens of the environment (:func:`secret_values`, as every record's
+    text is scrubbed of them), and every value of the work's environment whose name says
+    it is a secret."""
+    from ._secrets import secret_values
+
     env = request.env if request.env is not None else os.environ
     named = sorted({v for k, v in env.items()
                     if _SECRET_NAME.search(k) and len(v) >= _SECRET_MIN}, key=len,
                    reverse=True)  # the longest first: one that holds another goes whole
-    return tuple(v for v in (token, *named) if v)
+    return tuple(dict.fromkeys((*secret_values(token_env), *named)))
 
 
 def _places(request: Run) -> tuple[str, str]:
