@@ -72,6 +72,7 @@ import re
 import secrets
 import sys
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -215,6 +216,22 @@ class _Debug:
     def __exit__(self, *exc: object) -> None:
         self.logger.removeHandler(self.handler)
         self.logger.setLevel(self.level)
+
+
+def _debugging(env: Mapping[str, str]) -> AbstractContextManager[object]:
+    """:class:`_Debug` when the step runs with debug logging (``debug_enabled``), else a
+    context that does nothing."""
+    return _Debug() if debug_enabled(env) else nullcontext()
+
+
+def _connection(env: Mapping[str, str]) -> Connection:
+    """How a step reaches GitHub: the runner's API and web URLs, the token in
+    ``TOKEN_ENV``, notices as annotations."""
+    from ghattempt.commands import Connection
+
+    return Connection(api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
+                      token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
+                      server_url=env.get("GITHUB_SERVER_URL", "") or None, notice=_notice)
 
 
 class _Opening:
@@ -488,11 +505,7 @@ def action_inputs(env: Mapping[str, str]) -> ActionStep:
     repository = env.get("GHATTEMPT_REPOSITORY", "") or env.get("GITHUB_REPOSITORY", "")
     head = _head(env, pr, command, phase, status, pull_request, repository)
     server_url = env.get("GITHUB_SERVER_URL", "") or None
-    from ghattempt.commands import Connection
-
-    connection = Connection(api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
-                            token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
-                            server_url=server_url, notice=_notice)
+    connection = _connection(env)
     try:
         request = _request(env, command, repository, pull_request, base or None, phase,
                            status, start, then_start, attempt, head, server_url)
@@ -934,7 +947,7 @@ def probe_step(env: Mapping[str, str]) -> int:
     behaviour that does not hold, the Markdown table in the job summary, the JSON report
     in ``RUNNER_TEMP`` (output ``probe-report``). Exit 0 when every relied-on behaviour
     holds, else the status of a GitHub refusal (a person must act)."""
-    from ghattempt.commands import CommandError, Connection, Probe, execute, find_config
+    from ghattempt.commands import CommandError, Probe, execute, find_config
     from ghattempt.render import probe_json, probe_markdown, probe_table, scrub
 
     for name in ("PULL_REQUEST", "PHASE", "STATUS", "PLAN_COMMAND", "START", "THEN_START",
@@ -958,19 +971,8 @@ def probe_step(env: Mapping[str, str]) -> int:
                         run_id=int(run_id) if run_id.isdigit() and int(run_id) > 0 else None)
         config = find_config(env.get("GHATTEMPT_CONFIG", "") or ".github/ghattempt.toml",
                              required=False, root=workspace)
-        connection = Connection(api_url=env.get("GITHUB_API_URL", "") or DEFAULT_API_URL,
-                                token_env=TOKEN_ENV, timeout=DEFAULT_TIMEOUT,
-                                server_url=env.get("GITHUB_SERVER_URL", "") or None,
-                                notice=_notice)
-        debug = _Debug() if debug_enabled(env) else None
-        with _Group("ghattempt probe"):
-            try:
-                if debug is not None:
-                    debug.__enter__()
-                report = execute(request, config, connection)
-            finally:
-                if debug is not None:
-                    debug.__exit__()
+        with _Group("ghattempt probe"), _debugging(env):
+            report = execute(request, config, _connection(env))
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
@@ -1034,30 +1036,23 @@ def run(env: Mapping[str, str]) -> int:
         if step.command == "run":
             return _run_phase(env, step, config, memo)
         label = f"plan {step.command}" if step.planning else step.command
-        debug = _Debug() if debug_enabled(env) else None
-        with _Group(f"ghattempt {label}"):
-            try:
-                if debug is not None:
-                    debug.__enter__()
-                if isinstance(step.request, Status):
-                    from ghattempt.commands import execute
+        with _Group(f"ghattempt {label}"), _debugging(env):
+            if isinstance(step.request, Status):
+                from ghattempt.commands import execute
 
-                    reading = execute(step.request, config, step.connection)
-                    verdict, url, capture = reading.verdict, reading.url, reading.capture
-                    message = f"status {verdict.status}, recovery {verdict.recovery}"
-                else:
-                    from ghattempt.commands import Run, execute, plan
+                reading = execute(step.request, config, step.connection)
+                verdict, url, capture = reading.verdict, reading.url, reading.capture
+                message = f"status {verdict.status}, recovery {verdict.recovery}"
+            else:
+                from ghattempt.commands import Run, execute, plan
 
-                    assert config is not None and not isinstance(step.request, Run)
-                    run_request = plan if step.planning else execute
-                    outcome = run_request(step.request, config, step.connection)
-                    verdict, url, message = outcome.verdict, outcome.url, outcome.message
-                    capture = outcome.capture
-                    if step.planning:
-                        planned = outcome
-            finally:
-                if debug is not None:
-                    debug.__exit__()
+                assert config is not None and not isinstance(step.request, Run)
+                run_request = plan if step.planning else execute
+                outcome = run_request(step.request, config, step.connection)
+                verdict, url, message = outcome.verdict, outcome.url, outcome.message
+                capture = outcome.capture
+                if step.planning:
+                    planned = outcome
     except Exception as exc:  # noqa: BLE001 -- every failure is one annotation
         if _config_error(exc):
             return EXIT_BY_FAULT[Fault.BAD_INPUT]
@@ -1131,14 +1126,10 @@ def _run_phase(env: Mapping[str, str], step: ActionStep, config: LoadedConfig | 
 
     request = step.request
     assert config is not None and isinstance(request, Run)
-    debug = _Debug() if debug_enabled(env) else None
-    if debug is not None:
-        debug.__enter__()
     try:
-        outcome = execute(request, config, step.connection)
+        with _debugging(env):
+            outcome = execute(request, config, step.connection)
     finally:
-        if debug is not None:
-            debug.__exit__()
         sys.stdout.flush()
         sys.stderr.flush()
     verdict = outcome.verdict
